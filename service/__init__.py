@@ -1,0 +1,1 @@
+"""The application: the ``dokocam`` CLI, the event store and the live web dashboard."""

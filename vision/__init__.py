@@ -1,0 +1,1 @@
+"""Seeing the table: frame sources, card detection, table geometry, trick tracking, synthesis."""
