@@ -1,0 +1,132 @@
+"""Tracking on synthetic detection sequences: flicker, occlusion, overlap, collection, hands at the edge."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.detections import Detections
+from vision.table.geometry import TableGeometry
+from vision.table.tracker import CardLanded, CardLeft, CardTracker
+
+FPS = 10.0
+GEOMETRY = TableGeometry.default(1280, 720)
+
+
+def box(cx: float, cy: float, w: float = 70, h: float = 100) -> list[float]:
+    return [cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2]
+
+
+def frame(*cards: tuple[int, float, float, float]) -> Detections:
+    """Detections of ``(class_id, cx, cy, confidence)`` tuples."""
+    if not cards:
+        return Detections.empty()
+    return Detections(
+        xyxy=[box(cx, cy) for _, cx, cy, _ in cards],
+        confidence=[c for *_, c in cards],
+        class_id=[k for k, *_ in cards],
+    )
+
+
+def run(frames: list[Detections], tracker: CardTracker | None = None) -> list[tuple[int, object]]:
+    tracker = tracker or CardTracker(GEOMETRY)
+    out = []
+    for i, det in enumerate(frames):
+        for event in tracker.update(det, i, i / FPS):
+            out.append((i, event))
+    return out
+
+
+def slide(card: int, start: tuple[float, float], end: tuple[float, float], steps: int, rest: int, conf=0.9):
+    """A card pushed from ``start`` to ``end`` in ``steps`` frames, then lying for ``rest`` frames."""
+    frames = []
+    for k in range(steps):
+        a = (k + 1) / steps
+        frames.append([(card, start[0] + a * (end[0] - start[0]), start[1] + a * (end[1] - start[1]), conf)])
+    frames += [[(card, end[0], end[1], conf)] for _ in range(rest)]
+    return frames
+
+
+def test_a_card_at_rest_lands_once_within_a_second_of_stopping():
+    frames = [frame(*f) for f in slide(3, (640, 700), (640, 460), 5, 30)]
+    events = run(frames)
+    landed = [(i, e) for i, e in events if isinstance(e, CardLanded)]
+    assert len(landed) == 1
+    i, event = landed[0]
+    assert event.card_index == 3 and event.confidence > 0.8 and not event.uncertain
+    rest_starts = 4  # the last sliding frame reaches the resting place
+    assert 0 < (i - rest_starts) / FPS <= 1.0
+
+
+def test_flicker_and_a_wrong_class_now_and_then_are_voted_away():
+    rng = np.random.default_rng(1)
+    frames = []
+    for k in range(30):
+        if rng.random() < 0.3:
+            frames.append(frame())  # the detector missed it
+        elif k % 4 == 1:
+            frames.append(frame((9, 640, 460, 0.5)))  # misread now and then
+        else:
+            frames.append(frame((3, 640 + rng.normal(0, 2), 460 + rng.normal(0, 2), 0.8)))
+    landed = [e for _, e in run(frames) if isinstance(e, CardLanded)]
+    assert [e.card_index for e in landed] == [3]
+
+
+def test_a_card_hidden_under_a_hand_for_three_seconds_is_still_the_same_card():
+    frames = [frame((3, 640, 460, 0.9))] * 10 + [frame()] * 30 + [frame((3, 641, 461, 0.9))] * 10
+    events = run(frames)
+    assert [type(e).__name__ for _, e in events] == ["CardLanded"]
+
+
+def test_a_card_gone_longer_than_the_hold_time_leaves():
+    tracker = CardTracker(GEOMETRY, hold_time=2.0)
+    events = run([frame((3, 640, 460, 0.9))] * 10 + [frame()] * 30, tracker)
+    kinds = [(i, type(e).__name__) for i, e in events]
+    assert kinds[0][1] == "CardLanded" and kinds[1][1] == "CardLeft"
+    assert kinds[1][0] - 9 == pytest.approx(21, abs=1)  # 2 s after it was last seen
+
+
+def test_overlapping_cards_and_both_copies_of_one_card_stay_apart():
+    # Two QC copies and a 10H overlapping them by half a card.
+    frames = [frame((3, 600, 420, 0.9), (3, 640, 440, 0.85), (22, 620, 470, 0.8))] * 12
+    landed = [e for _, e in run(frames) if isinstance(e, CardLanded)]
+    assert sorted(e.card_index for e in landed) == [3, 3, 22]
+    assert len({e.track_id for e in landed}) == 3
+
+
+def test_cards_in_hands_at_the_table_edge_never_land():
+    frames = [frame((5, 640, 700, 0.9), (7, 40, 360, 0.9), (9, 1250, 360, 0.9))] * 20
+    assert run(frames) == []
+
+
+def test_a_collected_trick_leaves_soon_after_being_swept_out_of_the_trick_area():
+    cards = [(3, 640, 460), (7, 560, 360), (12, 640, 280), (20, 720, 360)]
+    frames = [frame(*[(k, x, y, 0.9) for k, x, y in cards])] * 10
+    # Swept towards seat 1 (left), one card sliding a bit behind the other.
+    for step in range(1, 11):
+        frames.append(frame(*[(k, x - 60 * step, y, 0.9) for k, x, y in cards]))
+    frames += [frame()] * 5
+    events = run(frames)
+    landed = [e for _, e in events if isinstance(e, CardLanded)]
+    left = [(i, e) for i, e in events if isinstance(e, CardLeft)]
+    assert len(landed) == 4
+    assert sorted(e.track_id for _, e in left) == sorted(e.track_id for e in landed)
+    assert max(i for i, _ in left) <= 20  # not after the whole hold time
+
+
+def test_an_identity_that_stays_uncertain_lands_flagged_within_a_second():
+    frames = [frame((3 if k % 2 else 4, 640, 460, 0.6)) for k in range(20)]
+    events = run(frames)
+    landed = [(i, e) for i, e in events if isinstance(e, CardLanded)]
+    assert len(landed) == 1
+    i, event = landed[0]
+    assert event.uncertain and {c for c, _ in event.candidates} == {3, 4}
+    assert i / FPS <= 1.0
+
+
+def test_reset_forgets_every_track():
+    tracker = CardTracker(GEOMETRY)
+    run([frame((3, 640, 460, 0.9))] * 3, tracker)
+    assert tracker.tracks
+    tracker.reset()
+    assert tracker.tracks == []

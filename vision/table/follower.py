@@ -1,0 +1,233 @@
+"""The game follower: turns tracked card landings into plays of an ``engine.Game`` and table events.
+
+It decides the seat of each card (its place on the table against the turn order the engine
+expects), groups cards into tricks (a fifth card on the table starts the next trick), notices when
+a trick has been cleared away, calibrates the table automatically from the first tricks, and
+passes the engine's own findings (renege, third copy, out of turn) on as events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from vision.table.events import (
+    Calibrated,
+    CardPlayed,
+    FlagRaised,
+    GameOver,
+    NeedsConfirmation,
+    TableEvent,
+    TrickCleared,
+    TrickComplete,
+)
+from vision.table.geometry import AutoCalibrator, TableGeometry
+from vision.table.tracker import CardLanded, CardLeft, TrackerEvent
+
+if TYPE_CHECKING:
+    from engine import Game
+
+
+@dataclass
+class _TableTrick:
+    """The cards of one trick that are still lying on the table (by track id)."""
+
+    number: int
+    on_table: set[int] = field(default_factory=set)
+    plays: list[tuple[int, int, tuple[float, float]]] = field(default_factory=list)  # (track, seat, centre)
+
+
+class GameFollower:
+    """Feeds ``engine.Game`` from tracker events and reports what happened.
+
+    Args:
+        game_factory: builds a fresh ``engine.Game`` (players, rules, contract); called at start
+            and by :meth:`reset`.
+        geometry: the table as calibrated so far (a ``default`` one is replaced by the automatic
+            calibration; a ``manual`` one is kept).
+        auto_calibrate: calibrate from the first tricks when the geometry is only the default.
+        trust_position: degrees of margin by which a card's place must point to one seat for the
+            place to outvote the turn order; raising it leans on the turn order more, lowering it
+            on positions (a missed card then shifts fewer seats).
+        calibrator: the automatic calibrator (a default one when ``None``).
+    """
+
+    def __init__(
+        self,
+        game_factory: Callable[[], Game],
+        geometry: TableGeometry,
+        *,
+        auto_calibrate: bool = True,
+        trust_position: float = 30.0,
+        calibrator: AutoCalibrator | None = None,
+    ) -> None:
+        self.game_factory = game_factory
+        self.initial_geometry = geometry
+        self.auto_calibrate = auto_calibrate
+        self.trust_position = trust_position
+        self.calibrator = calibrator or AutoCalibrator()
+        self.reset()
+
+    def reset(self) -> None:
+        """Starts a new game on the same table (the calibration found so far is kept)."""
+        self.game = self.game_factory()
+        self.geometry = getattr(self, "geometry", self.initial_geometry)
+        self.calibrator.reset()
+        self._tricks: dict[int, _TableTrick] = {}
+        self._track_trick: dict[int, int] = {}
+        self._flags_seen = 0
+        self._over_reported = False
+
+    @property
+    def calibrated(self) -> bool:
+        return self.geometry.method != "default"
+
+    def update(self, events: list[TrackerEvent]) -> list[TableEvent]:
+        """Takes the tracker's landings and departures of one frame; returns the table events."""
+        out: list[TableEvent] = []
+        for event in events:
+            if isinstance(event, CardLanded):
+                out.extend(self._landed(event))
+            elif isinstance(event, CardLeft):
+                out.extend(self._left(event))
+        return out
+
+    # --- landings -----------------------------------------------------------------------------
+
+    def _landed(self, event: CardLanded) -> list[TableEvent]:
+        from engine import Card
+
+        game = self.game
+        if game.is_over:
+            return []
+        out: list[TableEvent] = []
+        trick_number = game.trick_number
+        by_turn = game.to_move
+        by_position: int | None = None
+        margin = 0.0
+        if self.calibrated:
+            guess = self.geometry.seat_of(event.center)
+            by_position, margin = guess.seat, guess.margin
+        seat = by_turn if by_turn is not None else (by_position or 0)
+        if by_position is not None and by_position != by_turn and margin >= self.trust_position:
+            seat = by_position
+        conflict = by_position is not None and by_turn is not None and by_position != by_turn
+        card = Card.from_index(event.card_index)
+        game.play(seat, card)
+        trick = self._tricks.setdefault(trick_number, _TableTrick(trick_number))
+        trick.on_table.add(event.track_id)
+        trick.plays.append((event.track_id, seat, event.center))
+        self._track_trick[event.track_id] = trick_number
+        out.append(
+            CardPlayed(
+                frame=event.frame,
+                time=event.time,
+                seat=seat,
+                card=str(card),
+                confidence=event.confidence,
+                trick=trick_number,
+                position=(round(event.center[0], 1), round(event.center[1], 1)),
+                seat_by_position=by_position,
+                seat_by_turn=by_turn,
+                seat_conflict=conflict,
+            )
+        )
+        if event.uncertain:
+            out.append(
+                NeedsConfirmation(
+                    frame=event.frame,
+                    time=event.time,
+                    reason="uncertain_card",
+                    trick=trick_number,
+                    seat=seat,
+                    card=str(card),
+                    candidates=tuple((str(Card.from_index(i)), s) for i, s in event.candidates),
+                    message=f"is the card seat {seat} played into trick {trick_number + 1} really {card}?",
+                )
+            )
+        out.extend(self._new_flags(event.frame, event.time))
+        if len(game.tricks) > trick_number:
+            done = game.tricks[trick_number]
+            out.append(
+                TrickComplete(
+                    frame=event.frame,
+                    time=event.time,
+                    trick=trick_number,
+                    winner=done.winner(),
+                    cards=tuple(str(c) for _, c in done.plays),
+                    augen=int(done.augen),
+                )
+            )
+            out.extend(self._calibrate(trick, event))
+            if game.is_over and not self._over_reported:
+                self._over_reported = True
+                try:
+                    result = game.result().to_dict()
+                except ValueError as exc:  # e.g. flags that make the game unscorable
+                    result = {"error": str(exc)}
+                out.append(GameOver(frame=event.frame, time=event.time, result=result))
+        return out
+
+    def _calibrate(self, trick: _TableTrick, event: CardLanded) -> list[TableEvent]:
+        if not self.auto_calibrate or self.calibrated:
+            return []
+        # Calibrate only from the turn order, which the engine knows before any position does.
+        found = self.calibrator.update(self.geometry, [(c, s) for _, s, c in trick.plays])
+        if found is None:
+            return []
+        self.geometry = found
+        return [Calibrated(frame=event.frame, time=event.time, method="auto", geometry=found.to_dict())]
+
+    def _new_flags(self, frame: int, time: float) -> list[TableEvent]:
+        flags = self.game.flags[self._flags_seen :]
+        self._flags_seen = len(self.game.flags)
+        return [
+            FlagRaised(
+                frame=frame,
+                time=time,
+                kind=str(getattr(f.kind, "value", f.kind)),
+                trick=f.trick,
+                seat=f.seat,
+                card=None if f.card is None else str(f.card),
+                message=f.message,
+            )
+            for f in flags
+        ]
+
+    # --- departures ---------------------------------------------------------------------------
+
+    def _left(self, event: CardLeft) -> list[TableEvent]:
+        number = self._track_trick.pop(event.track_id, None)
+        if number is None:
+            return []
+        trick = self._tricks[number]
+        trick.on_table.discard(event.track_id)
+        if trick.on_table:
+            return []
+        del self._tricks[number]
+        out: list[TableEvent] = [TrickCleared(frame=event.frame, time=event.time, trick=number)]
+        if number == self.game.trick_number and not self.game.is_over and len(trick.plays) < 4:
+            out.append(
+                NeedsConfirmation(
+                    frame=event.frame,
+                    time=event.time,
+                    reason="incomplete_trick",
+                    trick=number,
+                    message=f"trick {number + 1} was cleared with {len(trick.plays)} card(s) seen; "
+                    "enter the missing card(s)",
+                )
+            )
+        return out
+
+    def state(self) -> dict[str, Any]:
+        """A small summary of the running game for a terminal line."""
+        game = self.game
+        current = game.current_trick
+        return {
+            "trick": game.trick_number,
+            "to_move": game.to_move,
+            "current": [(s, str(c)) for s, c in current.plays] if current is not None else [],
+            "tricks_done": len(game.tricks),
+            "flags": len(game.flags),
+        }

@@ -1,0 +1,268 @@
+"""Stable cards from noisy per-frame detections.
+
+The tracker links boxes from frame to frame (nearest centre, identity-aware), votes each track's
+card over all its frames, and reports a card as *landed* once it has come to rest in the trick
+area, and as *left* once it is gone for good. A card hidden under a hand keeps its track for
+``hold_time`` seconds; cards outside the trick area (hands at the table edge, won tricks pushed
+aside) never land; face-down cards carry no card class and are never detected as cards.
+
+All times are video seconds, so frame skipping only coarsens the timing.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.detections import Detections
+from vision.table.geometry import TableGeometry
+
+N_CLASSES = 24
+
+
+@dataclass
+class Track:
+    """One physical card followed over frames."""
+
+    id: int
+    center: np.ndarray
+    size: float
+    first_time: float
+    last_time: float
+    votes: np.ndarray = field(default_factory=lambda: np.zeros(N_CLASSES))
+    counts: np.ndarray = field(default_factory=lambda: np.zeros(N_CLASSES))
+    hits: int = 0
+    landed: bool = False
+    landed_center: np.ndarray | None = None
+    moved: bool = False
+    path: deque[tuple[float, np.ndarray]] = field(default_factory=lambda: deque(maxlen=32))
+
+    @property
+    def card_index(self) -> int:
+        return int(np.argmax(self.votes))
+
+    @property
+    def share(self) -> float:
+        """The winning card's share of all votes."""
+        total = float(self.votes.sum())
+        return float(self.votes.max()) / total if total > 0 else 0.0
+
+    def candidates(self, k: int = 3) -> list[tuple[int, float]]:
+        total = float(self.votes.sum()) or 1.0
+        order = np.argsort(-self.votes)[:k]
+        return [(int(i), round(float(self.votes[i]) / total, 3)) for i in order if self.votes[i] > 0]
+
+
+@dataclass(frozen=True)
+class CardLanded:
+    """A card came to rest in the trick area.
+
+    Attributes:
+        uncertain: the identity vote stayed below ``min_share`` until ``decide_within`` ran out.
+    """
+
+    track_id: int
+    card_index: int
+    confidence: float
+    center: tuple[float, float]
+    frame: int
+    time: float
+    candidates: tuple[tuple[int, float], ...] = ()
+    uncertain: bool = False
+
+
+@dataclass(frozen=True)
+class CardLeft:
+    """A landed card is gone (collected, or missing longer than ``hold_time``)."""
+
+    track_id: int
+    card_index: int
+    frame: int
+    time: float
+
+
+TrackerEvent = CardLanded | CardLeft
+
+
+class CardTracker:
+    """Turns per-frame :class:`Detections` into card landings and departures.
+
+    Args:
+        geometry: where the trick area is (``tracker.geometry`` may be replaced after calibration).
+        min_confidence: detections scoring below this are ignored; raising it drops more noise
+            and more real, partly hidden cards.
+        gate: how far (in card sizes) a box may be from a track's last centre and still belong to
+            it; raising it follows faster slides but may swap neighbouring cards.
+        class_penalty: extra matching cost (in card sizes) for a box whose card differs from the
+            track's vote; raising it keeps overlapping cards apart by identity.
+        min_hits: frames a track must be seen before it can land.
+        rest_time: seconds a card must stay still before it lands; raising it suppresses cards
+            that only pass through, and delays every event by as much.
+        rest_tolerance: how far (in card sizes) a card may move and still count as at rest.
+        min_share: the identity vote share that makes a card certain.
+        decide_within: seconds after coming to rest at most, before an uncertain card lands
+            anyway (flagged ``uncertain``); keeps events within one second of rest.
+        hold_time: seconds a landed card may stay unseen (under a hand) before it is given up;
+            raising it survives longer occlusions and reports a cleared trick later.
+        moved_hold_time: the same for a landed card seen moving away (being collected).
+        tentative_hold_time: the same for a track that never landed.
+        move_tolerance: how far (in card sizes) a landed card must move to count as being collected.
+    """
+
+    def __init__(
+        self,
+        geometry: TableGeometry,
+        *,
+        min_confidence: float = 0.25,
+        gate: float = 1.2,
+        class_penalty: float = 0.6,
+        min_hits: int = 2,
+        rest_time: float = 0.25,
+        rest_tolerance: float = 0.08,
+        min_share: float = 0.7,
+        decide_within: float = 0.7,
+        hold_time: float = 4.0,
+        moved_hold_time: float = 0.4,
+        tentative_hold_time: float = 0.5,
+        move_tolerance: float = 0.5,
+    ) -> None:
+        self.geometry = geometry
+        self.min_confidence = min_confidence
+        self.gate = gate
+        self.class_penalty = class_penalty
+        self.min_hits = min_hits
+        self.rest_time = rest_time
+        self.rest_tolerance = rest_tolerance
+        self.min_share = min_share
+        self.decide_within = decide_within
+        self.hold_time = hold_time
+        self.moved_hold_time = moved_hold_time
+        self.tentative_hold_time = tentative_hold_time
+        self.move_tolerance = move_tolerance
+        self.reset()
+
+    def reset(self) -> None:
+        self.tracks: list[Track] = []
+        self._next_id = 1
+
+    def update(self, detections: Detections, frame: int, time: float) -> list[TrackerEvent]:
+        """Takes one frame's detections; returns the landings and departures it decided."""
+        keep = (detections.confidence >= self.min_confidence) & (detections.class_id >= 0)
+        keep &= detections.class_id < N_CLASSES
+        det = detections[keep]
+        centers = det.center.astype(np.float64)
+        sizes = np.maximum(
+            np.hypot(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1]).astype(np.float64), 1.0
+        )
+        matched_tracks = self._associate(det, centers, sizes, time)
+        events: list[TrackerEvent] = []
+        survivors: list[Track] = []
+        for track in self.tracks:
+            if track.id not in matched_tracks:
+                unseen = time - track.last_time
+                limit = (
+                    (self.moved_hold_time if track.moved else self.hold_time)
+                    if track.landed
+                    else self.tentative_hold_time
+                )
+                if unseen > limit:
+                    if track.landed:
+                        events.append(CardLeft(track.id, track.card_index, frame, time))
+                    continue
+            survivors.append(track)
+            if track.landed:
+                if not track.moved and track.landed_center is not None:
+                    if np.hypot(*(track.center - track.landed_center)) > self.move_tolerance * track.size:
+                        track.moved = True
+                if track.moved and not bool(self.geometry.in_trick_area(track.center[None])[0]):
+                    events.append(CardLeft(track.id, track.card_index, frame, time))
+                    survivors.pop()
+                continue
+            landed = self._try_land(track, frame, time)
+            if landed is not None:
+                events.append(landed)
+        self.tracks = survivors
+        return events
+
+    def _associate(self, det: Detections, centers: np.ndarray, sizes: np.ndarray, time: float) -> set[int]:
+        """Greedy nearest matching (few cards per frame); unmatched boxes start tracks."""
+        matched: set[int] = set()
+        used = np.zeros(len(det), dtype=bool)
+        pairs: list[tuple[float, int, int]] = []
+        for t, track in enumerate(self.tracks):
+            if len(det) == 0:
+                break
+            distance = np.hypot(*(centers - track.center).T) / track.size
+            gate = self.gate * (2.0 if track.landed else 1.0)
+            voted = track.votes.sum() > 0
+            for d in np.nonzero(distance <= gate)[0]:
+                cost = float(distance[d])
+                if voted and int(det.class_id[d]) != track.card_index:
+                    cost += self.class_penalty * (2.0 if track.landed else 1.0)
+                pairs.append((cost, t, int(d)))
+        pairs.sort()
+        for _cost, t, d in pairs:
+            track = self.tracks[t]
+            if used[d] or track.id in matched:
+                continue
+            used[d] = True
+            matched.add(track.id)
+            self._observe(track, det, d, centers[d], sizes[d], time)
+        for d in np.nonzero(~used)[0]:
+            track = Track(id=self._next_id, center=centers[d], size=float(sizes[d]), first_time=time, last_time=time)
+            self._next_id += 1
+            self._observe(track, det, int(d), centers[d], sizes[d], time)
+            self.tracks.append(track)
+            matched.add(track.id)
+        return matched
+
+    def _observe(self, track: Track, det: Detections, d: int, center: np.ndarray, size: float, time: float) -> None:
+        track.center = center
+        track.size = 0.7 * track.size + 0.3 * float(size) if track.hits else float(size)
+        track.last_time = time
+        track.hits += 1
+        track.votes[int(det.class_id[d])] += float(det.confidence[d])
+        track.counts[int(det.class_id[d])] += 1
+        track.path.append((time, center))
+
+    def _rest_since(self, track: Track) -> float | None:
+        """The time since which the track has stayed within ``rest_tolerance`` of its last place."""
+        if not track.path:
+            return None
+        last = track.path[-1][1]
+        since = track.path[-1][0]
+        for t, c in reversed(track.path):
+            if np.hypot(*(c - last)) > self.rest_tolerance * track.size:
+                break
+            since = t
+        return since
+
+    def _try_land(self, track: Track, frame: int, time: float) -> CardLanded | None:
+        if track.hits < self.min_hits or time - track.last_time > 1e-9:
+            return None  # only decide on frames where the card is actually seen
+        if not bool(self.geometry.in_trick_area(track.center[None])[0]):
+            return None
+        since = self._rest_since(track)
+        if since is None or time - since < self.rest_time:
+            return None
+        uncertain = track.share < self.min_share
+        if uncertain and time - since < self.decide_within:
+            return None
+        track.landed = True
+        track.landed_center = track.center.copy()
+        index = track.card_index
+        # The vote share says how consistent the identity was; the mean score how sure each frame was.
+        mean_score = float(track.votes[index]) / max(1.0, float(track.counts[index]))
+        confidence = round(track.share * mean_score, 3)
+        return CardLanded(
+            track_id=track.id,
+            card_index=index,
+            confidence=confidence,
+            center=(float(track.center[0]), float(track.center[1])),
+            frame=frame,
+            time=time,
+            candidates=tuple(track.candidates()),
+            uncertain=uncertain,
+        )
