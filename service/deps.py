@@ -1,0 +1,57 @@
+"""Dependencies shared by the routers, as ``Annotated`` aliases."""
+
+from __future__ import annotations
+
+import hmac
+import json
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request, status
+
+from service.config import Settings
+from service.live import LiveTable
+
+
+def get_settings(request: Request) -> Settings:
+    return request.app.state.settings  # type: ignore[no-any-return]
+
+
+def get_table(request: Request) -> LiveTable:
+    return request.app.state.table  # type: ignore[no-any-return]
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+TableDep = Annotated[LiveTable, Depends(get_table)]
+
+
+async def require_token(request: Request, settings: SettingsDep) -> None:
+    """Lets a state-changing call through when no token is needed or the right one came.
+
+    The token comes as ``Authorization: Bearer <token>`` or as a ``token`` field of the JSON body.
+    """
+    if not settings.token_required:
+        return
+    given = None
+    header = request.headers.get("authorization", "")
+    if header.lower().startswith("bearer "):
+        given = header[7:].strip()
+    else:
+        try:
+            body = json.loads(await request.body() or b"{}")
+        except (ValueError, UnicodeDecodeError):
+            body = None
+        if isinstance(body, dict) and isinstance(body.get("token"), str):
+            given = body["token"]
+    if given is None:
+        raise HTTPException(
+            status.HTTP_401_UNAUTHORIZED,
+            detail="this table takes changes only with its token: send 'Authorization: Bearer <token>' "
+            "or a 'token' field (the token was printed where the server was started)",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    assert settings.token is not None
+    if not hmac.compare_digest(given.encode(), settings.token.encode()):
+        raise HTTPException(status.HTTP_403_FORBIDDEN, detail="wrong table token; ask the host for the token printed at start")
+
+
+TokenDep = Depends(require_token)

@@ -1,0 +1,164 @@
+"""The one seam between the table pipeline and the service: an iterator of events and frames.
+
+The service never sees the detector or the tracker. A *feed* yields ``FeedEvent`` (what the
+pipeline concluded: a card was played, a trick is complete, a card needs a person's look) and
+``FeedFrame`` (an encoded camera image and the boxes drawn on it). A recorded event list
+(``RecordedFeed``) stands in for the camera in tests and in the load benchmark.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+# The pipeline's event kinds (vision/table); anything else is ignored by the service.
+CARD_PLAYED = "card_played"
+NEEDS_CONFIRMATION = "needs_confirmation"
+TRICK_COMPLETE = "trick_complete"
+TRICK_CLEARED = "trick_cleared"
+FLAG = "flag"
+
+
+class FeedError(ValueError):
+    """A source cannot be opened or a recorded event list is malformed."""
+
+
+@dataclass(frozen=True)
+class FeedEvent:
+    """One conclusion of the pipeline.
+
+    Attributes:
+        kind: ``card_played``, ``needs_confirmation``, ``trick_complete``, ``trick_cleared``, ``flag``.
+        time: seconds into the source (video time), increasing.
+        data: the event's fields; for a card: ``seat`` (0..3), ``card`` (``"QC"``), ``confidence``.
+    """
+
+    kind: str
+    time: float
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Box:
+    """One detected card as the page draws it: pixel box, card code, score."""
+
+    xyxy: tuple[float, float, float, float]
+    card: str
+    confidence: float
+
+
+@dataclass(frozen=True)
+class FeedFrame:
+    """One camera image, JPEG-encoded, with the cards found in it."""
+
+    index: int
+    time: float
+    jpeg: bytes
+    width: int
+    height: int
+    boxes: Sequence[Box] = ()
+
+
+FeedItem = FeedEvent | FeedFrame
+
+
+class Feed(Protocol):
+    """What the service consumes: iterate it on a worker thread; ``close()`` stops it early."""
+
+    def __iter__(self) -> Iterator[FeedItem]: ...
+
+    def close(self) -> None: ...
+
+
+class RecordedFeed:
+    """A recorded list of pipeline events played back as if a camera saw them.
+
+    Each entry is ``{"time": seconds, "kind": ..., **data}``.
+
+    Args:
+        entries: the events, or a path to a ``.json`` list or a ``.jsonl`` file.
+        realtime: sleep between entries as their ``time`` says (False: yield at once).
+        speed: playback speed factor when ``realtime`` (2.0: twice as fast).
+
+    Raises:
+        FeedError: the file is missing or an entry has no ``kind`` or a non-increasing ``time``.
+    """
+
+    def __init__(self, entries: str | Path | Iterable[Mapping[str, Any]], *, realtime: bool = True, speed: float = 1.0) -> None:
+        if isinstance(entries, (str, Path)):
+            entries = load_event_list(entries)
+        self.events = [_to_event(i, e) for i, e in enumerate(entries)]
+        for before, after in zip(self.events, self.events[1:]):
+            if after.time < before.time:
+                raise FeedError(f"recorded event at time {after.time} comes after time {before.time}; sort the list")
+        self.realtime = realtime
+        self.speed = speed
+        self._closed = False
+
+    def __iter__(self) -> Iterator[FeedItem]:
+        start = time.monotonic()
+        first = self.events[0].time if self.events else 0.0
+        for event in self.events:
+            if self._closed:
+                return
+            if self.realtime:
+                delay = (event.time - first) / self.speed - (time.monotonic() - start)
+                while delay > 0 and not self._closed:
+                    time.sleep(min(delay, 0.1))
+                    delay = (event.time - first) / self.speed - (time.monotonic() - start)
+            yield event
+
+    def close(self) -> None:
+        self._closed = True
+
+
+def load_event_list(path: str | Path) -> list[dict[str, Any]]:
+    """Reads a ``.json`` list or a ``.jsonl`` file of recorded pipeline events."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise FeedError(f"cannot read recorded events from {path}: {exc.strerror}") from exc
+    try:
+        if path.suffix == ".jsonl":
+            return [json.loads(line) for line in text.splitlines() if line.strip()]
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FeedError(f"{path} is not valid JSON (line {exc.lineno}): {exc.msg}") from exc
+    if isinstance(data, dict):
+        data = data.get("events", [])
+    if not isinstance(data, list):
+        raise FeedError(f"{path} must hold a list of events or an object with an 'events' list")
+    return data
+
+
+def _to_event(position: int, entry: Mapping[str, Any]) -> FeedEvent:
+    if not isinstance(entry, Mapping) or not isinstance(entry.get("kind"), str):
+        raise FeedError(f"recorded event #{position} needs a 'kind' string, got {entry!r}")
+    data = {k: v for k, v in entry.items() if k not in ("kind", "time")}
+    try:
+        when = float(entry.get("time", position))
+    except (TypeError, ValueError) as exc:
+        raise FeedError(f"recorded event #{position} has a time that is not a number: {entry.get('time')!r}") from exc
+    return FeedEvent(entry["kind"], when, data)
+
+
+def is_recorded(source: str) -> bool:
+    """True when ``source`` names a recorded event list rather than a camera or a video."""
+    return source.endswith((".json", ".jsonl"))
+
+
+def open_feed(source: str, *, realtime: bool = True) -> Feed:
+    """Opens a camera index, a video file or a recorded event list as a feed.
+
+    Camera and video go through ``vision.table`` (imported here, lazily: it loads the detector).
+    """
+    if is_recorded(source):
+        return RecordedFeed(source, realtime=realtime)
+    from service.vision_feed import VisionFeed  # heavy: cv2, the detector
+
+    return VisionFeed(source, realtime=realtime)

@@ -1,0 +1,310 @@
+"""The live table: validates an action, appends it to the log, applies it, tells every page.
+
+One ``LiveTable`` per server. All writes go through ``submit`` under one lock, in the order
+*validate -> append (committed) -> apply -> publish*, so a refused action changes nothing and
+nothing is shown before it is on disk.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from engine import Call, Card, Game, Rules
+from engine.sheet import Partie
+from service import table as t
+from service.feed import CARD_PLAYED, NEEDS_CONFIRMATION, Feed, FeedEvent, FeedFrame
+from service.hub import Hub
+from service.store import EventStore, StoredEvent
+from service.views import frame_message, table_view
+
+log = logging.getLogger(__name__)
+
+_FRAMES_KEPT = 8
+
+
+class NotFoundError(LookupError):
+    """The card or game an action names does not exist (HTTP 404)."""
+
+
+class LiveTable:
+    """The state of one table, kept in step with its event log.
+
+    Args:
+        store: the event log; the state is rebuilt from it at once.
+        hub: where state and frame messages go; a fresh one when None.
+    """
+
+    def __init__(self, store: EventStore, hub: Hub | None = None, *, frame_fps: float = 5.0) -> None:
+        self.store = store
+        self.hub = hub or Hub()
+        self.frame_interval = 1.0 / frame_fps
+        self._lock = threading.RLock()
+        self._events: list[StoredEvent] = list(store.events())
+        self._replayer = t.Replayer.rebuild(self._events)
+        self._frames: OrderedDict[int, FeedFrame] = OrderedDict()
+        self._last_frame_sent = 0.0
+        self._feed: Feed | None = None
+        self._feed_thread: threading.Thread | None = None
+        self._view: dict[str, Any] = self._build_view()
+        self.hub.publish("state", self._view)
+
+    # -- reading ------------------------------------------------------------------------
+
+    @property
+    def state(self) -> t.TableState:
+        return self._replayer.state
+
+    def view(self) -> dict[str, Any]:
+        """The public state (``schemas.TablePublic`` as a dict), as the last event left it."""
+        with self._lock:
+            return self._view
+
+    def events(self, after: int = 0) -> list[StoredEvent]:
+        with self._lock:
+            return [e for e in self._events if e.id > after]
+
+    def frame(self, index: int | None = None) -> FeedFrame | None:
+        """The newest camera frame, or the one with ``index`` while it is still kept."""
+        with self._lock:
+            if not self._frames:
+                return None
+            if index is None:
+                return next(reversed(self._frames.values()))
+            return self._frames.get(index)
+
+    def _build_view(self) -> dict[str, Any]:
+        target = t.last_undoable(self._events)
+        label = None
+        if target is not None:
+            label = f"{target.kind.replace('_', ' ')} #{target.id}"
+            if target.kind == t.CARD_OBSERVED:
+                label = f"{target.payload['card']} by {self.state.players[target.payload['seat']]} (#{target.id})"
+            elif target.kind == t.CALL_MADE:
+                label = f"{target.payload['call']} by {self.state.players[target.payload['seat']]} (#{target.id})"
+        return table_view(self._replayer.state, can_undo=label)
+
+    # -- writing ------------------------------------------------------------------------
+
+    def submit(self, kind: str, payload: Mapping[str, Any]) -> StoredEvent:
+        """Validates, appends and applies one event; returns it as stored.
+
+        Raises:
+            TableError: the action does not fit the table now (the message says why).
+            NotFoundError: it names a card that is not in force.
+            ValueError: its content is malformed (an engine or sheet error says what).
+        """
+        with self._lock:
+            payload = dict(payload)
+            _VALIDATORS[kind](self, payload)
+            event = self.store.append(kind, payload)
+            self._events.append(event)
+            if kind in (t.UNDO, t.CARD_CORRECTED, t.CARD_CONFIRMED):
+                self._replayer = t.Replayer.rebuild(self._events)
+            else:
+                self._replayer.apply(event)
+            self._view = self._build_view()
+            view = self._view
+        self.hub.publish("state", view)
+        return event
+
+    # -- validation (nothing is written when these raise) --------------------------------
+
+    def _check_rules(self, payload: dict[str, Any]) -> None:
+        self._require_no_partie("change the rules")
+        payload["rules"] = Rules.from_dict(payload["rules"]).to_dict()
+
+    def _check_partie(self, payload: dict[str, Any]) -> None:
+        if not payload.pop("replace", False):
+            self._require_no_partie("start another Partie (send replace: true to end it)")
+        rules = Rules.from_dict(payload["rules"])
+        payload["rules"] = rules.to_dict()
+        Partie(payload["players"], rules, first_dealer=payload["first_dealer"], **payload.get("length", {}))
+
+    def _check_contract(self, payload: dict[str, Any]) -> None:
+        current = self._require_game()
+        contract = t.contract_from_payload(payload["contract"], current)
+        if current.forced_solo is not None:
+            declarer = current.deal_seats[contract.declarer] if contract.declarer is not None else None
+            if contract.type.value != "solo" or declarer != current.forced_solo:
+                raise t.TableError(
+                    f"{current.forced_solo} still owes a Pflichtsolo and is Vorhand in the last round: "
+                    "this game must be their solo (Vorführung)"
+                )
+        Game.replay(current.rules, contract, current.deal_seats, current.game.history)
+
+    def _check_card(self, payload: dict[str, Any]) -> None:
+        self._require_game()
+        payload["card"] = str(Card.parse(payload["card"]))
+
+    def _check_call(self, payload: dict[str, Any]) -> None:
+        current = self._require_game()
+        copy = Game.replay(current.rules, current.contract, current.deal_seats, current.game.history)
+        copy.call(current.game_seat(payload["seat"]), Call(payload["call"]))
+
+    def _check_confirm(self, payload: dict[str, Any]) -> None:
+        play = self._find_play(payload["target"])
+        if not play.uncertain:
+            raise t.TableError(f"card {payload['target']} ({play.card}) is not waiting for a confirmation")
+
+    def _check_correction(self, payload: dict[str, Any]) -> None:
+        play = self._find_play(payload["target"])
+        if payload.get("card") is None and payload.get("seat") is None:
+            raise ValueError("a correction needs the right card, the right seat, or both")
+        if payload.get("card") is not None:
+            payload["card"] = str(Card.parse(payload["card"]))
+        if payload.get("card") in (None, str(play.card)) and payload.get("seat") in (None, play.seat):
+            raise t.TableError(f"card {play.event_id} already is {play.card} at seat {play.seat}; nothing to correct")
+
+    def _check_undo(self, payload: dict[str, Any]) -> None:
+        target = t.last_undoable(self._events)
+        if target is None:
+            raise t.TableError("nothing to undo in this Partie")
+        payload["target"] = target.id
+        payload["target_kind"] = target.kind
+
+    def _check_end(self, payload: dict[str, Any]) -> None:
+        self._require_game()
+        left = payload.get("left")
+        if left is not None and left not in self.state.partie.present:  # type: ignore[union-attr]
+            raise ValueError(f"{left!r} is not at the table; players: {', '.join(self.state.partie.present)}")  # type: ignore[union-attr]
+
+    def _check_nothing(self, payload: dict[str, Any]) -> None:
+        """The pipeline's own findings need no check: they are what the camera saw."""
+
+    def _require_no_partie(self, action: str) -> None:
+        partie = self.state.partie
+        if partie is not None and not partie.is_over:
+            raise t.TableError(f"a Partie is running; cannot {action}")
+
+    def _require_game(self) -> t.GameState:
+        state = self.state
+        if state.partie is None:
+            raise t.TableError("no Partie is running; start one first (POST /partie)")
+        if state.current is None:
+            raise t.TableError("the Partie is over; start a new Partie to play on")
+        return state.current
+
+    def _find_play(self, event_id: int) -> t.PlayRef:
+        games = [f.state for f in self.state.finished]
+        if self.state.current is not None:
+            games.append(self.state.current)
+        for game in games:
+            for play in game.plays:
+                if play.event_id == event_id:
+                    return play
+        raise NotFoundError(f"no card with id {event_id} in this Partie; the ids are in each play's event_id")
+
+    # -- the camera -----------------------------------------------------------------------
+
+    def attach(self, feed: Feed, *, resume: bool = False) -> None:
+        """Consumes ``feed`` on a worker thread until it ends or ``detach`` is called.
+
+        Args:
+            resume: the feed is a file played again after a restart: skip the events the log
+                already holds (counted by their position in the feed).
+        """
+        self._feed = feed
+        skip = self.state.source_seq if resume else 0
+        self._feed_thread = threading.Thread(target=self._consume, args=(feed, skip), name="feed", daemon=True)
+        self._feed_thread.start()
+
+    def detach(self) -> None:
+        if self._feed is not None:
+            self._feed.close()
+        if self._feed_thread is not None:
+            self._feed_thread.join(timeout=5)
+
+    def _consume(self, feed: Feed, skip: int) -> None:
+        seq = 0
+        try:
+            for item in feed:
+                if isinstance(item, FeedFrame):
+                    self.show_frame(item)
+                    continue
+                seq += 1
+                if seq > skip:
+                    self.observe(item, seq)
+        except Exception:  # a broken camera must not take the dashboard down
+            log.exception("the camera feed stopped")
+            self.hub.publish("feed", {"state": "stopped", "message": "the camera feed stopped; see the server log"})
+        else:
+            self.hub.publish("feed", {"state": "ended", "message": "the source has ended"})
+
+    def observe(self, event: FeedEvent, seq: int = 0) -> StoredEvent | None:
+        """Logs one pipeline event that changes the table; returns the stored event or None.
+
+        The pipeline counts seats from Vorhand (game seats); the log keeps table seats.
+        """
+        data = dict(event.data)
+        origin = {"source": "camera", "source_seq": seq, "source_time": event.time}
+        try:
+            if event.kind == CARD_PLAYED:
+                current = self._require_game()
+                return self.submit(
+                    t.CARD_OBSERVED,
+                    {
+                        "seat": current.table_seat(int(data["seat"])),
+                        "card": str(data["card"]),
+                        "confidence": float(data.get("confidence", 1.0)),
+                        **origin,
+                    },
+                )
+            if event.kind == NEEDS_CONFIRMATION and data.get("reason") == "uncertain_card":
+                target = self._last_play(data.get("card"))
+                if target is not None:
+                    return self.submit(
+                        t.CARD_DOUBTED,
+                        {"target": target.event_id, "candidates": data.get("candidates", []), "message": data.get("message", ""), **origin},
+                    )
+            elif event.kind == NEEDS_CONFIRMATION:
+                return self.submit(
+                    t.PIPELINE_FLAG,
+                    {"kind": str(data.get("reason", "check")), "trick": data.get("trick"), "message": str(data.get("message", "")), **origin},
+                )
+        except (ValueError, LookupError) as exc:
+            log.warning("pipeline event %s at %.2fs not applied: %s", event.kind, event.time, exc)
+            self.hub.publish("feed", {"state": "refused", "message": f"{event.kind} at {event.time:.1f}s: {exc}"})
+            return None
+        self.hub.publish("pipeline", {"kind": event.kind, "time": event.time})
+        return None
+
+    def _last_play(self, card: str | None) -> t.PlayRef | None:
+        current = self.state.current
+        plays = current.plays if current is not None else []
+        if not plays and self.state.finished:
+            plays = self.state.finished[-1].state.plays  # the last card of a game finished it
+        for play in reversed(plays):
+            if card is None or str(play.card) == card:
+                return play
+        return None
+
+    def show_frame(self, frame: FeedFrame) -> None:
+        """Keeps a frame for the pages and, at most ``frame_fps`` times a second, announces it."""
+        with self._lock:
+            self._frames[frame.index] = frame
+            while len(self._frames) > _FRAMES_KEPT:
+                self._frames.popitem(last=False)
+        now = time.monotonic()
+        if now - self._last_frame_sent >= self.frame_interval:
+            self._last_frame_sent = now
+            self.hub.publish("frame", frame_message(frame))
+
+
+_VALIDATORS: dict[str, Callable[[LiveTable, dict[str, Any]], None]] = {
+    t.RULES_SET: LiveTable._check_rules,
+    t.PARTIE_STARTED: LiveTable._check_partie,
+    t.CONTRACT_SET: LiveTable._check_contract,
+    t.CARD_OBSERVED: LiveTable._check_card,
+    t.CARD_DOUBTED: LiveTable._check_nothing,
+    t.CARD_CONFIRMED: LiveTable._check_confirm,
+    t.CARD_CORRECTED: LiveTable._check_correction,
+    t.CALL_MADE: LiveTable._check_call,
+    t.GAME_ENDED_EARLY: LiveTable._check_end,
+    t.PIPELINE_FLAG: LiveTable._check_nothing,
+    t.UNDO: LiveTable._check_undo,
+}

@@ -1,0 +1,59 @@
+"""Builds the dashboard app: the table from its event log, the routers, the page."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+
+from service.config import Settings
+from service.feed import Feed
+from service.live import LiveTable
+from service.routes import events, games, partie, settings, stream
+from service.store import EventStore
+
+STATIC = Path(__file__).parent / "static"
+
+
+def create_app(config: Settings | None = None, *, feed: Feed | None = None, resume: bool = False) -> FastAPI:
+    """The dashboard for one table.
+
+    Args:
+        config: the settings (read from the environment when None).
+        feed: the pipeline's events and frames; None: no camera (people enter cards).
+        resume: ``feed`` replays a file that may already be partly in the log (after a restart).
+    """
+    config = (config or Settings()).with_token()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        store = EventStore(config.db)
+        table = LiveTable(store, frame_fps=config.frame_fps)
+        app.state.table = table
+        if feed is not None:
+            table.attach(feed, resume=resume)
+        try:
+            yield
+        finally:
+            table.detach()
+            store.close()
+
+    app = FastAPI(
+        title="dokocam",
+        summary="The live Doppelkopf table: camera, tricks, announcements, score sheet.",
+        lifespan=lifespan,
+    )
+    app.state.settings = config
+    for module in (partie, games, events, settings, stream):
+        app.include_router(module.router)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    return app

@@ -1,0 +1,81 @@
+"""The current game: its type, announcements, cards (entered, confirmed, corrected), ending it early."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Path, status
+
+from service import table as t
+from service.deps import TableDep, TokenDep
+from service.routes import submit
+from service.schemas import Accepted, CallCreate, CardCorrection, CardCreate, ContractSet, GameEnd, GamePublic, TokenOnly
+
+router = APIRouter(prefix="/games", tags=["games"])
+
+EventId = Path(..., ge=1, le=2**62, description="the play's event_id")
+
+
+@router.get("/current")
+def read_current_game(*, table: TableDep) -> GamePublic:
+    """The game being played: current trick by seat, tricks, parties as known, Augen, calls, flags."""
+    view = table.view()["game"]
+    if view is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, detail="no game is running; start a Partie with POST /partie")
+    return GamePublic.model_validate(view)
+
+
+@router.put("/current/contract", dependencies=[TokenDep])
+def set_contract(*, table: TableDep, body: ContractSet) -> Accepted:
+    """Sets the game type from the Vorbehalt: Hochzeit, a solo, Armut, silent Hochzeit, or normal."""
+    return Accepted.model_validate(submit(table, t.CONTRACT_SET, {"contract": body.to_record()}))
+
+
+@router.post("/current/calls", status_code=status.HTTP_201_CREATED, dependencies=[TokenDep])
+def make_call(*, table: TableDep, body: CallCreate) -> Accepted:
+    """Announces Re/Kontra or an Absage; refused with 409 and the reason when too late or not allowed."""
+    return Accepted.model_validate(submit(table, t.CALL_MADE, {"seat": body.seat, "call": body.call}))
+
+
+@router.post("/current/cards", status_code=status.HTTP_201_CREATED, dependencies=[TokenDep])
+def enter_card(*, table: TableDep, body: CardCreate) -> Accepted:
+    """Enters a card the camera missed, as if it had seen it played."""
+    return Accepted.model_validate(
+        submit(table, t.CARD_OBSERVED, {"seat": body.seat, "card": body.card, "confidence": 1.0, "source": "manual"})
+    )
+
+
+@router.post("/cards/{event_id}/confirm", dependencies=[TokenDep])
+def confirm_card(*, table: TableDep, event_id: int = EventId, body: TokenOnly | None = None) -> Accepted:
+    """Confirms a card the camera was unsure of."""
+    return Accepted.model_validate(submit(table, t.CARD_CONFIRMED, {"target": event_id}))
+
+
+@router.patch("/cards/{event_id}", dependencies=[TokenDep])
+def correct_card(*, table: TableDep, body: CardCorrection, event_id: int = EventId) -> Accepted:
+    """Corrects a card's identity or its seat; everything after it is recomputed."""
+    payload: dict[str, Any] = {"target": event_id}
+    if body.card is not None:
+        payload["card"] = body.card
+    if body.seat is not None:
+        payload["seat"] = body.seat
+    return Accepted.model_validate(submit(table, t.CARD_CORRECTED, payload))
+
+
+@router.post("/current/end", dependencies=[TokenDep])
+def end_game_early(*, table: TableDep, body: GameEnd | None = None) -> Accepted:
+    """Ends the current game without score (a player leaves); the next dealer deals."""
+    return Accepted.model_validate(submit(table, t.GAME_ENDED_EARLY, {"left": body.left if body else None}))
+
+
+@router.get("/{number}/record")
+def export_game(*, table: TableDep, number: int = Path(..., ge=1, le=100000)) -> dict[str, Any]:
+    """One game as a ``dokocam-game/1`` record (the engine's JSON game format)."""
+    games = [f.state for f in table.state.finished]
+    if table.state.current is not None:
+        games.append(table.state.current)
+    for game in games:
+        if game.number == number:
+            return game.game.to_dict()
+    known = ", ".join(str(g.number) for g in games) or "none yet"
+    raise HTTPException(status.HTTP_404_NOT_FOUND, detail=f"no game {number} in this Partie; games: {known}")

@@ -1,0 +1,47 @@
+"""Starting a Partie, reading it, exporting its score sheet."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException, Response, status
+
+from service import table as t
+from service.deps import TableDep, TokenDep
+from service.routes import submit
+from service.schemas import Accepted, PartieCreate, PartiePublic
+
+router = APIRouter(prefix="/partie", tags=["partie"])
+
+
+@router.post("", status_code=status.HTTP_201_CREATED, dependencies=[TokenDep])
+def start_partie(*, table: TableDep, body: PartieCreate) -> Accepted:
+    """Starts a Partie: names in clockwise seat order, first dealer, rules, length."""
+    payload = {
+        "players": body.players,
+        "first_dealer": body.players[body.first_dealer],
+        "rules": body.rules,
+        "length": body.length.model_dump(exclude_none=True),
+        "replace": body.replace,
+    }
+    return Accepted.model_validate(submit(table, t.PARTIE_STARTED, payload))
+
+
+@router.get("")
+def read_partie(*, table: TableDep) -> PartiePublic:
+    """The Partie: players, totals, Bock rounds, owed Pflichtsoli and the score sheet."""
+    view = table.view()["partie"]
+    if view is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, detail="no Partie yet; start one with POST /partie")
+    return PartiePublic.model_validate(view)
+
+
+@router.get("/sheet.csv", response_class=Response, responses={200: {"content": {"text/csv": {}}}})
+def export_sheet(*, table: TableDep) -> Response:
+    """The score sheet as CSV: one row per game, entries then running totals."""
+    partie = table.state.partie
+    if partie is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, detail="no Partie yet; start one with POST /partie")
+    return Response(
+        partie.to_csv(),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": 'attachment; filename="dokocam-sheet.csv"'},
+    )

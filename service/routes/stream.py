@@ -1,0 +1,48 @@
+"""What pages watch: the full state, live updates (Server-Sent Events) and the camera image."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException, Query, Request, Response, status
+from fastapi.responses import StreamingResponse
+
+from service.deps import TableDep
+from service.schemas import TablePublic
+
+router = APIRouter(tags=["stream"])
+
+
+@router.get("/state")
+def read_state(*, table: TableDep) -> TablePublic:
+    """Everything a page shows, as of the last event."""
+    return TablePublic.model_validate(table.view())
+
+
+@router.get(
+    "/stream",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}, "description": "events `state`, `frame`, `feed`, `pipeline`"}},
+)
+async def stream(*, table: TableDep, request: Request) -> StreamingResponse:
+    """Live updates as Server-Sent Events: ``state`` (a ``TablePublic``) on every change, ``frame`` for camera images."""
+
+    async def messages():  # type: ignore[no-untyped-def]
+        async for text in table.hub.subscribe(replay=("state", "frame")):
+            if await request.is_disconnected():
+                break
+            yield text
+
+    return StreamingResponse(
+        messages(),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+@router.get("/frame.jpg", response_class=Response, responses={200: {"content": {"image/jpeg": {}}}})
+def read_frame(*, table: TableDep, index: int | None = Query(None, ge=0, description="a frame named by a `frame` message")) -> Response:
+    """The newest camera image (or the one ``index`` names while it is kept), as JPEG."""
+    frame = table.frame(index)
+    if frame is None:
+        detail = "no camera image yet" if index is None else f"frame {index} is no longer kept; load /frame.jpg for the newest"
+        raise HTTPException(status.HTTP_404_NOT_FOUND, detail=detail)
+    return Response(frame.jpeg, media_type="image/jpeg", headers={"Cache-Control": "no-store"})

@@ -1,0 +1,274 @@
+"""Public request and response bodies; separate from the engine's objects on purpose.
+
+Seats are *table seats* 0..3 (clockwise as the camera sees them; ``players[i]`` sits at seat i).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Seat = int  # documented range 0..3; validated with Field(ge=0, le=3) where it is input
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    token: str | None = Field(None, description="the table token, when the server asks for one (or send it as a Bearer header)")
+
+
+# -- requests -----------------------------------------------------------------------------
+
+
+class PartieLength(BaseModel):
+    """At most one of: a number of games, a number of rounds, a point target; none: open-ended."""
+
+    model_config = ConfigDict(extra="forbid")
+    games: int | None = Field(None, ge=1, le=1000)
+    rounds: int | None = Field(None, ge=1, le=100)
+    target: int | None = Field(None, ge=1, le=10000)
+
+    @model_validator(mode="after")
+    def _one_length(self) -> PartieLength:
+        given = [k for k in ("games", "rounds", "target") if getattr(self, k) is not None]
+        if len(given) > 1:
+            raise ValueError(f"give one length (games, rounds or target), not {' and '.join(given)}")
+        return self
+
+
+class PartieCreate(_Body):
+    """Starts a Partie: four names in clockwise order around the table (seat 0 first)."""
+
+    players: list[str] = Field(..., min_length=4, max_length=4, examples=[["Anna", "Ben", "Cem", "Dora"]])
+    first_dealer: Seat = Field(3, ge=0, le=3, description="table seat of the first dealer")
+    rules: dict[str, Any] = Field(
+        default_factory=lambda: {"preset": "tournament"},
+        description='preset and switches, e.g. {"preset": "pub", "schweinchen": false}',
+    )
+    length: PartieLength = Field(default_factory=PartieLength)
+    replace: bool = Field(False, description="end a running Partie and start this one")
+
+    @model_validator(mode="after")
+    def _names(self) -> PartieCreate:
+        names = [n.strip() for n in self.players]
+        if any(not n or len(n) > 40 for n in names):
+            raise ValueError("every player needs a name of 1 to 40 characters")
+        if len(set(names)) != len(names):
+            raise ValueError(f"player names must differ, got {names}")
+        self.players = names
+        return self
+
+
+ContractKind = Literal["normal", "hochzeit", "silent_hochzeit", "solo", "armut"]
+SoloKindName = Literal["queens", "jacks", "fleischlos", "clubs", "spades", "hearts", "diamonds"]
+
+
+class ContractSet(_Body):
+    """The game type told in the Vorbehalt (or late: the game is then replayed under it)."""
+
+    type: ContractKind
+    kind: SoloKindName | None = Field(None, description="the solo's kind; only for type solo")
+    declarer: Seat | None = Field(None, ge=0, le=3, description="table seat; for every type but normal")
+    partner: Seat | None = Field(None, ge=0, le=3, description="table seat of who takes the Armut")
+
+    @model_validator(mode="after")
+    def _complete(self) -> ContractSet:
+        if self.type != "normal" and self.declarer is None:
+            raise ValueError(f"a {self.type} needs its declarer's seat")
+        if self.type == "solo" and self.kind is None:
+            raise ValueError("a solo needs its kind: queens, jacks, fleischlos, clubs, spades, hearts or diamonds")
+        if self.type != "solo" and self.kind is not None:
+            raise ValueError(f"only a solo has a kind; a {self.type} does not")
+        if self.type == "armut" and self.partner is None:
+            raise ValueError("an Armut needs the seat of the player who takes it")
+        if self.type != "armut" and self.partner is not None:
+            raise ValueError("only an Armut has a partner")
+        if self.type == "normal" and self.declarer is not None:
+            raise ValueError("a normal game has no declarer")
+        return self
+
+    def to_record(self) -> dict[str, Any]:
+        return self.model_dump(exclude={"token"}, exclude_none=True)
+
+
+class CallCreate(_Body):
+    seat: Seat = Field(..., ge=0, le=3)
+    call: Literal["re", "kontra", "no90", "no60", "no30", "black"]
+
+
+class CardCreate(_Body):
+    """A card a person enters (the camera missed it)."""
+
+    seat: Seat = Field(..., ge=0, le=3)
+    card: str = Field(..., examples=["QC"], description="code: rank 9 10 J Q K A, suit C S H D")
+
+
+class CardCorrection(_Body):
+    card: str | None = Field(None, examples=["QS"], description="the right card, if it was misread")
+    seat: Seat | None = Field(None, ge=0, le=3, description="the right table seat, if it was put to the wrong player")
+
+
+class GameEnd(_Body):
+    left: str | None = Field(None, description="the player who left the table, if one did (they leave the Partie)")
+
+
+class RulesSet(_Body):
+    rules: dict[str, Any] = Field(..., examples=[{"preset": "pub", "schweinchen": False}])
+
+
+class TokenOnly(_Body):
+    pass
+
+
+# -- responses ----------------------------------------------------------------------------
+
+
+class CardPublic(BaseModel):
+    code: str
+    name: str = Field(description="German name, e.g. Kreuz-Dame")
+    symbol: str = Field(description="suit symbol and German letter, e.g. ♣D")
+
+
+class PlayPublic(BaseModel):
+    event_id: int
+    seat: Seat
+    player: str
+    card: CardPublic
+    confidence: float
+    uncertain: bool
+    corrected: bool
+
+
+class TrickPublic(BaseModel):
+    number: int = Field(description="1-based")
+    leader: Seat | None
+    plays: list[PlayPublic]
+    winner: Seat | None
+    augen: int
+
+
+class FlagPublic(BaseModel):
+    kind: str
+    trick: int | None = Field(description="1-based trick number")
+    seat: Seat | None
+    card: CardPublic | None
+    message: str
+
+
+class CallPublic(BaseModel):
+    event_id: int
+    seat: Seat
+    player: str
+    call: str
+
+
+class ScoreItemPublic(BaseModel):
+    name: str
+    party: str | None
+    value: int
+
+
+class ResultPublic(BaseModel):
+    winner: str | None
+    augen: dict[str, int]
+    items: list[ScoreItemPublic]
+    game_value: int
+    points: dict[str, int] = Field(description="sheet points per player, Bock included")
+
+
+class ContractPublic(BaseModel):
+    type: str
+    kind: str | None = None
+    declarer: Seat | None = None
+    partner: Seat | None = None
+    label: str
+
+
+class GamePublic(BaseModel):
+    number: int
+    dealer: str
+    vorhand: Seat
+    bocks: int
+    forced_solo: str | None
+    contract: ContractPublic
+    to_move: Seat | None
+    trick_number: int = Field(description="1-based number of the trick being played")
+    current_trick: TrickPublic | None
+    tricks: list[TrickPublic]
+    parties: dict[str, str | None] = Field(description="per player: re, kontra or null (not known yet)")
+    augen: dict[str, int] = Field(description="Augen won so far: re, kontra, unknown (party not known yet)")
+    calls: list[CallPublic]
+    specials: list[str] = Field(description="special points so far, as they happen")
+    flags: list[FlagPublic]
+    uncertain: list[PlayPublic]
+    is_over: bool
+    blocked: str | None = Field(description="why a finished game is not on the sheet yet")
+    result: ResultPublic | None
+
+
+class SheetRowPublic(BaseModel):
+    number: int
+    round: int
+    dealer: str
+    contract: str
+    multiplier: int
+    notes: list[str]
+    points: dict[str, int]
+    totals: dict[str, int]
+    ended_early: bool
+
+
+class PartiePublic(BaseModel):
+    players: list[str]
+    present: list[str]
+    first_dealer: str
+    length: dict[str, int]
+    round: int
+    is_over: bool
+    totals: dict[str, int]
+    standings: list[tuple[str, int]]
+    bock_queue: list[int]
+    pflichtsolo_owed: list[str]
+    sheet: list[SheetRowPublic]
+
+
+class RulesPublic(BaseModel):
+    preset: str
+    differs: dict[str, Any] = Field(description="the switches that differ from the preset")
+    switches: dict[str, bool] = Field(description="every switch and its value")
+    presets: list[str]
+    settable: bool = Field(description="false while a Partie runs")
+
+
+class NotePublic(BaseModel):
+    event_id: int
+    kind: str
+    message: str
+
+
+class TablePublic(BaseModel):
+    """Everything a page shows; also sent on every change as the SSE event ``state``."""
+
+    seq: int = Field(description="id of the last event in the log")
+    engine_time: float = Field(description="server time (s) when the engine applied it")
+    rules: RulesPublic
+    partie: PartiePublic | None
+    game: GamePublic | None
+    last_game: GamePublic | None = Field(description="the game finished last, with its result")
+    notes: list[NotePublic]
+    pipeline_flags: list[dict[str, Any]]
+    can_undo: str | None = Field(description="what an undo would take back, or null")
+
+
+class EventPublic(BaseModel):
+    id: int
+    time: float
+    kind: str
+    payload: dict[str, Any]
+
+
+class Accepted(BaseModel):
+    """An action was logged; ``state`` is the table after it."""
+
+    event: EventPublic
+    state: TablePublic

@@ -1,0 +1,339 @@
+"""The table's state, rebuilt by replaying the event log into the engine.
+
+Seats here are *table seats*: the four places around the table the camera sees, 0..3 clockwise,
+``players[i]`` sits at table seat ``i``. The engine's ``Game`` counts seats from Vorhand (game
+seat 0, left of the dealer), so the two are converted per deal (``GameState.game_seat``).
+
+Replaying: an ``undo`` removes the most recent action that is still in force; a correction
+or confirmation of a card is applied to the card it names; then the remaining events are
+played into a fresh ``Partie`` and ``Game`` in order. An event that no longer fits after a
+correction (a Re that is now too late) is kept in the log and reported as a note, not applied.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import Call, Card, Contract, Game, Rules
+from engine.sheet import Partie, SheetEntry
+from service.store import StoredEvent
+
+# Event kinds in the log.
+RULES_SET = "rules_set"
+PARTIE_STARTED = "partie_started"
+CONTRACT_SET = "contract_set"
+CARD_OBSERVED = "card_observed"
+CARD_DOUBTED = "card_doubted"
+CARD_CONFIRMED = "card_confirmed"
+CARD_CORRECTED = "card_corrected"
+CALL_MADE = "call_made"
+GAME_ENDED_EARLY = "game_ended_early"
+PIPELINE_FLAG = "pipeline_flag"
+UNDO = "undo"
+
+# What ``undo`` may take back; starting a Partie and the rules are not table actions.
+UNDOABLE = frozenset({CONTRACT_SET, CARD_OBSERVED, CARD_DOUBTED, CARD_CONFIRMED, CARD_CORRECTED, CALL_MADE, GAME_ENDED_EARLY, PIPELINE_FLAG})
+
+
+class TableError(ValueError):
+    """An action that does not fit the table as it is (HTTP 409); the message says what would."""
+
+
+@dataclass
+class PlayRef:
+    """One card in the current game, as observed and as corrected.
+
+    Attributes:
+        event_id: the ``card_observed`` event, the handle for confirming or correcting it.
+        seat: table seat that played it (after corrections).
+        card: the card (after corrections).
+        confidence: the detector's score, 1.0 for a card a person entered.
+        uncertain: the pipeline asked for a person's look and nobody confirmed it yet.
+        corrected: a person changed the card or the seat.
+    """
+
+    event_id: int
+    seat: int
+    card: Card
+    confidence: float
+    uncertain: bool
+    corrected: bool
+
+
+@dataclass
+class GameState:
+    """The game being played (or the next one, before its first card)."""
+
+    number: int
+    deal_seats: tuple[str, ...]  # names in game seat order (seat 0 = Vorhand)
+    dealer: str
+    bocks: int
+    forced_solo: str | None
+    table_players: tuple[str, ...]
+    rules: Rules
+    contract: Contract = field(default_factory=Contract.normal)
+    game: Game = field(init=False)
+    plays: list[PlayRef] = field(default_factory=list)
+    calls: list[tuple[int, Call, int]] = field(default_factory=list)  # (table seat, call, event id)
+    # Set while a finished game cannot go on the sheet yet (e.g. an owed Pflichtsolo not declared).
+    blocked: str | None = None
+
+    def __post_init__(self) -> None:
+        self.game = Game(rules=self.rules, contract=self.contract, players=self.deal_seats)
+
+    def game_seat(self, table_seat: int) -> int:
+        return self.deal_seats.index(self.table_players[table_seat])
+
+    def table_seat(self, game_seat: int) -> int:
+        return self.table_players.index(self.deal_seats[game_seat])
+
+    def set_contract(self, contract: Contract) -> None:
+        """Replays the game's history under another contract (the game type was told late)."""
+        self.game = Game.replay(self.rules, contract, self.deal_seats, self.game.history)
+        self.contract = contract
+
+
+@dataclass
+class FinishedGame:
+    """A game that is on the sheet (scored or ended early)."""
+
+    state: GameState
+    entry: SheetEntry
+    ended_early: bool
+
+
+@dataclass
+class TableState:
+    """Everything the dashboard shows, as the log says it is."""
+
+    rules: Rules = field(default_factory=Rules.tournament)
+    partie: Partie | None = None
+    partie_config: dict[str, Any] = field(default_factory=dict)
+    current: GameState | None = None
+    finished: list[FinishedGame] = field(default_factory=list)
+    notes: list[dict[str, Any]] = field(default_factory=list)
+    pipeline_flags: list[dict[str, Any]] = field(default_factory=list)
+    last_event_id: int = 0
+    applied_at: float = 0.0
+    source_seq: int = 0  # the last feed event in the log (its ordinal), to resume a file source
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return self.partie.players if self.partie else ()
+
+
+class Replayer:
+    """Turns log events into state; the only place where log payloads meet the engine.
+
+    ``apply`` is used both to replay the whole log and to extend the state by one new event.
+    Card corrections and confirmations are looked up in ``overrides``/``confirmed``, which
+    ``rebuild`` fills from the whole log before playing it.
+    """
+
+    def __init__(self) -> None:
+        self.state = TableState()
+        self.overrides: dict[int, dict[str, Any]] = {}
+        self.confirmed: set[int] = set()
+        self.doubted: dict[int, dict[str, Any]] = {}
+
+    # -- replay --------------------------------------------------------------------------
+
+    @classmethod
+    def rebuild(cls, events: Iterable[StoredEvent]) -> Replayer:
+        events = list(events)
+        effective = in_force(events)
+        replayer = cls()
+        for event in effective:
+            if event.kind == CARD_CORRECTED:
+                target = int(event.payload["target"])
+                merged = replayer.overrides.setdefault(target, {})
+                merged.update({k: event.payload[k] for k in ("card", "seat") if event.payload.get(k) is not None})
+            elif event.kind == CARD_CONFIRMED:
+                replayer.confirmed.add(int(event.payload["target"]))
+            elif event.kind == CARD_DOUBTED:
+                replayer.doubted[int(event.payload["target"])] = dict(event.payload)
+        for event in effective:
+            replayer.apply(event)
+        if events:
+            replayer.state.last_event_id = events[-1].id
+        # Undone camera events count too: the camera did see them, a resumed feed must not repeat them.
+        replayer.state.source_seq = max((int(e.payload.get("source_seq", 0)) for e in events), default=0)
+        return replayer
+
+    def apply(self, event: StoredEvent) -> None:
+        """Applies one event; an event that no longer fits becomes a note instead."""
+        state = self.state
+        state.last_event_id = event.id
+        state.applied_at = time.time()
+        state.source_seq = max(state.source_seq, int(event.payload.get("source_seq", 0)))
+        try:
+            handler = _HANDLERS.get(event.kind)
+            if handler is not None:
+                handler(self, event)
+        except ValueError as exc:
+            state.notes.append({"event_id": event.id, "kind": event.kind, "message": str(exc)})
+
+    # -- handlers ------------------------------------------------------------------------
+
+    def _rules_set(self, event: StoredEvent) -> None:
+        self.state.rules = Rules.from_dict(event.payload["rules"])
+
+    def _partie_started(self, event: StoredEvent) -> None:
+        payload = event.payload
+        rules = Rules.from_dict(payload["rules"])
+        length = payload.get("length") or {}
+        partie = Partie(payload["players"], rules, first_dealer=payload["first_dealer"], **length)
+        self.state = TableState(rules=rules, partie=partie, partie_config=dict(payload), last_event_id=event.id)
+        self._next_game()
+
+    def _contract_set(self, event: StoredEvent) -> None:
+        current = self._require_game()
+        current.set_contract(contract_from_payload(event.payload["contract"], current))
+        self._finish_if_over()
+
+    def _card_observed(self, event: StoredEvent) -> None:
+        payload = event.payload
+        current = self._require_game()
+        fix = self.overrides.get(event.id, {})
+        seat = int(fix.get("seat", payload["seat"]))
+        card = Card.parse(fix.get("card", payload["card"]))
+        current.game.play(current.game_seat(seat), card)
+        current.plays.append(
+            PlayRef(
+                event_id=event.id,
+                seat=seat,
+                card=card,
+                confidence=float(payload.get("confidence", 1.0)),
+                uncertain=(bool(payload.get("uncertain")) or event.id in self.doubted)
+                and event.id not in self.confirmed
+                and not fix,
+                corrected=bool(fix),
+            )
+        )
+        self._finish_if_over()
+
+    def _card_doubted(self, event: StoredEvent) -> None:
+        target = int(event.payload["target"])
+        self.doubted[target] = dict(event.payload)
+        for play in self._all_plays():
+            if play.event_id == target:
+                play.uncertain = target not in self.confirmed and target not in self.overrides
+
+    def _call_made(self, event: StoredEvent) -> None:
+        current = self._require_game()
+        seat = int(event.payload["seat"])
+        call = Call(event.payload["call"])
+        current.game.call(current.game_seat(seat), call)
+        current.calls.append((seat, call, event.id))
+
+    def _game_ended_early(self, event: StoredEvent) -> None:
+        current = self._require_game()
+        assert self.state.partie is not None
+        entry = self.state.partie.abandon(event.payload.get("left"))
+        self.state.finished.append(FinishedGame(current, entry, ended_early=True))
+        self._next_game()
+
+    def _pipeline_flag(self, event: StoredEvent) -> None:
+        self.state.pipeline_flags.append({"event_id": event.id, **event.payload})
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _all_plays(self) -> Iterable[PlayRef]:
+        for finished in self.state.finished:
+            yield from finished.state.plays
+        if self.state.current is not None:
+            yield from self.state.current.plays
+
+    def _require_game(self) -> GameState:
+        if self.state.partie is None:
+            raise TableError("no Partie is running; start one first (POST /partie)")
+        if self.state.current is None:
+            raise TableError("the Partie is over; start a new Partie to play on")
+        return self.state.current
+
+    def _next_game(self) -> None:
+        partie = self.state.partie
+        assert partie is not None
+        deal = partie.deal
+        if deal is None:
+            self.state.current = None
+            return
+        self.state.current = GameState(
+            number=deal.number,
+            deal_seats=tuple(deal.seats),
+            dealer=deal.dealer,
+            bocks=deal.bocks,
+            forced_solo=deal.forced_solo,
+            table_players=partie.players,
+            rules=self.state.rules,
+        )
+
+    def _finish_if_over(self) -> None:
+        current = self.state.current
+        assert current is not None and self.state.partie is not None
+        if not current.game.is_over:
+            current.blocked = None
+            return
+        try:
+            entry = self.state.partie.record_game(current.game)
+        except ValueError as exc:
+            # The game stays open until someone fixes what the sheet refuses (its message says what).
+            current.blocked = str(exc)
+            raise
+        current.blocked = None
+        self.state.finished.append(FinishedGame(current, entry, ended_early=False))
+        self._next_game()
+
+
+_HANDLERS = {
+    RULES_SET: Replayer._rules_set,
+    PARTIE_STARTED: Replayer._partie_started,
+    CONTRACT_SET: Replayer._contract_set,
+    CARD_OBSERVED: Replayer._card_observed,
+    CARD_DOUBTED: Replayer._card_doubted,
+    CALL_MADE: Replayer._call_made,
+    GAME_ENDED_EARLY: Replayer._game_ended_early,
+    PIPELINE_FLAG: Replayer._pipeline_flag,
+}
+
+
+def in_force(events: Sequence[StoredEvent]) -> list[StoredEvent]:
+    """The events an ``undo`` has not taken back, in log order (undos themselves dropped).
+
+    An undo takes back the latest undoable event still in force; starting a Partie is a
+    barrier: nothing before it can be undone.
+    """
+    undone: set[int] = set()
+    stack: list[int] = []
+    for event in events:
+        if event.kind == PARTIE_STARTED:
+            stack.clear()
+        elif event.kind == UNDO:
+            if stack:
+                undone.add(stack.pop())
+        elif event.kind in UNDOABLE:
+            stack.append(event.id)
+    return [e for e in events if e.kind != UNDO and e.id not in undone]
+
+
+def last_undoable(events: Sequence[StoredEvent]) -> StoredEvent | None:
+    """The event an ``undo`` appended now would take back, or None."""
+    effective = in_force(events)
+    for event in reversed(effective):
+        if event.kind == PARTIE_STARTED:
+            return None
+        if event.kind in UNDOABLE:
+            return event
+    return None
+
+
+def contract_from_payload(data: Mapping[str, Any], current: GameState) -> Contract:
+    """A log contract (declarer/partner as table seats) as the engine's contract (game seats)."""
+    record = dict(data)
+    for key in ("declarer", "partner"):
+        if record.get(key) is not None:
+            record[key] = current.game_seat(int(record[key]))
+    return Contract.from_dict(record)

@@ -1,0 +1,239 @@
+"""The table state as the public JSON the pages and the API show (``schemas.TablePublic``).
+
+Built once per event and sent as is to every page, so it is plain dicts, not models.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import fields
+from typing import Any
+
+from engine import Card, Party, Rules
+from engine.rules import PRESETS
+from service import table as t
+from service.feed import FeedFrame
+
+_SPECIAL_LIVE = ("Doppelkopf", "Fuchs gefangen", "Karlchen")
+
+
+def card_view(card: Card) -> dict[str, str]:
+    return {"code": str(card), "name": card.german_name, "symbol": card.symbol}
+
+
+def rules_view(rules: Rules, *, settable: bool) -> dict[str, Any]:
+    switches = {f.name: getattr(rules, f.name) for f in fields(rules) if f.name != "preset"}
+    differs = {k: v for k, v in rules.to_dict().items() if k != "preset"}
+    return {"preset": rules.preset, "differs": differs, "switches": switches, "presets": sorted(PRESETS), "settable": settable}
+
+
+def table_view(state: t.TableState, *, can_undo: str | None = None) -> dict[str, Any]:
+    """The whole public state."""
+    partie = state.partie
+    last = next((f for f in reversed(state.finished) if not f.ended_early), None)
+    return {
+        "seq": state.last_event_id,
+        "engine_time": state.applied_at or time.time(),
+        "rules": rules_view(state.rules, settable=partie is None or partie.is_over),
+        "partie": partie_view(state) if partie is not None else None,
+        "game": game_view(state.current, state) if state.current is not None else None,
+        "last_game": game_view(last.state, state, entry_points=last.entry.points) if last is not None else None,
+        "notes": [dict(n) for n in state.notes[-20:]],
+        "pipeline_flags": state.pipeline_flags[-20:],
+        "can_undo": can_undo,
+    }
+
+
+def partie_view(state: t.TableState) -> dict[str, Any]:
+    partie = state.partie
+    assert partie is not None
+    config = state.partie_config
+    rows = []
+    for finished in state.finished:
+        entry = finished.entry
+        notes = []
+        if entry.abandoned:
+            notes.append(f"ended early, {entry.abandoned_by} left" if entry.abandoned_by else "ended early, no score")
+        if entry.vorfuehrung:
+            notes.append("Vorführung")
+        elif entry.pflichtsolo:
+            notes.append("Pflichtsolo")
+        if entry.bock_trigger:
+            notes.append("starts Bock")
+        rows.append(
+            {
+                "number": entry.deal.number,
+                "round": entry.deal.round,
+                "dealer": entry.deal.dealer,
+                "contract": "" if entry.abandoned else entry.contract,
+                "multiplier": entry.deal.multiplier,
+                "notes": notes,
+                "points": dict(entry.points),
+                "totals": dict(entry.totals),
+                "ended_early": entry.abandoned,
+            }
+        )
+    return {
+        "players": list(partie.players),
+        "present": list(partie.present),
+        "first_dealer": config.get("first_dealer", partie.first_dealer),
+        "length": {k: v for k, v in (config.get("length") or {}).items() if v is not None},
+        "round": partie.round,
+        "is_over": partie.is_over,
+        "totals": partie.totals,
+        "standings": [list(s) for s in partie.standings()],
+        "bock_queue": partie.bock_queue,
+        "pflichtsolo_owed": partie.pflichtsolo_owed,
+        "sheet": rows,
+    }
+
+
+def game_view(current: t.GameState, state: t.TableState, *, entry_points: dict[str, int] | None = None) -> dict[str, Any]:
+    game = current.game
+    players = current.table_players
+    plays = iter(current.plays)  # the engine's plays, in order, are exactly these refs
+
+    def trick_view(number: int, trick: Any) -> dict[str, Any]:
+        refs = [next(plays) for _ in trick.plays]
+        winner = trick.winner()
+        return {
+            "number": number,
+            "leader": current.table_seat(trick.leader) if trick.leader is not None else None,
+            "plays": [play_view(ref, players) for ref in refs],
+            "winner": current.table_seat(winner) if winner is not None else None,
+            "augen": trick.augen,
+        }
+
+    tricks = [trick_view(i + 1, trick) for i, trick in enumerate(game.tricks)]
+    current_trick = None
+    if not game.is_over:
+        current_trick = trick_view(len(tricks) + 1, game.current_trick)
+    parties = game.parties()
+    party_of = {current.table_seat(seat): _party_name(p) for seat, p in enumerate(parties)}
+    augen = {"re": 0, "kontra": 0, "unknown": 0}
+    for trick in tricks:
+        augen[party_of.get(trick["winner"]) or "unknown"] += trick["augen"]
+    result = None
+    if game.is_over:
+        try:
+            result = result_view(game.result(), current, entry_points)
+        except ValueError:
+            result = None
+    to_move = game.to_move
+    contract = current.contract
+    return {
+        "number": current.number,
+        "dealer": current.dealer,
+        "vorhand": current.table_seat(0),
+        "bocks": current.bocks,
+        "forced_solo": current.forced_solo,
+        "contract": contract_view(contract, current),
+        "to_move": current.table_seat(to_move) if to_move is not None else None,
+        "trick_number": min(len(tricks) + 1, len(tricks) + (0 if game.is_over else 1)),
+        "current_trick": current_trick,
+        "tricks": tricks,
+        "parties": {players[seat]: party for seat, party in party_of.items()},
+        "augen": augen,
+        "calls": [
+            {"event_id": event_id, "seat": seat, "player": players[seat], "call": call.value}
+            for seat, call, event_id in current.calls
+        ],
+        "specials": _specials(result, tricks, party_of, contract),
+        "flags": [flag_view(flag, current) for flag in game.flags],
+        "uncertain": [play_view(ref, players) for ref in current.plays if ref.uncertain],
+        "is_over": game.is_over,
+        "blocked": current.blocked,
+        "result": result,
+    }
+
+
+def play_view(ref: t.PlayRef, players: tuple[str, ...]) -> dict[str, Any]:
+    return {
+        "event_id": ref.event_id,
+        "seat": ref.seat,
+        "player": players[ref.seat],
+        "card": card_view(ref.card),
+        "confidence": round(ref.confidence, 3),
+        "uncertain": ref.uncertain,
+        "corrected": ref.corrected,
+    }
+
+
+def flag_view(flag: Any, current: t.GameState) -> dict[str, Any]:
+    return {
+        "kind": flag.kind,
+        "trick": flag.trick + 1 if flag.trick is not None else None,
+        "seat": current.table_seat(flag.seat) if flag.seat is not None else None,
+        "card": card_view(flag.card) if flag.card is not None else None,
+        "message": flag.message,
+    }
+
+
+def contract_view(contract: Any, current: t.GameState) -> dict[str, Any]:
+    data = contract.to_dict()
+    out: dict[str, Any] = {"type": data.get("type", "normal"), "kind": data.get("kind")}
+    for key in ("declarer", "partner"):
+        out[key] = current.table_seat(data[key]) if data.get(key) is not None else None
+    label = {"normal": "Normalspiel", "hochzeit": "Hochzeit", "silent_hochzeit": "stille Hochzeit", "armut": "Armut"}.get(
+        out["type"], "Solo"
+    )
+    if out["type"] == "solo" and getattr(contract, "kind", None) is not None:
+        label = contract.kind.german_name
+    if out["declarer"] is not None:
+        label += f" ({current.table_players[out['declarer']]})"
+    out["label"] = label
+    return out
+
+
+def result_view(result: Any, current: t.GameState, entry_points: dict[str, int] | None) -> dict[str, Any]:
+    names = current.deal_seats
+    points = entry_points if entry_points is not None else dict(zip(names, result.points))
+    return {
+        "winner": _party_name(result.winner),
+        "augen": {_party_name(p) or "?": n for p, n in result.augen.items()},
+        "items": [{"name": i.name, "party": _party_name(i.party), "value": i.value} for i in result.items],
+        "game_value": result.game_value,
+        "points": {name: points.get(name, 0) for name in current.table_players},
+    }
+
+
+def _party_name(party: Any) -> str | None:
+    if party is None:
+        return None
+    return str(getattr(party, "value", party)).lower()
+
+
+def _specials(result: dict[str, Any] | None, tricks: list[dict[str, Any]], party_of: dict[int, str | None], contract: Any) -> list[str]:
+    """Special points: the result's items once over; before that what the tricks already show."""
+    if result is not None:
+        return [f"{i['name']} ({i['party']})" for i in result["items"] if _is_special(i["name"])]
+    if contract.to_dict().get("type") == "solo":
+        return []  # no special points in a solo
+    found = []
+    for trick in tricks:
+        if trick["augen"] >= 40:
+            found.append(f"Doppelkopf in trick {trick['number']} ({party_of.get(trick['winner']) or 'party unknown'})")
+        for play in trick["plays"]:
+            winner_party = party_of.get(trick["winner"])
+            loser_party = party_of.get(play["seat"])
+            if play["card"]["code"] == "AD" and play["seat"] != trick["winner"] and winner_party and loser_party and winner_party != loser_party:
+                found.append(f"Fuchs gefangen in trick {trick['number']} ({winner_party})")
+    return found
+
+
+def _is_special(name: str) -> bool:
+    lowered = name.lower()
+    return any(word.lower().split()[0] in lowered for word in _SPECIAL_LIVE) or "alten" in lowered
+
+
+def frame_message(frame: FeedFrame) -> dict[str, Any]:
+    """The SSE ``frame`` message: which image to load and the boxes to draw on it."""
+    boxes = []
+    for box in frame.boxes:
+        try:
+            card = Card.parse(box.card)
+            label = f"{card.symbol} {card.german_name}"
+        except ValueError:
+            label = box.card
+        boxes.append({"xyxy": [round(v, 1) for v in box.xyxy], "card": box.card, "label": label, "confidence": round(box.confidence, 2)})
+    return {"index": frame.index, "time": frame.time, "width": frame.width, "height": frame.height, "boxes": boxes}
