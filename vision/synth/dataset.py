@@ -1,0 +1,264 @@
+"""Random Doppelkopf scenes and the YOLO dataset written from them.
+
+Image ``i`` of a dataset depends only on ``(seed, i)``, so any split of the work over processes
+gives byte-identical labels.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.synth.faces import CARD_CODES, DISTRACTOR_CODES, Face, load_face_folder
+from vision.synth.scene import Arm, Camera, Deck, Look, PlacedCard, SceneAnnotation, Table, render_scene
+
+SIDES_DEG = (0.0, 90.0, 180.0, 270.0)  # bottom, right, top, left player (card angle for each)
+
+SKIN_TONES = ((160, 190, 235), (130, 165, 215), (100, 140, 200), (80, 110, 165), (55, 80, 120), (40, 60, 90))
+SLEEVES = ((40, 40, 40), (120, 60, 20), (200, 200, 200), (50, 50, 140), (60, 110, 60), (150, 150, 150), (30, 30, 90))
+
+
+@dataclass(frozen=True)
+class SceneConfig:
+    """What the generator draws.
+
+    Attributes:
+        imgsz: image side in pixels (images are square, as YOLO trains on them).
+        closeup_fraction: share of phone-style close-ups of 1-3 cards (the rest are whole tables).
+        procedural_decks: how many drawn deck designs to rotate through.
+        folder_fraction: share of scenes using a face folder's deck (when folders are given).
+        distractors: probability that close-ups include non-Doppelkopf cards (2-8), unlabelled.
+    """
+
+    imgsz: int = 640
+    closeup_fraction: float = 0.5
+    procedural_decks: int = 64
+    folder_fraction: float = 0.3
+    distractors: float = 0.25
+
+
+class DeckPool:
+    """Decks for a dataset: drawn ones by number and face folders, each built once per process."""
+
+    def __init__(self, seed: int, count: int, folders: Sequence[str | Path] = ()) -> None:
+        self.seed = seed
+        self.count = count
+        self.folders = [Path(f) for f in folders]
+        self._decks: dict[tuple[str, int], Deck] = {}
+        self._folder_faces: dict[int, dict[str, Face]] = {}
+
+    def procedural(self, k: int) -> Deck:
+        key = ("p", k)
+        if key not in self._decks:
+            self._decks[key] = Deck.procedural(seed=self.seed * 1000 + k)
+        return self._decks[key]
+
+    def folder(self, k: int) -> Deck:
+        key = ("f", k)
+        if key not in self._decks:
+            if k not in self._folder_faces:
+                self._folder_faces[k] = load_face_folder(self.folders[k])
+            self._decks[key] = Deck.from_faces(self._folder_faces[k], seed=self.seed * 1000 + 500 + k)
+        return self._decks[key]
+
+
+def _rot(v: np.ndarray, deg: float) -> np.ndarray:
+    a = math.radians(deg)
+    # Same sense as PlacedCard.angle_deg: counter-clockwise seen from above with y down.
+    return np.array([v[0] * math.cos(a) + v[1] * math.sin(a), -v[0] * math.sin(a) + v[1] * math.cos(a)])
+
+
+def _arm_from(rng: np.random.Generator, side_deg: float, reach: np.ndarray, distance: float) -> Arm:
+    start = _rot(np.array([rng.uniform(-15, 15), distance]), side_deg)
+    sleeve = SLEEVES[int(rng.integers(len(SLEEVES)))] if rng.random() < 0.7 else None
+    return Arm(tuple(start), tuple(reach), float(rng.uniform(5.5, 8.0)), SKIN_TONES[int(rng.integers(len(SKIN_TONES)))], sleeve)  # type: ignore[arg-type]
+
+
+def table_scene(rng: np.random.Generator, deck: Deck, imgsz: int) -> tuple[list[PlacedCard], list[Arm], Camera, bool]:
+    """A whole table: the current trick in the middle, won tricks and hands around it."""
+    cards: list[PlacedCard] = []
+    # Won tricks: face-down piles in front of players.
+    for side in SIDES_DEG:
+        for _ in range(int(rng.integers(0, 3))):
+            spot = _rot(np.array([rng.uniform(-25, 25), rng.uniform(25, 45)]), side)
+            for _ in range(int(rng.integers(1, 5))):
+                jitter = spot + rng.normal(0, 0.6, 2)
+                cards.append(PlacedCard("back", tuple(jitter), side + float(rng.normal(0, 20)) + float(rng.choice([0, 90])), face_up=False))
+    # A previous trick being gathered sometimes lies face up and messy.
+    if rng.random() < 0.15:
+        spot = _rot(np.array([rng.uniform(-20, 20), rng.uniform(15, 30)]), float(rng.choice(SIDES_DEG)))
+        for _ in range(int(rng.integers(2, 5))):
+            cards.append(PlacedCard(str(rng.choice(CARD_CODES)), tuple(spot + rng.normal(0, 2.0, 2)), float(rng.uniform(0, 360))))
+    # The current trick: up to four cards, each pushed in from its player's side, in play order.
+    n = int(rng.choice([0, 1, 2, 3, 4, 4], p=[0.05, 0.15, 0.2, 0.25, 0.2, 0.15]))
+    leader = int(rng.integers(4))
+    codes = [str(c) for c in rng.choice(CARD_CODES, size=n)]
+    if n >= 2 and rng.random() < 0.2:
+        codes[int(rng.integers(1, n))] = codes[0]  # both copies of a card in one trick
+    spread = rng.uniform(2.5, 10.0)
+    for k, code in enumerate(codes):
+        side = SIDES_DEG[(leader + k) % 4]
+        offset = np.array([rng.normal(0, 2.5), spread + rng.normal(0, 2.0)])
+        angle = side + float(rng.normal(0, 12 if rng.random() < 0.8 else 40))
+        cards.append(PlacedCard(code, tuple(_rot(offset, side)), angle))
+    arms = []
+    for _ in range(int(rng.choice([0, 0, 1, 1, 2]))):
+        side = float(rng.choice(SIDES_DEG))
+        reach = _rot(np.array([rng.uniform(-12, 12), rng.uniform(0, 25)]), side)
+        arms.append(_arm_from(rng, side, reach, 70.0))
+    camera = Camera(
+        width=imgsz,
+        height=imgsz,
+        view_width_cm=float(rng.uniform(35, 100)),
+        tilt_deg=float(min(abs(rng.normal(0, 15)), 35)),
+        tilt_toward_deg=float(rng.uniform(0, 360)),
+        yaw_deg=float(rng.uniform(0, 360)),
+        target=(float(rng.normal(0, 4)), float(rng.normal(0, 4))),
+        fov_deg=float(rng.uniform(45, 80)),
+        k1=float(rng.uniform(-0.08, 0.15)) if rng.random() < 0.5 else 0.0,
+        stretch=float(rng.uniform(0.9, 1.1)) if rng.random() < 0.3 else 1.0,
+    )
+    return cards, arms, camera, bool(rng.random() < 0.85)
+
+
+def closeup_scene(rng: np.random.Generator, deck: Deck, imgsz: int, distractors: float) -> tuple[list[PlacedCard], list[Arm], Camera, bool]:
+    """A phone photo of one to three cards filling much of the frame."""
+    w, h = deck.size_cm
+    n = int(rng.choice([1, 1, 2, 2, 3]))
+    pool = list(CARD_CODES)
+    extra = [c for c in deck.codes if c in DISTRACTOR_CODES]
+    cards: list[PlacedCard] = []
+    base_angle = float(rng.choice([0, 0, 0, 90, 180, 270])) + float(rng.normal(0, 8))
+    spacing = rng.uniform(0.5, 1.2) * w
+    for k in range(n):
+        code = str(rng.choice(extra)) if extra and rng.random() < distractors else str(rng.choice(pool))
+        along = (k - (n - 1) / 2) * spacing
+        center = _rot(np.array([along, rng.normal(0, 0.2 * h)]), base_angle)
+        angle = base_angle + float(rng.normal(0, 10 if rng.random() < 0.7 else 45))
+        cards.append(PlacedCard(code, tuple(center), angle))
+    if rng.random() < 0.3:  # parts of more cards at the frame's edge
+        for _ in range(int(rng.integers(1, 3))):
+            spot = rng.uniform(-1, 1, 2) * [w * 2.5, h * 2.0]
+            code = str(rng.choice(extra + pool)) if rng.random() < 0.7 else "back"
+            cards.insert(0, PlacedCard(code, tuple(spot), float(rng.uniform(0, 360)), face_up=code != "back"))
+    arms = []
+    if rng.random() < 0.1:
+        side = float(rng.choice(SIDES_DEG))
+        arms.append(_arm_from(rng, side, _rot(np.array([rng.uniform(-6, 6), rng.uniform(6, 14)]), side), 40.0))
+    extent = (n - 1) * spacing + w
+    camera = Camera(
+        width=imgsz,
+        height=imgsz,
+        view_width_cm=float(max(extent, h) * rng.uniform(1.15, 2.2)),
+        tilt_deg=float(min(abs(rng.normal(0, 12)), 35)),
+        tilt_toward_deg=float(rng.uniform(0, 360)),
+        yaw_deg=float(rng.normal(0, 6)),
+        target=(float(rng.normal(0, 1.5)), float(rng.normal(0, 1.5))),
+        fov_deg=float(rng.uniform(55, 75)),
+        k1=float(rng.uniform(-0.05, 0.1)) if rng.random() < 0.4 else 0.0,
+        # Phone exports squash a 3:4 photo into a square: cards look wider than they are.
+        stretch=float(rng.choice([1.0, 4 / 3, rng.uniform(0.9, 1.4)])),
+    )
+    return cards, arms, camera, True
+
+
+def generate_image(index: int, seed: int, config: SceneConfig, pool: DeckPool) -> tuple[np.ndarray, SceneAnnotation]:
+    """Renders image ``index`` of the dataset with ``seed``."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, index]))
+    if pool.folders and rng.random() < config.folder_fraction:
+        deck = pool.folder(int(rng.integers(len(pool.folders))))
+    else:
+        deck = pool.procedural(int(rng.integers(pool.count)))
+    table = Table.random(int(rng.integers(2**31)))
+    if rng.random() < config.closeup_fraction:
+        cards, arms, camera, over = closeup_scene(rng, deck, config.imgsz, config.distractors)
+    else:
+        cards, arms, camera, over = table_scene(rng, deck, config.imgsz)
+    look = Look.random(rng)
+    return render_scene(deck, table, cards, camera, arms, seed=int(rng.integers(2**31)), look=look, arms_over_cards=over)
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing a dataset
+
+_WORKER: dict[str, object] = {}
+
+
+def _init_worker(seed: int, config: SceneConfig, folders: Sequence[str]) -> None:
+    cv2.setNumThreads(1)
+    _WORKER["pool"] = DeckPool(seed, config.procedural_decks, folders)
+    _WORKER["config"] = config
+    _WORKER["seed"] = seed
+
+
+def _write_one(job: tuple[int, Path, str, str]) -> int:
+    index, out, split, target = job
+    pool = _WORKER["pool"]
+    config = _WORKER["config"]
+    seed = _WORKER["seed"]
+    image, annotation = generate_image(index, seed, config, pool)  # type: ignore[arg-type]
+    name = f"{index:07d}"
+    cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    lines = annotation.yolo_lines(target)
+    (out / "labels" / split / f"{name}.txt").write_text("".join(line + "\n" for line in lines))
+    meta = {"image": f"images/{split}/{name}.jpg", "seed": seed, "index": index, **annotation.to_dict()}
+    (out / "meta" / split / f"{name}.json").write_text(json.dumps(meta, separators=(",", ":")))
+    return len(lines)
+
+
+def data_yaml(root: Path) -> str:
+    """Ultralytics dataset file for ``root`` with the 24 names in class-id order."""
+    names = "".join(f"  {i}: {code}\n" for i, code in enumerate(CARD_CODES))
+    return f"# dokocam synthetic Doppelkopf scenes\npath: {root.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names}"
+
+
+def write_dataset(
+    out: str | Path,
+    images: int,
+    seed: int,
+    *,
+    config: SceneConfig = SceneConfig(),
+    target: str = "corners",
+    val_fraction: float = 0.1,
+    folders: Sequence[str | Path] = (),
+    workers: int = 1,
+) -> Iterator[int]:
+    """Writes ``OUT/images/{train,val}``, ``OUT/labels/...``, ``OUT/meta/...`` and ``OUT/data.yaml``.
+
+    Yields once per finished image (the number of labels written), for progress bars. Image
+    ``i < round(images * val_fraction)`` goes to ``val``.
+
+    Raises:
+        ValueError: bad counts, fraction or target.
+        FaceFolderError: a face folder is incomplete (checked before any image is drawn).
+    """
+    if images < 1:
+        raise ValueError(f"--images must be at least 1, got {images}")
+    if not 0 <= val_fraction < 1:
+        raise ValueError(f"--val-fraction must be in [0, 1), got {val_fraction}")
+    if target not in ("corners", "cards", "both"):
+        raise ValueError(f"--target must be corners, cards or both, got {target!r}")
+    for folder in folders:
+        load_face_folder(folder)  # fail early with the folder's problem
+    root = Path(out)
+    for kind in ("images", "labels", "meta"):
+        for split in ("train", "val"):
+            (root / kind / split).mkdir(parents=True, exist_ok=True)
+    (root / "data.yaml").write_text(data_yaml(root))
+    n_val = int(round(images * val_fraction))
+    jobs = [(i, root, "val" if i < n_val else "train", target) for i in range(images)]
+    folder_names = [str(f) for f in folders]
+    if workers <= 1:
+        _init_worker(seed, config, folder_names)
+        for job in jobs:
+            yield _write_one(job)
+        return
+    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(seed, config, folder_names)) as executor:
+        yield from executor.map(_write_one, jobs, chunksize=4)

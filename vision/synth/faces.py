@@ -1,0 +1,565 @@
+"""Card faces: the 24 Doppelkopf faces drawn procedurally, card backs, and face folders on disk.
+
+Every :class:`Face` knows where its corner indices are (``indices``: quadrilaterals in face
+pixels), so a scene can label exactly the printed rank+suit marks it makes visible.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+# Order fixed by docs/interfaces.md: class id = suit * 6 + rank.
+SUITS: tuple[str, ...] = ("C", "S", "H", "D")
+RANKS: tuple[str, ...] = ("9", "10", "J", "Q", "K", "A")
+CARD_CODES: tuple[str, ...] = tuple(rank + suit for suit in SUITS for rank in RANKS)
+# Ranks a Doppelkopf deck lacks; drawn as unlabelled look-alikes so the detector learns to ignore them.
+DISTRACTOR_RANKS: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8")
+DISTRACTOR_CODES: tuple[str, ...] = tuple(rank + suit for suit in SUITS for rank in DISTRACTOR_RANKS)
+
+_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp")
+_CODE_RE = re.compile(r"^(10|[2-9JQKA])([CSHD])$")
+
+
+class UnknownCardCodeError(ValueError):
+    """A card code is not one of ``9C 10C JC QC KC AC 9S ... AD`` (or a distractor ``2C``..``8D``)."""
+
+
+class FaceFolderError(ValueError):
+    """A face folder is missing faces or holds files not named by card code."""
+
+
+def card_index(code: str) -> int:
+    """Returns the class id of a Doppelkopf card code (``"QC"`` -> 3).
+
+    Raises:
+        UnknownCardCodeError: ``code`` is not one of the 24 Doppelkopf faces.
+
+    >>> card_index("9C"), card_index("QC"), card_index("AD")
+    (0, 3, 23)
+    """
+    try:
+        return CARD_CODES.index(code)
+    except ValueError:
+        raise UnknownCardCodeError(f"{code!r} is not a Doppelkopf card; use one of {' '.join(CARD_CODES)}") from None
+
+
+def split_code(code: str) -> tuple[str, str]:
+    """Splits ``"10H"`` into ``("10", "H")``; accepts distractor ranks 2-8 too."""
+    match = _CODE_RE.match(code)
+    if not match:
+        raise UnknownCardCodeError(f"{code!r} is not a card code like 'QC' or '10H'")
+    return match.group(1), match.group(2)
+
+
+@dataclass(frozen=True, eq=False)
+class Face:
+    """One printed card side as an image.
+
+    Attributes:
+        code: card code (``"QC"``), a distractor code (``"7H"``) or ``"back"``.
+        image: ``(h, w, 3)`` uint8 BGR.
+        mask: ``(h, w)`` uint8, 255 inside the card outline (rounded corners are 0).
+        indices: corner-index quadrilaterals, each ``(4, 2)`` float32 in face pixels
+            (top-left first, then the 180-degree copy, then any extra corners). Empty for backs.
+    """
+
+    code: str
+    image: np.ndarray
+    mask: np.ndarray
+    indices: tuple[np.ndarray, ...] = ()
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """``(width, height)`` in pixels."""
+        return self.image.shape[1], self.image.shape[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Styles
+
+
+_FONT_DIR = Path(__import__("matplotlib").get_data_path()) / "fonts" / "ttf"
+# Fonts shipped with matplotlib that have clear digits and capitals; serif faces resemble
+# classic decks, sans faces modern ones.
+FONT_FILES: tuple[str, ...] = (
+    "DejaVuSans.ttf",
+    "DejaVuSans-Bold.ttf",
+    "DejaVuSerif.ttf",
+    "DejaVuSerif-Bold.ttf",
+    "DejaVuSansMono-Bold.ttf",
+    "STIXGeneral.ttf",
+    "STIXGeneralBol.ttf",
+    "cmr10.ttf",
+    "cmss10.ttf",
+)
+
+INTERNATIONAL_LETTERS = {"J": "J", "Q": "Q", "K": "K", "A": "A"}
+GERMAN_LETTERS = {"J": "B", "Q": "D", "K": "K", "A": "A"}  # Bube, Dame, König, As
+
+_TWO_COLOUR = {"C": (20, 20, 20), "S": (20, 20, 20), "H": (40, 30, 205), "D": (40, 30, 205)}
+# Tournament four-colour deck: Kreuz black, Pik green, Herz red, Karo orange/yellow.
+_FOUR_COLOUR = {"C": (20, 20, 20), "S": (40, 140, 30), "H": (40, 30, 205), "D": (20, 150, 240)}
+
+
+@dataclass(frozen=True)
+class FaceStyle:
+    """How one deck is printed. ``FaceStyle.random(rng)`` draws a plausible deck.
+
+    Attributes:
+        width: face width in pixels; the height is ``width * aspect``.
+        aspect: height / width (1.40 poker ... 1.56 bridge and Skat).
+        corner_radius: rounded-corner radius as a fraction of the width.
+        stock: card stock colour (BGR).
+        inks: ink colour per suit (BGR).
+        letters: index letters for J Q K A (international or German B D K A).
+        font: font file name under matplotlib's font folder.
+        index_height: rank glyph height as a fraction of the card height.
+        index_margin: distance of the index from the card edge, fraction of the width.
+        four_indices: print the index in all four corners, not only two.
+        pip_scale: pip size relative to the default.
+        frame: BGR colour of the court-card picture frame.
+        palette: colours of the court pictures.
+        border: draw a thin border line near the edge.
+    """
+
+    width: int = 300
+    aspect: float = 1.4
+    corner_radius: float = 0.06
+    stock: tuple[int, int, int] = (245, 245, 245)
+    inks: Mapping[str, tuple[int, int, int]] = field(default_factory=lambda: dict(_TWO_COLOUR))
+    letters: Mapping[str, str] = field(default_factory=lambda: dict(INTERNATIONAL_LETTERS))
+    font: str = "DejaVuSans.ttf"
+    index_height: float = 0.085
+    index_margin: float = 0.05
+    four_indices: bool = False
+    pip_scale: float = 1.0
+    frame: tuple[int, int, int] = (160, 60, 30)
+    palette: tuple[tuple[int, int, int], ...] = ((40, 40, 200), (170, 80, 30), (40, 190, 230), (25, 25, 25))
+    border: bool = False
+
+    @property
+    def height(self) -> int:
+        return int(round(self.width * self.aspect))
+
+    @classmethod
+    def random(cls, rng: np.random.Generator, width: int = 300) -> FaceStyle:
+        """Draws a deck style: font, colours, index letters, proportions."""
+        four_colour = rng.random() < 0.3
+        inks = dict(_FOUR_COLOUR if four_colour else _TWO_COLOUR)
+        red = (int(rng.integers(20, 70)), int(rng.integers(10, 60)), int(rng.integers(170, 235)))
+        black = tuple(int(v) for v in rng.integers(5, 50, size=3))
+        for suit in inks:
+            if inks[suit] == _TWO_COLOUR["H"]:
+                inks[suit] = red
+            elif inks[suit] == _TWO_COLOUR["C"]:
+                inks[suit] = black  # type: ignore[assignment]
+        tint = rng.choice([0, 1, 2], p=[0.6, 0.3, 0.1])
+        base = int(rng.integers(222, 256))
+        if tint == 0:  # white
+            stock = (base, base, base)
+        elif tint == 1:  # cream
+            stock = (max(0, base - int(rng.integers(10, 35))), max(0, base - int(rng.integers(0, 12))), base)
+        else:  # cool grey-blue
+            stock = (base, max(0, base - int(rng.integers(0, 10))), max(0, base - int(rng.integers(5, 20))))
+        palettes = (
+            ((40, 40, 200), (170, 80, 30), (40, 190, 230), (25, 25, 25)),
+            ((50, 50, 180), (60, 130, 40), (30, 170, 220), (120, 40, 120)),
+            ((30, 60, 220), (200, 120, 40), (60, 200, 240), (20, 20, 20), (200, 200, 200)),
+        )
+        palette = palettes[int(rng.integers(len(palettes)))]
+        return cls(
+            width=width,
+            aspect=float(rng.choice([1.4, 1.4, 1.45, 1.5, 1.55, 1.56])),
+            corner_radius=float(rng.uniform(0.035, 0.09)),
+            stock=stock,
+            inks=inks,
+            letters=dict(GERMAN_LETTERS if rng.random() < 0.35 else INTERNATIONAL_LETTERS),
+            font=str(rng.choice(FONT_FILES)),
+            index_height=float(rng.uniform(0.075, 0.13)),
+            index_margin=float(rng.uniform(0.03, 0.075)),
+            four_indices=bool(rng.random() < 0.25),
+            pip_scale=float(rng.uniform(0.85, 1.15)),
+            frame=tuple(int(v) for v in rng.integers(0, 200, size=3)),  # type: ignore[arg-type]
+            palette=palette,
+            border=bool(rng.random() < 0.2),
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Primitive shapes
+
+
+def _circle(cx: float, cy: float, r: float, n: int = 24) -> np.ndarray:
+    t = np.linspace(0, 2 * math.pi, n, endpoint=False)
+    return np.stack([cx + r * np.cos(t), cy + r * np.sin(t)], axis=1)
+
+
+@functools.lru_cache(maxsize=None)
+def suit_polygons(suit: str) -> tuple[np.ndarray, ...]:
+    """Outline polygons of a suit symbol, in a unit box centred on 0 (y down), point up."""
+    t = np.linspace(0, 2 * math.pi, 64, endpoint=False)
+    # The classic heart curve, normalised to a unit-high shape.
+    hx = 16 * np.sin(t) ** 3
+    hy = -(13 * np.cos(t) - 5 * np.cos(2 * t) - 2 * np.cos(3 * t) - np.cos(4 * t))
+    heart = np.stack([hx, hy], axis=1)
+    heart = (heart - [0, (hy.max() + hy.min()) / 2]) / (hy.max() - hy.min())
+    if suit == "H":
+        return (heart,)
+    if suit == "D":
+        return (np.array([[0, -0.5], [0.36, 0], [0, 0.5], [-0.36, 0]], dtype=float),)
+    if suit == "S":
+        spade = heart * [1.0, -0.82] + [0, -0.08]
+        stem = np.array([[-0.05, 0.2], [0.05, 0.2], [0.2, 0.5], [-0.2, 0.5]])
+        return (spade, stem)
+    if suit == "C":
+        r = 0.19
+        stem = np.array([[-0.05, 0.05], [0.05, 0.05], [0.2, 0.5], [-0.2, 0.5]])
+        return (_circle(0, -0.29, r), _circle(-0.24, 0.07, r), _circle(0.24, 0.07, r), _circle(0, -0.02, 0.12), stem)
+    raise UnknownCardCodeError(f"{suit!r} is not a suit; use C, S, H or D")
+
+
+def _draw_pip(canvas: np.ndarray, suit: str, cx: float, cy: float, size: float, color: tuple[int, int, int], flip: bool) -> None:
+    polys = []
+    for poly in suit_polygons(suit):
+        p = poly * size
+        if flip:
+            p = -p
+        polys.append(np.round((p + [cx, cy]) * 16).astype(np.int32))
+    cv2.fillPoly(canvas, polys, color, cv2.LINE_AA, shift=4)
+
+
+@functools.lru_cache(maxsize=256)
+def _glyph_mask(text: str, font: str) -> np.ndarray:
+    """A tight ``uint8`` mask of ``text`` rendered large; resized by callers."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    pil_font = ImageFont.truetype(str(_FONT_DIR / font), size=160)
+    left, top, right, bottom = pil_font.getbbox(text)
+    image = Image.new("L", (right - left + 8, bottom - top + 8), 0)
+    ImageDraw.Draw(image).text((4 - left, 4 - top), text, font=pil_font, fill=255)
+    array = np.asarray(image)
+    ys, xs = np.nonzero(array > 20)
+    return np.ascontiguousarray(array[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1])
+
+
+def _paste(canvas: np.ndarray, mask: np.ndarray, x: int, y: int, color: tuple[int, int, int]) -> None:
+    """Blends ``color`` into ``canvas`` through ``mask`` placed with its top-left at ``(x, y)``."""
+    h, w = mask.shape
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, canvas.shape[1]), min(y + h, canvas.shape[0])
+    if x0 >= x1 or y0 >= y1:
+        return
+    alpha = mask[y0 - y : y1 - y, x0 - x : x1 - x, None].astype(np.float32) / 255.0
+    region = canvas[y0:y1, x0:x1].astype(np.float32)
+    canvas[y0:y1, x0:x1] = (region * (1 - alpha) + np.array(color, np.float32) * alpha).astype(np.uint8)
+
+
+def rounded_mask(width: int, height: int, radius: float) -> np.ndarray:
+    """A ``(height, width)`` uint8 card outline with corners of ``radius`` pixels."""
+    mask = np.zeros((height, width), np.uint8)
+    r = max(1, int(round(radius)))
+    cv2.rectangle(mask, (r, 0), (width - 1 - r, height - 1), 255, -1)
+    cv2.rectangle(mask, (0, r), (width - 1, height - 1 - r), 255, -1)
+    for cx, cy in ((r, r), (width - 1 - r, r), (r, height - 1 - r), (width - 1 - r, height - 1 - r)):
+        cv2.circle(mask, (cx, cy), r, 255, -1, cv2.LINE_AA)
+    return mask
+
+
+def _rotate_quad_180(quad: np.ndarray, width: int, height: int) -> np.ndarray:
+    return np.array([width, height], np.float32) - quad[[2, 3, 0, 1]]
+
+
+def _mirror_quad_x(quad: np.ndarray, width: int) -> np.ndarray:
+    out = quad[[1, 0, 3, 2]].copy()
+    out[:, 0] = width - out[:, 0]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Procedural faces
+
+# Pip positions for ranks 2-10 as (column, row) in a unit pip area; rows below 0.5 point up.
+_PIP_LAYOUT: dict[str, list[tuple[float, float]]] = {
+    "2": [(0.5, 0.0), (0.5, 1.0)],
+    "3": [(0.5, 0.0), (0.5, 0.5), (0.5, 1.0)],
+    "4": [(0, 0), (1, 0), (0, 1), (1, 1)],
+    "5": [(0, 0), (1, 0), (0.5, 0.5), (0, 1), (1, 1)],
+    "6": [(0, 0), (1, 0), (0, 0.5), (1, 0.5), (0, 1), (1, 1)],
+    "7": [(0, 0), (1, 0), (0.5, 0.25), (0, 0.5), (1, 0.5), (0, 1), (1, 1)],
+    "8": [(0, 0), (1, 0), (0.5, 0.25), (0, 0.5), (1, 0.5), (0.5, 0.75), (0, 1), (1, 1)],
+    "9": [(0, 0), (1, 0), (0, 1 / 3), (1, 1 / 3), (0.5, 0.5), (0, 2 / 3), (1, 2 / 3), (0, 1), (1, 1)],
+    "10": [(0, 0), (1, 0), (0.5, 1 / 6), (0, 1 / 3), (1, 1 / 3), (0, 2 / 3), (1, 2 / 3), (0.5, 5 / 6), (0, 1), (1, 1)],
+}
+
+
+def _draw_index(canvas: np.ndarray, rank_text: str, suit: str, style: FaceStyle) -> np.ndarray:
+    """Draws the top-left index and returns its quadrilateral (with a little margin)."""
+    h_px = style.height
+    w_px = style.width
+    glyph_h = max(6, int(round(style.index_height * h_px)))
+    glyph = _glyph_mask(rank_text, style.font)
+    scale = glyph_h / glyph.shape[0]
+    glyph_w = max(3, int(round(glyph.shape[1] * scale)))
+    max_w = int(0.2 * w_px)  # a narrow corner: condense wide "10"s as printers do
+    glyph_w = min(glyph_w, max_w)
+    glyph = cv2.resize(glyph, (glyph_w, glyph_h), interpolation=cv2.INTER_AREA)
+    pip = glyph_h * 0.8 * style.pip_scale
+    margin = style.index_margin * w_px
+    column_w = max(glyph_w, pip * 0.8)
+    cx = margin + column_w / 2
+    x = int(round(cx - glyph_w / 2))
+    y = int(round(margin * 0.9))
+    color = style.inks[suit]
+    _paste(canvas, glyph, x, y, color)
+    pip_cy = y + glyph_h + glyph_h * 0.15 + pip / 2
+    _draw_pip(canvas, suit, cx, pip_cy, pip, color, flip=False)
+    pad = 0.12 * glyph_h
+    x0, y0 = min(x, cx - pip * 0.4) - pad, y - pad
+    x1, y1 = max(x + glyph_w, cx + pip * 0.4) + pad, pip_cy + pip / 2 + pad
+    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+
+
+def _draw_court_picture(canvas: np.ndarray, rank: str, suit: str, style: FaceStyle, rng: np.random.Generator, box: tuple[int, int, int, int]) -> None:
+    """A picture-like court area: random figure shapes in the top half, mirrored below."""
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    half = np.full((h, w, 3), style.stock, np.uint8)
+    palette = [tuple(int(c) for c in p) for p in style.palette]
+    skin = (int(rng.integers(150, 200)), int(rng.integers(180, 220)), int(rng.integers(220, 250)))
+    hh = int(h * 0.6)  # the figure's extent; the split below keeps its upper part
+    # Robe: stripes and blocks.
+    for _ in range(int(rng.integers(4, 9))):
+        color = palette[int(rng.integers(len(palette)))]
+        pts = np.stack([rng.uniform(0, w, 4), rng.uniform(hh * 0.35, hh, 4)], axis=1)
+        cv2.fillPoly(half, [np.round(pts).astype(np.int32)], color, cv2.LINE_AA)
+    for _ in range(int(rng.integers(3, 8))):
+        color = palette[int(rng.integers(len(palette)))]
+        yy = int(rng.uniform(hh * 0.4, hh))
+        cv2.line(half, (0, yy), (w, yy + int(rng.integers(-20, 20))), color, int(rng.integers(1, 4)), cv2.LINE_AA)
+    # Head, hair, crown.
+    hx = int(w * rng.uniform(0.35, 0.65))
+    hy = int(hh * rng.uniform(0.22, 0.35))
+    hr = int(w * rng.uniform(0.1, 0.15))
+    hair = palette[int(rng.integers(len(palette)))]
+    cv2.ellipse(half, (hx, hy + hr // 3), (int(hr * 1.25), int(hr * 1.4)), 0, 0, 360, hair, -1, cv2.LINE_AA)
+    cv2.ellipse(half, (hx, hy), (hr, int(hr * 1.2)), 0, 0, 360, skin, -1, cv2.LINE_AA)
+    cv2.circle(half, (hx - hr // 3, hy - hr // 6), max(1, hr // 8), (30, 30, 30), -1, cv2.LINE_AA)
+    cv2.circle(half, (hx + hr // 3, hy - hr // 6), max(1, hr // 8), (30, 30, 30), -1, cv2.LINE_AA)
+    crown = palette[int(rng.integers(len(palette)))]
+    top = hy - int(hr * 1.1)
+    crown_pts = np.array([[hx - hr, top], [hx - hr, top - hr], [hx - hr // 2, top - hr // 2], [hx, top - int(hr * 1.3)], [hx + hr // 2, top - hr // 2], [hx + hr, top - hr], [hx + hr, top]])
+    cv2.fillPoly(half, [crown_pts.astype(np.int32)], crown, cv2.LINE_AA)
+    # A big pip in the picture, as most French-suited court cards carry.
+    _draw_pip(half, suit, w * rng.uniform(0.15, 0.3), hh * rng.uniform(0.12, 0.3), w * 0.22, style.inks[suit], flip=False)
+    outline = (int(rng.integers(0, 60)),) * 3
+    for _ in range(int(rng.integers(2, 6))):
+        pts = np.stack([rng.uniform(0, w, 3), rng.uniform(0, hh, 3)], axis=1).astype(np.int32)
+        cv2.polylines(half, [pts], False, outline, 1, cv2.LINE_AA)
+    yy, xx = np.mgrid[0:h, 0:w]
+    if rng.random() < 0.5:  # diagonal split as on English-pattern courts
+        lower = yy / h + xx / w > 1.0
+    else:
+        lower = yy * 2 >= h
+    picture = np.where(lower[..., None], np.rot90(half, 2), half)
+    canvas[y0:y1, x0:x1] = picture
+    cv2.rectangle(canvas, (x0, y0), (x1 - 1, y1 - 1), style.frame, max(1, w // 80), cv2.LINE_AA)
+
+
+def draw_face(code: str, style: FaceStyle, seed: int = 0) -> Face:
+    """Draws one face of ``style``; the same ``(code, style, seed)`` always gives the same pixels.
+
+    Raises:
+        UnknownCardCodeError: ``code`` is not a card code.
+    """
+    rank, suit = split_code(code)
+    rng = np.random.default_rng(np.random.SeedSequence([seed, CARD_CODES.index(code) if code in CARD_CODES else 100 + DISTRACTOR_CODES.index(code)]))
+    w, h = style.width, style.height
+    canvas = np.empty((h, w, 3), np.uint8)
+    canvas[:] = style.stock
+    if style.border:
+        inset = int(style.index_margin * w * 0.4)
+        cv2.rectangle(canvas, (inset, inset), (w - 1 - inset, h - 1 - inset), style.inks[suit], 1, cv2.LINE_AA)
+    ink = style.inks[suit]
+    rank_text = style.letters.get(rank, rank)
+    quad = _draw_index(canvas, rank_text, suit, style)
+    index_right = float(quad[1, 0])
+
+    # Pip area between the indices.
+    if rank in _PIP_LAYOUT:
+        pip = w * (0.14 if rank in ("9", "10") else 0.17) * style.pip_scale
+        left, right = max(index_right + pip * 0.45, w * 0.27), min(w - index_right - pip * 0.45, w * 0.73)
+        top, bottom = h * 0.16 + pip / 2, h * 0.84 - pip / 2
+        for col, row in _PIP_LAYOUT[rank]:
+            px = left + col * (right - left)
+            py = top + row * (bottom - top)
+            _draw_pip(canvas, suit, px, py, pip, ink, flip=row > 0.5)
+    elif rank == "A":
+        size = w * rng.uniform(0.3, 0.5)
+        if rng.random() < 0.3:
+            cv2.circle(canvas, (w // 2, h // 2), int(size * 0.75), ink, max(1, w // 100), cv2.LINE_AA)
+        _draw_pip(canvas, suit, w / 2, h / 2, size, ink, flip=False)
+    else:
+        fx0 = int(round(index_right + w * 0.01))
+        fy0 = int(round(h * 0.09))
+        _draw_court_picture(canvas, rank, suit, style, rng, (fx0, fy0, w - fx0, h - fy0))
+
+    # The 180-degree copy (and two more corners on four-index decks).
+    opposite = _rotate_quad_180(quad, w, h)
+    _copy_corner(canvas, quad, opposite, rotate=True)
+    quads = [quad, opposite]
+    if style.four_indices:
+        # An index reads upright from its own short edge: mirror the position, not the glyphs.
+        top_right = _mirror_quad_x(quad, w)
+        _copy_corner(canvas, quad, top_right)
+        bottom_left = _rotate_quad_180(top_right, w, h)
+        _copy_corner(canvas, quad, bottom_left, rotate=True)
+        quads += [top_right, bottom_left]
+    mask = rounded_mask(w, h, style.corner_radius * w)
+    canvas[mask == 0] = style.stock
+    return Face(code, canvas, mask, tuple(q.astype(np.float32) for q in quads))
+
+
+def _copy_corner(canvas: np.ndarray, src_quad: np.ndarray, dst_quad: np.ndarray, *, rotate: bool = False) -> None:
+    """Copies the pixels under ``src_quad``'s bounding box to ``dst_quad``'s, optionally turned 180 degrees."""
+    sx0, sy0 = np.floor(src_quad.min(axis=0)).astype(int).clip(0)
+    sx1, sy1 = np.ceil(src_quad.max(axis=0)).astype(int)
+    patch = canvas[sy0:sy1, sx0:sx1].copy()
+    if rotate:
+        patch = np.rot90(patch, 2)
+    dx0, dy0 = np.floor(dst_quad.min(axis=0)).astype(int).clip(0)
+    ph, pw = patch.shape[:2]
+    region = canvas[dy0 : dy0 + ph, dx0 : dx0 + pw]
+    region[:] = patch[: region.shape[0], : region.shape[1]]
+
+
+def draw_back(style: FaceStyle, seed: int = 0) -> Face:
+    """Draws a card back: a border and a repeating pattern in one or two colours."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 999]))
+    w, h = style.width, style.height
+    canvas = np.empty((h, w, 3), np.uint8)
+    canvas[:] = style.stock
+    colors = [(150, 40, 30), (40, 40, 170), (40, 110, 40), (30, 30, 30), (120, 40, 110), (20, 120, 200)]
+    main = colors[int(rng.integers(len(colors)))]
+    inset = int(w * rng.uniform(0.04, 0.09))
+    cv2.rectangle(canvas, (inset, inset), (w - 1 - inset, h - 1 - inset), main, -1)
+    kind = int(rng.integers(3))
+    light = tuple(min(255, c + 90) for c in main)
+    step = int(w * rng.uniform(0.05, 0.12))
+    if kind == 0:  # diagonal lattice
+        for k in range(-h, w + h, step):
+            cv2.line(canvas, (k, 0), (k + h, h), light, 1, cv2.LINE_AA)
+            cv2.line(canvas, (k, h), (k + h, 0), light, 1, cv2.LINE_AA)
+    elif kind == 1:  # dots
+        for yy in range(inset + step // 2, h - inset, step):
+            for xx in range(inset + step // 2, w - inset, step):
+                cv2.circle(canvas, (xx, yy), max(1, step // 4), light, -1, cv2.LINE_AA)
+    else:  # concentric frames
+        for k in range(inset + step // 2, min(w, h) // 2, step):
+            cv2.rectangle(canvas, (k, k), (w - 1 - k, h - 1 - k), light, 1, cv2.LINE_AA)
+    cv2.rectangle(canvas, (0, 0), (w - 1, h - 1), style.stock, inset)
+    mask = rounded_mask(w, h, style.corner_radius * w)
+    return Face("back", canvas, mask)
+
+
+# ---------------------------------------------------------------------------------------------
+# Face folders
+
+
+# Where the index sits on a face image of a real deck, as fractions of its width and height.
+# Chosen a little larger than the index on common decks, so a box never cuts a glyph.
+FOLDER_INDEX_BOX = (0.0, 0.0, 0.22, 0.27)
+
+
+def load_face_folder(
+    path: str | Path,
+    *,
+    border: float | None = None,
+    index_box: tuple[float, float, float, float] = FOLDER_INDEX_BOX,
+    stock: tuple[int, int, int] = (245, 245, 245),
+    corner_radius: float = 0.05,
+) -> dict[str, Face]:
+    """Loads face images named by card code (``QC.png``, ``10H.jpg`` ...) from ``path``.
+
+    All 24 Doppelkopf faces must be present; ranks 2-8 may be present too (drawn unlabelled).
+    Transparent images are composed onto plain card stock.
+
+    Args:
+        path: the folder.
+        border: stock margin added around each image, as a fraction of its width; ``None`` adds
+            4% to images with transparency (art with the border cropped away) and none to photos.
+        index_box: ``(x0, y0, x1, y1)`` of the top-left index as fractions of the image (before
+            the border); the bottom-right index is its 180-degree copy.
+        stock: card stock colour (BGR) behind transparent art and in the border.
+        corner_radius: rounded-corner radius as a fraction of the card width.
+
+    Raises:
+        FaceFolderError: the folder is missing, a face is missing, a file is named like no card
+            or cannot be read.
+    """
+    folder = Path(path)
+    if not folder.is_dir():
+        raise FaceFolderError(f"face folder {folder} does not exist or is not a folder")
+    files: dict[str, Path] = {}
+    bad: list[str] = []
+    for file in sorted(folder.iterdir()):
+        if file.suffix.lower() not in _IMAGE_SUFFIXES:
+            continue
+        code = file.stem.upper()
+        if not _CODE_RE.match(code):
+            bad.append(file.name)
+            continue
+        if code in files:
+            raise FaceFolderError(f"{folder} holds two images for {code}: {files[code].name} and {file.name}")
+        files[code] = file
+    if bad:
+        raise FaceFolderError(
+            f"{folder}: {', '.join(bad)} not named by card code; name faces like QC.png, 10H.png "
+            f"(rank 9 10 J Q K A, suit C S H D)"
+        )
+    missing = [code for code in CARD_CODES if code not in files]
+    if missing:
+        raise FaceFolderError(f"{folder} lacks faces for {' '.join(missing)} (expected files like {missing[0]}.png)")
+    faces: dict[str, Face] = {}
+    for code, file in files.items():
+        image = cv2.imread(str(file), cv2.IMREAD_UNCHANGED)
+        if image is None:
+            raise FaceFolderError(f"cannot read {file} as an image")
+        faces[code] = _face_from_image(code, image, border, index_box, stock, corner_radius)
+    return faces
+
+
+def _face_from_image(
+    code: str,
+    image: np.ndarray,
+    border: float | None,
+    index_box: tuple[float, float, float, float],
+    stock: tuple[int, int, int],
+    corner_radius: float,
+) -> Face:
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    has_alpha = image.shape[2] == 4
+    if image.dtype != np.uint8:
+        image = (image / (image.max() or 1) * 255).astype(np.uint8)
+    if has_alpha:
+        alpha = image[:, :, 3:4].astype(np.float32) / 255.0
+        image = (image[:, :, :3] * alpha + np.array(stock, np.float32) * (1 - alpha)).astype(np.uint8)
+    if border is None:
+        border = 0.04 if has_alpha else 0.0
+    h, w = image.shape[:2]
+    pad = int(round(border * w))
+    if pad:
+        image = cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=stock)
+    fw, fh = image.shape[1], image.shape[0]
+    x0, y0, x1, y1 = index_box
+    quad = np.array([[pad + x0 * w, pad + y0 * h], [pad + x1 * w, pad + y0 * h], [pad + x1 * w, pad + y1 * h], [pad + x0 * w, pad + y1 * h]], np.float32)
+    mask = rounded_mask(fw, fh, corner_radius * fw)
+    image = np.ascontiguousarray(image)
+    return Face(code, image, mask, (quad, _rotate_quad_180(quad, fw, fh)))

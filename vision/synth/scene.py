@@ -1,0 +1,720 @@
+"""Rendering a table seen from above, with exact labels for every card drawn.
+
+Table coordinates are centimetres with the origin at the table's centre, ``x`` to the right and
+``y`` towards the bottom player (the player nearest an un-rotated camera's image bottom). Every
+pixel and every label goes through the same homography and lens distortion, so labels follow
+what is drawn.
+
+Typical use by a renderer of game videos::
+
+    deck = Deck.procedural(seed=3)
+    table = Table.random(seed=3)
+    camera = Camera(width=1280, height=720, view_width_cm=90, tilt_deg=20)
+    image, annotation = render_scene(deck, table, [PlacedCard("QC", (0, 8), 5)], camera, seed=frame)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.synth.faces import CARD_CODES, Face, FaceStyle, draw_back, draw_face
+from vision.synth.textures import Surface
+
+# Physical card sizes in centimetres (width, height).
+POKER_CM = (6.35, 8.89)
+SKAT_CM = (5.9, 9.1)
+
+OWNER_NONE = -1  # background
+OWNER_HIDDEN = -2  # an occluder or a face-down card: hides what is below, labels nothing
+
+
+class Deck:
+    """One deck: 24 faces (drawn lazily), distractor faces and a back, plus its physical size.
+
+    Faces are drawn on first use and cached; the pixels depend only on the deck's seed.
+    """
+
+    def __init__(self, style: FaceStyle, seed: int, faces: Mapping[str, Face] | None = None, size_cm: tuple[float, float] | None = None) -> None:
+        self.style = style
+        self.seed = seed
+        self._faces: dict[str, Face] = dict(faces or {})
+        self._procedural = faces is None
+        self.back = draw_back(style, seed)
+        if size_cm is None:
+            width_cm = float(np.random.default_rng(seed).uniform(5.7, 6.4))
+            size_cm = (width_cm, width_cm * style.aspect)
+        self.size_cm = size_cm
+
+    @classmethod
+    def procedural(cls, seed: int, face_width: int = 300) -> Deck:
+        """A drawn deck whose style (fonts, colours, letters, proportions) is chosen by ``seed``."""
+        style = FaceStyle.random(np.random.default_rng(np.random.SeedSequence([seed, 1])), width=face_width)
+        return cls(style, seed)
+
+    @classmethod
+    def from_faces(cls, faces: Mapping[str, Face], seed: int, width_cm: float = 6.3) -> Deck:
+        """A deck of given face images (see :func:`~vision.synth.faces.load_face_folder`)."""
+        w, h = faces[CARD_CODES[0]].size
+        style = FaceStyle.random(np.random.default_rng(np.random.SeedSequence([seed, 1])), width=w)
+        style = FaceStyle(width=w, aspect=h / w, corner_radius=style.corner_radius, stock=style.stock)
+        return cls(style, seed, faces=faces, size_cm=(width_cm, width_cm * h / w))
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """Codes this deck can show face up (the 24, plus distractors where it has them)."""
+        if self._procedural:
+            from vision.synth.faces import DISTRACTOR_CODES
+
+            return CARD_CODES + DISTRACTOR_CODES
+        return tuple(self._faces)
+
+    def face(self, code: str) -> Face:
+        """The face of ``code`` (``"back"`` gives the back)."""
+        if code == "back":
+            return self.back
+        face = self._faces.get(code)
+        if face is None:
+            if not self._procedural:
+                raise KeyError(f"this deck has no face for {code!r}")
+            face = self._faces[code] = draw_face(code, self.style, self.seed)
+        return face
+
+
+@dataclass(frozen=True)
+class PlacedCard:
+    """A card lying on the table.
+
+    Attributes:
+        code: card code (``"QC"``); ignored for labels when face down.
+        center: ``(x, y)`` in table centimetres.
+        angle_deg: rotation, counter-clockwise as seen from above; 0 reads upright for the bottom
+            player, 90 for the right player... (a card pushed in from the left player is ~-90).
+        face_up: face-down cards show the deck's back and are never labelled.
+    """
+
+    code: str
+    center: tuple[float, float]
+    angle_deg: float = 0.0
+    face_up: bool = True
+
+
+@dataclass(frozen=True)
+class Arm:
+    """A forearm and hand reaching over the table (an occluder, never labelled).
+
+    Attributes:
+        start: where the arm enters, table cm (usually beyond the table's edge).
+        end: the hand's centre, table cm.
+        width_cm: forearm width; the hand is a bit wider.
+        skin: BGR skin colour.
+        sleeve: BGR sleeve colour, or ``None`` for a bare arm.
+    """
+
+    start: tuple[float, float]
+    end: tuple[float, float]
+    width_cm: float = 7.0
+    skin: tuple[int, int, int] = (140, 170, 215)
+    sleeve: tuple[int, int, int] | None = None
+
+
+@dataclass(frozen=True)
+class Camera:
+    """A pinhole camera above the table, with radial lens distortion.
+
+    Attributes:
+        width, height: image size in pixels.
+        view_width_cm: table width seen across the image centre.
+        tilt_deg: angle between the optical axis and the table's normal (0 = straight down).
+        tilt_toward_deg: direction the camera leans, degrees in the table plane.
+        yaw_deg: rotation of the image about the optical axis.
+        target: table point at the image centre (cm).
+        fov_deg: horizontal field of view; wider means stronger perspective.
+        k1: radial distortion (positive = barrel), relative to the half diagonal.
+        stretch: horizontal / vertical scale of the delivered image (phone exports squashed to squares).
+    """
+
+    width: int = 640
+    height: int = 640
+    view_width_cm: float = 80.0
+    tilt_deg: float = 0.0
+    tilt_toward_deg: float = 0.0
+    yaw_deg: float = 0.0
+    target: tuple[float, float] = (0.0, 0.0)
+    fov_deg: float = 60.0
+    k1: float = 0.0
+    stretch: float = 1.0
+
+    @cached_property
+    def homography(self) -> np.ndarray:
+        """3x3 map from table cm to ideal (undistorted) image pixels."""
+        w, h = self.width, self.height
+        f = (w / 2) / math.tan(math.radians(self.fov_deg) / 2)
+        distance = f * self.view_width_cm / w
+        yaw = math.radians(self.yaw_deg)
+        rz = np.array([[math.cos(yaw), -math.sin(yaw), 0], [math.sin(yaw), math.cos(yaw), 0], [0, 0, 1]])
+        lean = math.radians(self.tilt_toward_deg)
+        axis = np.array([math.cos(lean), math.sin(lean), 0.0])
+        rotation = _axis_angle(axis, math.radians(self.tilt_deg)) @ rz
+        # Camera looks along +z (into the table) from z = -distance; rows of R are camera axes.
+        forward = rotation.T @ np.array([0.0, 0.0, 1.0])
+        center = np.array([self.target[0], self.target[1], 0.0]) - distance * forward
+        t = -rotation @ center
+        k = np.array([[f * self.stretch, 0, w / 2], [0, f, h / 2], [0, 0, 1]])
+        hom = k @ np.column_stack([rotation[:, 0], rotation[:, 1], t])
+        return hom / hom[2, 2]
+
+    def distort(self, points: np.ndarray) -> np.ndarray:
+        """Maps ideal image points ``(n, 2)`` to delivered (distorted) pixels."""
+        points = np.asarray(points, np.float64).reshape(-1, 2)
+        if self.k1 == 0:
+            return points
+        c = np.array([self.width / 2, self.height / 2])
+        norm = math.hypot(self.width / 2, self.height / 2)
+        d = (points - c) / norm
+        ru = np.linalg.norm(d, axis=1)
+        # Solve ru = rd * (1 + k1 rd^2) for rd by Newton's method.
+        rd = ru.copy()
+        for _ in range(8):
+            rd = rd - (rd * (1 + self.k1 * rd**2) - ru) / (1 + 3 * self.k1 * rd**2)
+        scale = np.where(ru > 1e-9, rd / np.maximum(ru, 1e-9), 1.0)
+        return c + d * scale[:, None] * norm
+
+    def project(self, points_cm: np.ndarray) -> np.ndarray:
+        """Maps table points ``(n, 2)`` in cm to delivered image pixels."""
+        return self.distort(_apply_h(self.homography, points_cm))
+
+    @cached_property
+    def undistort_maps(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``cv2.remap`` maps from delivered pixels to ideal pixels, or ``None`` without distortion."""
+        if self.k1 == 0:
+            return None
+        yy, xx = np.mgrid[0 : self.height, 0 : self.width].astype(np.float32)
+        cx, cy = self.width / 2, self.height / 2
+        norm = math.hypot(cx, cy)
+        r2 = ((xx - cx) ** 2 + (yy - cy) ** 2) / norm**2
+        scale = 1 + self.k1 * r2
+        return (cx + (xx - cx) * scale).astype(np.float32), (cy + (yy - cy) * scale).astype(np.float32)
+
+    def margin(self) -> int:
+        """Extra ideal-image border needed so barrel distortion never samples outside it."""
+        if self.k1 <= 0:
+            return 2
+        return int(math.ceil(self.k1 * math.hypot(self.width / 2, self.height / 2) * 1.05)) + 2
+
+
+def _axis_angle(axis: np.ndarray, angle: float) -> np.ndarray:
+    x, y, z = axis / (np.linalg.norm(axis) or 1.0)
+    c, s, cc = math.cos(angle), math.sin(angle), 1 - math.cos(angle)
+    return np.array(
+        [
+            [c + x * x * cc, x * y * cc - z * s, x * z * cc + y * s],
+            [y * x * cc + z * s, c + y * y * cc, y * z * cc - x * s],
+            [z * x * cc - y * s, z * y * cc + x * s, c + z * z * cc],
+        ]
+    )
+
+
+def _apply_h(hom: np.ndarray, points: np.ndarray) -> np.ndarray:
+    pts = np.asarray(points, np.float64).reshape(-1, 2)
+    ph = np.column_stack([pts, np.ones(len(pts))]) @ hom.T
+    return ph[:, :2] / ph[:, 2:3]
+
+
+@dataclass(frozen=True)
+class Look:
+    """Light and camera artefacts of one shot; ``Look.random(rng)`` draws a plausible one.
+
+    Attributes:
+        light_gradient: strength of a smooth brightness gradient (0 = even light).
+        light_angle_deg: direction the light falls from (also sets shadow direction).
+        shadow: darkness of shadows cast by cards and arms (0..1).
+        glare: strength of a soft specular spot (0 = none).
+        color_gain: per-channel BGR gains (colour cast / white balance).
+        brightness: overall exposure multiplier.
+        vignette: corner darkening (0..1).
+        motion_blur_px: length of a linear motion blur (0 = none).
+        focus_blur_px: Gaussian blur sigma (0 = sharp).
+        noise: Gaussian sensor-noise sigma in grey levels.
+        jpeg_quality: JPEG re-compression quality, or 0 for none.
+    """
+
+    light_gradient: float = 0.0
+    light_angle_deg: float = 45.0
+    shadow: float = 0.0
+    glare: float = 0.0
+    color_gain: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    brightness: float = 1.0
+    vignette: float = 0.0
+    motion_blur_px: float = 0.0
+    focus_blur_px: float = 0.0
+    noise: float = 0.0
+    jpeg_quality: int = 0
+
+    @classmethod
+    def random(cls, rng: np.random.Generator) -> Look:
+        warm = rng.normal(0, 0.06)
+        return cls(
+            light_gradient=float(rng.uniform(0, 0.45)),
+            light_angle_deg=float(rng.uniform(0, 360)),
+            shadow=float(rng.uniform(0.1, 0.5)),
+            glare=float(rng.uniform(0.2, 0.8)) if rng.random() < 0.25 else 0.0,
+            color_gain=(float(1 - warm + rng.normal(0, 0.03)), float(1 + rng.normal(0, 0.03)), float(1 + warm + rng.normal(0, 0.03))),
+            brightness=float(rng.uniform(0.7, 1.15)),
+            vignette=float(rng.uniform(0, 0.4)),
+            motion_blur_px=float(rng.uniform(2, 9)) if rng.random() < 0.15 else 0.0,
+            focus_blur_px=float(rng.uniform(0.5, 1.8)) if rng.random() < 0.3 else 0.0,
+            noise=float(rng.uniform(0, 8)),
+            jpeg_quality=int(rng.integers(35, 96)) if rng.random() < 0.8 else 0,
+        )
+
+
+@dataclass(frozen=True)
+class Table:
+    """A surface and the light above it; ``Table.random(seed)`` picks both."""
+
+    surface: Surface
+    look: Look = field(default_factory=Look)
+
+    @classmethod
+    def random(cls, seed: int) -> Table:
+        rng = np.random.default_rng(np.random.SeedSequence([seed, 2]))
+        return cls(Surface.random(rng), Look.random(rng))
+
+
+@dataclass
+class CardAnnotation:
+    """Where one placed card ended up in the delivered image.
+
+    Attributes:
+        code: card code (``"QC"``); distractors keep their code (``"7H"``) with ``class_id`` None.
+        class_id: Doppelkopf class id, or ``None`` (face down or not a Doppelkopf card).
+        face_up: whether the face is shown.
+        corners: ``(4, 2)`` image points of the face's top-left, top-right, bottom-right, bottom-left.
+        indices: corner-index quadrilaterals, each ``(4, 2)`` image points.
+        index_visibility: per index, the fraction of its area unoccluded and inside the image.
+        index_boxes: per index, ``[x1, y1, x2, y2]`` around its visible pixels, or ``None``.
+        visible_fraction: fraction of the card's area unoccluded and inside the image.
+        box: ``[x1, y1, x2, y2]`` around the card's visible pixels, or ``None``.
+    """
+
+    code: str
+    class_id: int | None
+    face_up: bool
+    corners: np.ndarray
+    indices: list[np.ndarray]
+    index_visibility: list[float]
+    index_boxes: list[list[float] | None]
+    visible_fraction: float
+    box: list[float] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "class_id": self.class_id,
+            "face_up": self.face_up,
+            "corners": np.round(self.corners, 2).tolist(),
+            "indices": [np.round(q, 2).tolist() for q in self.indices],
+            "index_visibility": [round(v, 3) for v in self.index_visibility],
+            "index_boxes": [None if b is None else [round(v, 2) for v in b] for b in self.index_boxes],
+            "visible_fraction": round(self.visible_fraction, 3),
+            "box": None if self.box is None else [round(v, 2) for v in self.box],
+        }
+
+
+TARGETS = ("corners", "cards", "both")
+
+
+@dataclass
+class SceneAnnotation:
+    """Everything known about one rendered image."""
+
+    width: int
+    height: int
+    cards: list[CardAnnotation]
+
+    def boxes(self, target: str = "corners", *, index_threshold: float = 0.6, card_threshold: float = 0.5) -> list[tuple[int, list[float]]]:
+        """Labelled boxes ``(class_id, [x1, y1, x2, y2])`` in pixels.
+
+        Args:
+            target: ``"corners"`` (one box per visible corner index), ``"cards"`` (one box per
+                visible card) or ``"both"``.
+            index_threshold: an index counts as visible when at least this fraction of it is
+                unoccluded and inside the image; raising it drops more half-hidden indices.
+            card_threshold: a card with no visible index still gets a card box when at least
+                this fraction of it shows.
+
+        Raises:
+            ValueError: unknown ``target``.
+        """
+        if target not in TARGETS:
+            raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
+        out: list[tuple[int, list[float]]] = []
+        for card in self.cards:
+            if card.class_id is None:
+                continue
+            visible = [b for b, v in zip(card.index_boxes, card.index_visibility) if b is not None and v >= index_threshold]
+            if target in ("corners", "both"):
+                out.extend((card.class_id, b) for b in visible)
+            if target in ("cards", "both") and card.box is not None and (visible or card.visible_fraction >= card_threshold):
+                out.append((card.class_id, card.box))
+        return out
+
+    def yolo_lines(self, target: str = "corners", **kwargs: float) -> list[str]:
+        """Ultralytics label lines ``class cx cy w h`` (normalised) for :meth:`boxes`."""
+        lines = []
+        for class_id, (x1, y1, x2, y2) in self.boxes(target, **kwargs):
+            cx, cy = (x1 + x2) / 2 / self.width, (y1 + y2) / 2 / self.height
+            w, h = (x2 - x1) / self.width, (y2 - y1) / self.height
+            lines.append(f"{class_id} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
+        return lines
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"width": self.width, "height": self.height, "cards": [c.to_dict() for c in self.cards]}
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering
+
+
+def card_corners_cm(card: PlacedCard, size_cm: tuple[float, float]) -> np.ndarray:
+    """The face's top-left, top-right, bottom-right, bottom-left corners in table cm."""
+    w, h = size_cm
+    a = math.radians(card.angle_deg)
+    # Counter-clockwise seen from above with y pointing down the image: negate the usual sign.
+    rot = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
+    local = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
+    return local @ rot.T + np.asarray(card.center)
+
+
+def _face_to_table(card: PlacedCard, face: Face, size_cm: tuple[float, float]) -> np.ndarray:
+    fw, fh = face.size
+    src = np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float32)
+    dst = card_corners_cm(card, size_cm).astype(np.float32)
+    return cv2.getPerspectiveTransform(src, dst)
+
+
+def _roi(points: np.ndarray, width: int, height: int, pad: int = 2) -> tuple[int, int, int, int] | None:
+    x0, y0 = np.floor(points.min(axis=0)).astype(int) - pad
+    x1, y1 = np.ceil(points.max(axis=0)).astype(int) + pad
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)
+    if x0 >= x1 or y0 >= y1:
+        return None
+    return int(x0), int(y0), int(x1), int(y1)
+
+
+def _shift(dx: float, dy: float) -> np.ndarray:
+    return np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], np.float64)
+
+
+def _polygon_area(points: np.ndarray) -> float:
+    x, y = points[:, 0], points[:, 1]
+    return float(abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2)
+
+
+class _Canvas:
+    """The ideal (undistorted) image with a margin, and who owns each pixel."""
+
+    def __init__(self, camera: Camera, background: np.ndarray) -> None:
+        self.m = camera.margin()
+        self.image = background.astype(np.float32)
+        self.owner = np.full(background.shape[:2], OWNER_NONE, np.int16)
+        self.h, self.w = background.shape[:2]
+        self.to_canvas = _shift(self.m, self.m) @ camera.homography
+
+    def shadow(self, polygon: np.ndarray, offset: tuple[float, float], blur: float, strength: float) -> None:
+        if strength <= 0:
+            return
+        pts = polygon + np.asarray(offset)
+        pad = int(3 * blur) + 2
+        roi = _roi(pts, self.w, self.h, pad)
+        if roi is None:
+            return
+        x0, y0, x1, y1 = roi
+        mask = np.zeros((y1 - y0, x1 - x0), np.float32)
+        cv2.fillPoly(mask, [np.round((pts - [x0, y0]) * 16).astype(np.int32)], 1.0, cv2.LINE_AA, shift=4)
+        if blur > 0.3:
+            mask = cv2.GaussianBlur(mask, (0, 0), blur)
+        self.image[y0:y1, x0:x1] *= (1 - strength * mask)[..., None]
+
+    def paste(self, image: np.ndarray, mask: np.ndarray, hom: np.ndarray, owner: int) -> None:
+        """Warps ``image`` (with its 0..255 ``mask``) by ``hom`` (source px -> canvas px)."""
+        h, w = mask.shape
+        corners = _apply_h(hom, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))
+        roi = _roi(corners, self.w, self.h)
+        if roi is None:
+            return
+        x0, y0, x1, y1 = roi
+        local = _shift(-x0, -y0) @ hom
+        size = (x1 - x0, y1 - y0)
+        warped = cv2.warpPerspective(image, local, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        alpha = cv2.warpPerspective(mask, local, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        a = alpha.astype(np.float32)[..., None] / 255.0
+        region = self.image[y0:y1, x0:x1]
+        region *= 1 - a
+        region += warped.astype(np.float32) * a
+        self.owner[y0:y1, x0:x1][alpha >= 128] = owner
+
+
+def _arm_polygons(arm: Arm) -> list[tuple[np.ndarray, tuple[int, int, int]]]:
+    """Polygons (table cm) and colours of an arm: forearm, sleeve, palm and fingers."""
+    start, end = np.asarray(arm.start, float), np.asarray(arm.end, float)
+    direction = end - start
+    length = float(np.linalg.norm(direction)) or 1.0
+    d = direction / length
+    n = np.array([-d[1], d[0]])
+    half = arm.width_cm / 2
+    out: list[tuple[np.ndarray, tuple[int, int, int]]] = []
+    wrist = end - d * arm.width_cm * 0.9
+    forearm = np.array([start + n * half * 1.15, wrist + n * half, wrist - n * half, start - n * half * 1.15])
+    out.append((forearm, arm.skin))
+    if arm.sleeve is not None:
+        cuff = start + (wrist - start) * 0.55
+        out.append((np.array([start + n * half * 1.3, cuff + n * half * 1.2, cuff - n * half * 1.2, start - n * half * 1.3]), arm.sleeve))
+    t = np.linspace(0, 2 * math.pi, 24, endpoint=False)
+    palm = end + np.outer(np.cos(t) * arm.width_cm * 0.75, d) + np.outer(np.sin(t) * half * 1.25, n)
+    out.append((palm, arm.skin))
+    for k, offset in enumerate((-0.75, -0.25, 0.25, 0.7)):
+        base = end + d * arm.width_cm * 0.45 + n * offset * half * 1.1
+        length_f = arm.width_cm * (0.8 + 0.25 * (k in (1, 2)))
+        tip = base + d * length_f
+        out.append((np.array([base + n * 0.8, tip + n * 0.7, tip + d * 0.5, tip - n * 0.7, base - n * 0.8]), arm.skin))
+    thumb_base = end + n * half * 1.0
+    out.append((np.array([thumb_base - d * 1.0, thumb_base + n * arm.width_cm * 0.6 + d * 1.5, thumb_base + n * arm.width_cm * 0.5 + d * 2.3, thumb_base + d * 0.8]), arm.skin))
+    return out
+
+
+_BACKGROUND_CACHE: dict[tuple[Any, ...], np.ndarray] = {}
+
+
+def render_background(table: Table, camera: Camera) -> np.ndarray:
+    """The bare table as the camera sees it, before distortion (ideal image plus margin)."""
+    key = (table.surface, camera)
+    cached = _BACKGROUND_CACHE.get(key)
+    if cached is not None:
+        return cached
+    m = camera.margin()
+    w, h = camera.width + 2 * m, camera.height + 2 * m
+    to_canvas = _shift(m, m) @ camera.homography
+    inv = np.linalg.inv(to_canvas)
+    corners_cm = _apply_h(inv, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))
+    lo, hi = corners_cm.min(axis=0), corners_cm.max(axis=0)
+    # Texture resolution follows the image centre's scale, capped so steep tilts stay cheap.
+    cm_per_px = camera.view_width_cm / camera.width
+    tw = int(min((hi[0] - lo[0]) / cm_per_px, 3 * w)) + 2
+    th = int(min((hi[1] - lo[1]) / cm_per_px, 3 * h)) + 2
+    sx, sy = (hi[0] - lo[0]) / tw, (hi[1] - lo[1]) / th
+    texture = table.surface.render(tw, th, max(sx, sy))
+    tex_to_table = np.array([[sx, 0, lo[0]], [0, sy, lo[1]], [0, 0, 1]])
+    background = cv2.warpPerspective(texture, to_canvas @ tex_to_table, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    if len(_BACKGROUND_CACHE) > 8:
+        _BACKGROUND_CACHE.clear()
+    _BACKGROUND_CACHE[key] = background
+    return background
+
+
+def render_scene(
+    deck: Deck,
+    table: Table,
+    cards: Sequence[PlacedCard],
+    camera: Camera,
+    arms: Sequence[Arm] = (),
+    *,
+    seed: int = 0,
+    look: Look | None = None,
+    arms_over_cards: bool = True,
+) -> tuple[np.ndarray, SceneAnnotation]:
+    """Renders cards (drawn in list order, later ones on top) and arms on ``table``.
+
+    Args:
+        deck: the faces and back to draw.
+        table: surface and default look.
+        cards: the cards, bottom first.
+        camera: where the camera is and its image size.
+        arms: forearms and hands, drawn above the cards (or below, with ``arms_over_cards=False``).
+        seed: varies the per-frame randomness (noise, glare position).
+        look: light and artefacts; ``table.look`` when ``None``.
+
+    Returns:
+        The BGR image ``(camera.height, camera.width, 3)`` and its annotation; annotation ``cards``
+        are in the order of ``cards``.
+    """
+    look = table.look if look is None else look
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 7]))
+    canvas = _Canvas(camera, render_background(table, camera))
+    light = math.radians(look.light_angle_deg)
+    px_per_cm = camera.width / camera.view_width_cm
+    shadow_dir = np.array([math.cos(light), math.sin(light)])
+    card_shadow = shadow_dir * px_per_cm * 0.12
+    arm_shadow = shadow_dir * px_per_cm * 2.5
+
+    def draw_arms() -> None:
+        for arm in arms:
+            polys = [(_apply_h(canvas.to_canvas, p), c) for p, c in _arm_polygons(arm)]
+            for pts, _ in polys:
+                canvas.shadow(pts, tuple(arm_shadow), px_per_cm * 1.5, look.shadow * 0.8)
+            for k, (pts, color) in enumerate(polys):
+                _fill_shaded(canvas, pts, color, rng)
+
+    if not arms_over_cards:
+        draw_arms()
+    placed: list[tuple[PlacedCard, Face, np.ndarray]] = []
+    for i, card in enumerate(cards):
+        face = deck.face(card.code if card.face_up else "back")
+        hom = canvas.to_canvas @ _face_to_table(card, face, deck.size_cm)
+        fw, fh = face.size
+        outline = _apply_h(hom, np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float64))
+        canvas.shadow(outline, tuple(card_shadow), px_per_cm * 0.15, look.shadow)
+        canvas.paste(face.image, face.mask, hom, i if card.face_up else OWNER_HIDDEN)
+        placed.append((card, face, hom))
+    if arms_over_cards:
+        draw_arms()
+
+    image, owner = _finish(canvas, camera, look, rng)
+    annotation = _annotate(placed, owner, camera, canvas)
+    return image, annotation
+
+
+def _fill_shaded(canvas: _Canvas, pts: np.ndarray, color: tuple[int, int, int], rng: np.random.Generator) -> None:
+    roi = _roi(pts, canvas.w, canvas.h, 2)
+    if roi is None:
+        return
+    x0, y0, x1, y1 = roi
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(mask, [np.round((pts - [x0, y0]) * 16).astype(np.int32)], 255, cv2.LINE_AA, shift=4)
+    a = mask.astype(np.float32)[..., None] / 255.0
+    # Rounded limbs: darker towards the outline.
+    depth = cv2.GaussianBlur(mask, (0, 0), max(1.0, min(mask.shape) / 8)).astype(np.float32)[..., None] / 255.0
+    shade = np.array(color, np.float32) * (0.65 + 0.35 * depth)
+    region = canvas.image[y0:y1, x0:x1]
+    region *= 1 - a
+    region += shade * a
+    canvas.owner[y0:y1, x0:x1][mask >= 128] = OWNER_HIDDEN
+
+
+def _finish(canvas: _Canvas, camera: Camera, look: Look, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Light, lens and sensor: from the ideal canvas to the delivered image and owner map."""
+    image = canvas.image
+    m = canvas.m
+    h, w = camera.height, camera.width
+    maps = camera.undistort_maps
+    if maps is None:
+        image = image[m : m + h, m : m + w]
+        owner = canvas.owner[m : m + h, m : m + w]
+    else:
+        mx, my = maps[0] + m, maps[1] + m
+        image = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        owner = cv2.remap(canvas.owner.astype(np.float32), mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=OWNER_NONE).astype(np.int16)
+    image = np.ascontiguousarray(image)
+    # Light: a smooth gradient, vignette and a glare spot.
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    a = math.radians(look.light_angle_deg)
+    ramp = ((xx - w / 2) * math.cos(a) + (yy - h / 2) * math.sin(a)) / max(w, h)
+    gain = look.brightness * (1 - look.light_gradient * ramp)
+    if look.vignette > 0:
+        r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
+        gain = gain * (1 - look.vignette * r2)
+    image *= gain[..., None] * np.array(look.color_gain, np.float32)
+    if look.glare > 0:
+        gx, gy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
+        sigma = rng.uniform(0.05, 0.2) * max(w, h)
+        spot = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2 * rng.uniform(0.3, 1.0)) / (2 * sigma**2))
+        image += (look.glare * 200 * spot)[..., None]
+    if camera.stretch != 1.0:
+        pass  # the stretch is part of the homography; nothing to resample here
+    if look.motion_blur_px >= 1.5:
+        k = int(round(look.motion_blur_px)) | 1
+        kernel = np.zeros((k, k), np.float32)
+        kernel[k // 2, :] = 1.0 / k
+        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), float(rng.uniform(0, 180)), 1.0)
+        kernel = cv2.warpAffine(kernel, rot, (k, k))
+        kernel /= kernel.sum() or 1.0
+        image = cv2.filter2D(image, -1, kernel)
+    if look.focus_blur_px > 0.3:
+        image = cv2.GaussianBlur(image, (0, 0), look.focus_blur_px)
+    if look.noise > 0:
+        image += rng.standard_normal(image.shape, dtype=np.float32) * look.noise
+    out = np.clip(image, 0, 255).astype(np.uint8)
+    if look.jpeg_quality:
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(look.jpeg_quality)])
+        if ok:
+            out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out, owner
+
+
+def _annotate(placed: list[tuple[PlacedCard, Face, np.ndarray]], owner: np.ndarray, camera: Camera, canvas: _Canvas) -> SceneAnnotation:
+    h, w = owner.shape
+    from_canvas = _shift(-canvas.m, -canvas.m)
+    cards: list[CardAnnotation] = []
+    for i, (card, face, hom) in enumerate(placed):
+        to_ideal = from_canvas @ hom
+        fw, fh = face.size
+
+        def project(points: np.ndarray, to_ideal: np.ndarray = to_ideal) -> np.ndarray:
+            return camera.distort(_apply_h(to_ideal, points))
+
+        outline = _densify(np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float64))
+        corners = project(outline[:: len(outline) // 4])
+        full_area = _polygon_area(project(outline))
+        code = card.code if card.face_up else "back"
+        class_id = CARD_CODES.index(card.code) if card.face_up and card.code in CARD_CODES else None
+        mine = owner == i if card.face_up else None
+        box, fraction = None, 0.0
+        if mine is not None:
+            count = int(mine.sum())
+            fraction = count / full_area if full_area > 0 else 0.0
+            box = _mask_box(mine) if count else None
+        indices, visibility, boxes = [], [], []
+        if card.face_up:
+            for quad in face.indices:
+                q = project(_densify(quad.astype(np.float64), 4))
+                indices.append(project(quad.astype(np.float64)))
+                vis, qbox = _region_visibility(q, mine, w, h)  # type: ignore[arg-type]
+                visibility.append(vis)
+                boxes.append(qbox)
+        cards.append(CardAnnotation(code, class_id, card.face_up, corners, indices, visibility, boxes, min(fraction, 1.0), box))
+    return SceneAnnotation(w, h, cards)
+
+
+def _densify(polygon: np.ndarray, per_edge: int = 8) -> np.ndarray:
+    """Adds points along each edge so a curved (distorted) outline stays accurate."""
+    out = []
+    n = len(polygon)
+    for k in range(n):
+        a, b = polygon[k], polygon[(k + 1) % n]
+        for t in np.arange(per_edge) / per_edge:
+            out.append(a + (b - a) * t)
+    return np.array(out)
+
+
+def _mask_box(mask: np.ndarray) -> list[float] | None:
+    ys = np.flatnonzero(mask.any(axis=1))
+    xs = np.flatnonzero(mask.any(axis=0))
+    if len(xs) == 0:
+        return None
+    return [float(xs[0]), float(ys[0]), float(xs[-1] + 1), float(ys[-1] + 1)]
+
+
+def _region_visibility(polygon: np.ndarray, mine: np.ndarray, w: int, h: int) -> tuple[float, list[float] | None]:
+    area = _polygon_area(polygon)
+    if area <= 0:
+        return 0.0, None
+    roi = _roi(polygon, w, h, 1)
+    if roi is None:
+        return 0.0, None
+    x0, y0, x1, y1 = roi
+    region = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(region, [np.round((polygon - [x0, y0]) * 16).astype(np.int32)], 1, cv2.LINE_8, shift=4)
+    seen = (region > 0) & mine[y0:y1, x0:x1]
+    count = int(seen.sum())
+    if not count:
+        return 0.0, None
+    box = _mask_box(seen)
+    assert box is not None
+    return min(count / area, 1.0), [box[0] + x0, box[1] + y0, box[2] + x0, box[3] + y0]
