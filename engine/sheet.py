@@ -41,7 +41,13 @@ import enum
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
+
+from engine.contract import Contract, ContractType
+from engine.rules import Rules
+
+if TYPE_CHECKING:
+    from engine.game import Game
 
 __all__ = [
     "BockStacking",
@@ -91,6 +97,9 @@ class ScoredResult(Protocol):
 
     @property
     def bock_trigger(self) -> bool: ...
+
+    @property
+    def bock(self) -> int: ...
 
 
 def check_entries(entries: Sequence[int], *, game: int | None = None) -> None:
@@ -177,7 +186,7 @@ class SheetEntry:
         game_points: The game's points per seat, before the Bock multiplier.
         points: Each sheet player's entry (multiplied); players who did not play are absent.
         totals: Every sheet player's running total after this game.
-        contract: A short label of the contract ("normal", "solo queens", ...).
+        contract: The contract's display name ("Normalspiel", "Damensolo", ...).
         solo_player: The declarer of a declared solo, else None.
         pflichtsolo: True when the game was the declarer's Pflichtsolo.
         bock_trigger: True when the game queued a Bock round.
@@ -189,7 +198,7 @@ class SheetEntry:
     game_points: tuple[int, ...]
     points: dict[str, int]
     totals: dict[str, int]
-    contract: str = "normal"
+    contract: str = "Normalspiel"
     solo_player: str | None = None
     pflichtsolo: bool = False
     bock_trigger: bool = False
@@ -212,7 +221,7 @@ class _Input:
 
     points: tuple[int, ...] | None
     solo_seat: int | None = None
-    contract: str = "normal"
+    contract: str = "Normalspiel"
     bock_trigger: bool = False
     abandoned_by: str | None = None
 
@@ -237,8 +246,8 @@ class Partie:
 
     Args:
         players: 4 or 5 names in clockwise seating order.
-        rules: The engine's `Rules`; the sheet reads its `bockrunden` and `pflichtsolo` switches.
-            None means the tournament rules (no Bock, no Pflichtsolo).
+        rules: The house rules; the sheet reads the `bockrunden` and `pflichtsolo` switches.
+            None means `Rules.tournament()` (no Bock rounds, no Pflichtsolo).
         first_dealer: Who deals the first game; by default the last player, so that the first
             game's seats are the players in the given order.
         games: End after this many scored games.
@@ -255,7 +264,7 @@ class Partie:
     def __init__(
         self,
         players: Sequence[str],
-        rules: Any = None,
+        rules: Rules | None = None,
         *,
         first_dealer: str | None = None,
         games: int | None = None,
@@ -280,9 +289,9 @@ class Partie:
         if first_dealer not in names:
             raise SheetError(f"first dealer {first_dealer!r} is not one of {names}")
         self.players: tuple[str, ...] = tuple(names)
-        self.rules = rules
-        self.bockrunden = bool(getattr(rules, "bockrunden", False))
-        self.pflichtsolo = bool(getattr(rules, "pflichtsolo", False))
+        self.rules = rules if rules is not None else Rules.tournament()
+        self.bockrunden = self.rules.bockrunden
+        self.pflichtsolo = self.rules.pflichtsolo
         if self.pflichtsolo and (games is not None or target is not None):
             raise SheetError(
                 "Pflichtsolo needs a Partie by rounds (or open-ended): "
@@ -359,14 +368,31 @@ class Partie:
 
     # -- writing the sheet -------------------------------------------------------------
 
-    def record(self, result: ScoredResult, contract: Any = None) -> SheetEntry:
+    def new_game(self, contract: Contract | None = None, hands: Sequence[Sequence[object]] | None = None) -> Game:
+        """An `engine.Game` for the current deal: its players in seat order, the rules, its Bocks.
+
+        Raises:
+            PartieOverError: When the Partie is over.
+        """
+        from engine.game import Game
+
+        deal = self.deal
+        if deal is None:
+            raise PartieOverError("the Partie is over; no more games can be dealt")
+        return Game(self.rules, contract, deal.seats, hands, bock=deal.bocks)  # type: ignore[arg-type]
+
+    def record(self, result: ScoredResult, contract: Contract | None = None) -> SheetEntry:
         """Score a finished game under the current deal.
 
+        The sheet decides how many Bocks lie on a game (`deal.bocks`). A result scored with
+        exactly those Bocks (a game from `new_game`) is written as it is; a result scored
+        without Bock (`bock=0`) is multiplied by `deal.multiplier`.
+
         Args:
-            result: The game's result; `points` in game seat order (without Bock) and
-                `bock_trigger`. `engine.GameResult` fits.
-            contract: The game's `engine.Contract` (seats as in the game); None for a normal
-                game. Only a declared solo counts as a Pflichtsolo.
+            result: The game's result (`engine.GameResult`): `points` in game seat order,
+                `bock` and `bock_trigger`.
+            contract: The game's contract (seats as in the game); None for a normal game.
+                Only a declared solo counts as a Pflichtsolo.
 
         Returns:
             The new sheet line.
@@ -375,17 +401,32 @@ class Partie:
             PartieOverError: When the Partie is over.
             ScoreCheckError: When the points break DDV 7.3.3.
             PflichtsoloError: When this deal is a Vorführung and the game is not that player's solo.
+            SheetError: When the result was scored with Bocks other than 0 or the deal's.
         """
+        deal = self.deal
+        if deal is None:
+            raise PartieOverError("the Partie is over; no more games can be recorded")
+        points = tuple(result.points)
+        bock = getattr(result, "bock", 0)
+        if bock == deal.bocks and bock:
+            # Already multiplied by the game; undo it so the sheet multiplies once.
+            points = tuple(p // deal.multiplier for p in points)
+        elif bock:
+            raise SheetError(
+                f"game {deal.number} was scored with {bock} Bock(s) but the sheet has {deal.bocks} "
+                "on this deal; build the game with Partie.new_game() or with bock=0"
+            )
         solo_seat, label = _solo_seat_and_label(contract)
         return self.record_points(
-            tuple(result.points),
-            solo_seat=solo_seat,
-            contract=label,
-            bock_trigger=bool(result.bock_trigger),
+            points, solo_seat=solo_seat, contract=label, bock_trigger=bool(result.bock_trigger)
         )
 
-    def record_game(self, game: Any) -> SheetEntry:
-        """Score a finished `engine.Game` (its `result()` and `contract`) under the current deal."""
+    def record_game(self, game: Game) -> SheetEntry:
+        """Score a finished `engine.Game` (its `result()` and `contract`) under the current deal.
+
+        Raises:
+            ValueError: When the game is not over; else as `record`.
+        """
         return self.record(game.result(), game.contract)
 
     def record_points(
@@ -401,7 +442,7 @@ class Partie:
         Args:
             points: Four points in game seat order, as the game's result gives them.
             solo_seat: The game seat of the declarer of a declared solo, if it was one.
-            contract: A label for the sheet; defaults to "solo" or "normal".
+            contract: A label for the sheet; defaults to "Solo" or "Normalspiel".
             bock_trigger: True when the game queues a Bock round (ignored without Bockrunden).
 
         Raises:
@@ -409,7 +450,7 @@ class Partie:
         """
         if solo_seat is not None and not 0 <= solo_seat < SEATS:
             raise SheetError(f"solo seat must be 0..3, got {solo_seat}")
-        label = contract if contract is not None else ("solo" if solo_seat is not None else "normal")
+        label = contract if contract is not None else ("Solo" if solo_seat is not None else "Normalspiel")
         item = _Input(tuple(int(p) for p in points), solo_seat, label, bool(bock_trigger))
         return self._push(item)
 
@@ -450,11 +491,11 @@ class Partie:
         A player who did not play a game has an empty entry.
 
         >>> p = Partie(["A", "B", "C", "D"])
-        >>> _ = p.record_points((3, -1, -1, -1), solo_seat=0, contract="solo queens")
+        >>> _ = p.record_points((3, -1, -1, -1), solo_seat=0, contract="Damensolo")
         >>> p.csv_rows()[0][:7]
         ['game', 'round', 'dealer', 'contract', 'multiplier', 'note', 'A']
         >>> p.csv_rows()[1]
-        ['1', '1', 'D', 'solo queens', '1', '', '3', '-1', '-1', '-1', '3', '-1', '-1', '-1']
+        ['1', '1', 'D', 'Damensolo', '1', '', '3', '-1', '-1', '-1', '3', '-1', '-1', '-1']
         """
         header = ["game", "round", "dealer", "contract", "multiplier", "note"]
         header += list(self.players) + [f"total {p}" for p in self.players]
@@ -634,15 +675,10 @@ class Partie:
                 state.over = True
 
 
-def _solo_seat_and_label(contract: Any) -> tuple[int | None, str]:
-    """The declared solo's declarer seat (None otherwise) and a label, from an engine Contract."""
+def _solo_seat_and_label(contract: Contract | None) -> tuple[int | None, str]:
+    """The declared solo's declarer seat (None otherwise) and the contract's display name."""
     if contract is None:
-        return None, "normal"
-    kind = getattr(contract, "type", None)
-    kind_name = str(getattr(kind, "value", kind) or "normal").lower()
-    solo_kind = getattr(contract, "kind", None)
-    declarer = getattr(contract, "declarer", None)
-    if kind_name == "solo":
-        label = f"solo {getattr(solo_kind, 'value', solo_kind)}" if solo_kind is not None else "solo"
-        return declarer, label
-    return None, kind_name
+        return None, Contract.normal().name
+    if contract.type is ContractType.SOLO:
+        return contract.declarer, contract.name
+    return None, contract.name

@@ -5,9 +5,12 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
+from engine import Contract, Rules, SoloKind
+from engine.record import load_record
 from engine.sheet import (
     BockStacking,
     Partie,
@@ -23,16 +26,18 @@ FIVE = ["Anna", "Ben", "Cem", "Dora", "Emil"]
 NORMAL = (1, -1, -1, 1)  # seats 0 and 3 win a plain game
 
 
-@dataclass(frozen=True)
-class FakeRules:
-    bockrunden: bool = False
-    pflichtsolo: bool = False
+REFERENCE = Path(__file__).resolve().parents[1] / "reference_games"
+
+
+def FakeRules(**switches: bool) -> Rules:  # noqa: N802 - reads like the value it builds
+    return Rules(**switches)
 
 
 @dataclass(frozen=True)
 class FakeResult:
     points: tuple[int, int, int, int]
     bock_trigger: bool = False
+    bock: int = 0
 
 
 def play_normal(p: Partie, n: int, points: tuple[int, ...] = NORMAL) -> None:
@@ -263,7 +268,7 @@ def test_bock_is_applied_before_the_ddv_check() -> None:
 def test_after_a_pflichtsolo_the_same_dealer_deals_again() -> None:
     p = Partie(FOUR, rules=FakeRules(pflichtsolo=True), rounds=2)
     assert p.pflichtsolo_owed == FOUR
-    entry = p.record_points((3, -1, -1, -1), solo_seat=0, contract="solo queens")
+    entry = p.record_points((3, -1, -1, -1), solo_seat=0, contract="Damensolo")
     assert entry.pflichtsolo and not entry.vorfuehrung
     assert p.deal.dealer == "Dora" and p.deal.number == 2
     assert p.pflichtsolo_owed == ["Ben", "Cem", "Dora"]
@@ -309,7 +314,7 @@ def test_vorfuehrung_in_the_last_round() -> None:
         p.record_points(NORMAL)
     with pytest.raises(PflichtsoloError, match="Vorführung"):
         p.record_points((-1, 3, -1, -1), solo_seat=1)
-    entry = p.record_points((-3, 1, 1, 1), solo_seat=0, contract="solo clubs")
+    entry = p.record_points((-3, 1, 1, 1), solo_seat=0, contract="Kreuzsolo")
     assert entry.vorfuehrung and entry.pflichtsolo
     assert p.pflichtsolo_owed == []
     assert p.deal.vorhand == "Dora" and p.deal.forced_solo is None
@@ -382,36 +387,55 @@ def test_undo_rebuilds_the_sheet() -> None:
 
 
 def test_record_takes_a_result_and_a_contract() -> None:
-    @dataclass(frozen=True)
-    class FakeContract:
-        type: str
-        declarer: int | None = None
-        kind: str | None = None
-
     p = Partie(FOUR, rules=FakeRules(pflichtsolo=True, bockrunden=True), rounds=2)
-    entry = p.record(FakeResult((-1, -1, -1, 3), bock_trigger=True), FakeContract("solo", 3, "queens"))
+    entry = p.record(FakeResult((-1, -1, -1, 3), bock_trigger=True), Contract.solo(SoloKind.QUEENS, 3))
     assert entry.solo_player == "Dora" and entry.pflichtsolo
-    assert entry.contract == "solo queens" and entry.bock_trigger
-    entry = p.record(FakeResult((-3, 1, 1, 1)), FakeContract("silent_hochzeit", 0))
+    assert entry.contract == "Damensolo" and entry.bock_trigger
+    entry = p.record(FakeResult((-3, 1, 1, 1)), Contract.silent_hochzeit(0))
     assert entry.solo_player is None and not entry.pflichtsolo  # a silent Hochzeit is no Pflichtsolo
-    assert entry.deal.multiplier == 2
+    assert entry.contract == "stille Hochzeit"
+    assert entry.deal.multiplier == 2 and entry.points["Anna"] == -6
+
+
+def test_a_result_scored_with_the_deals_bocks_is_not_doubled_twice() -> None:
+    p = Partie(FOUR, rules=FakeRules(bockrunden=True))
+    p.record(FakeResult((1, -1, -1, 1), bock_trigger=True))
+    entry = p.record(FakeResult((2, -2, -2, 2), bock=1))
+    assert entry.game_points == (1, -1, -1, 1)
+    assert sorted(entry.points.values()) == [-2, -2, 2, 2]
+    with pytest.raises(SheetError, match="scored with 2 Bock"):
+        p.record(FakeResult((4, -4, -4, 4), bock=2))
+
+
+def test_real_games_on_the_sheet() -> None:
+    record = load_record(REFERENCE / "82187246.json")
+    game = record.to_game()
+    p = Partie(record.players, rules=Rules.pub())  # pub rules: Bockrunden
+    deal = p.deal
+    assert deal.seats == record.players
+    entry = p.record_game(game)
+    assert entry.game_points == game.result().points == (-5, 5, 5, -5)
+    assert p.totals == {"player1": -5, "player2": 5, "player3": 5, "player4": -5}
+    # new_game builds the next game for the deal: seats, rules and Bocks
+    nxt = p.new_game(Contract.normal())
+    assert nxt.players == p.deal.seats and nxt.rules == Rules.pub() and nxt.bock == p.deal.bocks
 
 
 def test_csv_export_has_entries_and_running_totals() -> None:
     p = Partie(FIVE, rules=FakeRules(bockrunden=True))
     p.record_points(NORMAL, bock_trigger=True)
     p.abandon()
-    p.record_points((-3, 1, 1, 1), solo_seat=0, contract="solo hearts")
+    p.record_points((-3, 1, 1, 1), solo_seat=0, contract="Herzsolo")
     rows = list(csv.reader(io.StringIO(p.to_csv())))
     assert rows == p.csv_rows()
     header, first, second, third = rows
     assert header == ["game", "round", "dealer", "contract", "multiplier", "note", *FIVE] + [
         f"total {name}" for name in FIVE
     ]
-    assert first[:6] == ["1", "1", "Emil", "normal", "1", "Bock"]
+    assert first[:6] == ["1", "1", "Emil", "Normalspiel", "1", "Bock"]
     assert first[6:11] == ["1", "-1", "-1", "1", ""]
     assert second[5] == "abandoned" and second[6:11] == ["", "", "", "", ""]
     # game 3: Ben deals and sits out; Cem declares; Bock doubles
-    assert third[2:5] == ["Ben", "solo hearts", "2"]
+    assert third[2:5] == ["Ben", "Herzsolo", "2"]
     assert third[6:11] == ["2", "", "-6", "2", "2"]
     assert third[11:] == ["3", "-1", "-7", "3", "2"]
