@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from engine.cards import Card, Rank, Suit
+from engine.cards import ALL_CARDS, Card, Rank, Suit
 from engine.contract import SUIT_NAMES, TRUMP, Contract, ContractType
 from engine.errors import IllegalCallError, IllegalPlayError, RulesError
 from engine.rules import Rules
@@ -186,10 +186,11 @@ class Game:
         self.players = tuple(players)
         if self.contract.type is ContractType.ARMUT and not self.rules.armut:
             raise RulesError("Armut is not played under these rules; set the 'armut' switch")
-        self.hands: tuple[Counter[Card], ...] | None = None
+        self._hand_counts: tuple[list[int], ...] | None = None
+        self._hands: tuple[Counter[Card], ...] | None = None
         if hands is not None:
-            self.hands = _parse_hands(hands, self.rules)
-        if strict and self.hands is None:
+            self._hand_counts = _parse_hands(hands, self.rules)
+        if strict and self._hand_counts is None:
             raise RulesError("a strict game needs the hands")
         self.strict = strict
         self.bock = bock
@@ -206,12 +207,14 @@ class Game:
         self.tricks: list[Trick] = []
         self.current_trick = self._new_trick(0)
         self.to_move: int | None = 0
+        self._trick_seats = 0  # bit mask of the seats in the current trick
         self.flags: list[Flag] = []
         self._played = [0, 0, 0, 0]
         self._seen = [0] * 24
         self._fox_seats: list[int] = []
         self._voids: list[dict[int, int]] = [{}, {}, {}, {}]
-        self._remaining = None if self.hands is None else [Counter(h) for h in self.hands]
+        self._copies = self.rules.copies_of
+        self._remaining = None if self._hand_counts is None else [list(counts) for counts in self._hand_counts]
         self._calls: list[_CallRecord] = []
         self._revealed: list[Party | None] = [None, None, None, None]
         self._qc_seats: list[int] = []
@@ -219,12 +222,20 @@ class Game:
         self._hochzeit_decided_at = 0  # 1-based trick that decided the Hochzeit; 0 = undecided
         self._apply_contract_knowledge()
 
+    @property
+    def hands(self) -> tuple[Counter[Card], ...] | None:
+        """The four hands as dealt (Counters), or None when unknown."""
+        if self._hands is None and self._hand_counts is not None:
+            self._hands = tuple(
+                Counter({card: n for card, n in zip(ALL_CARDS, row) if n}) for row in self._hand_counts
+            )
+        return self._hands
+
     def _schweinchen_from_hands(self) -> int | None:
-        if not (self.rules.schweinchen and self.contract.allows_schweinchen and self.hands):
+        if not (self.rules.schweinchen and self.contract.allows_schweinchen and self._hand_counts):
             return None
-        fox = Card(Rank.ACE, Suit.DIAMONDS)
-        for seat, hand in enumerate(self.hands):
-            if hand[fox] >= 2:
+        for seat, row in enumerate(self._hand_counts):
+            if row[_FOX] >= 2:
                 return seat
         return None
 
@@ -322,7 +333,7 @@ class Game:
         if seat != self.to_move:
             raise IllegalPlayError(f"seat {seat} played {card} but seat {self.to_move} is to move")
         assert self._remaining is not None
-        if self._remaining[seat][card] <= 0:
+        if self._remaining[seat][card.index] <= 0:
             raise IllegalPlayError(f"seat {seat} does not hold {card}")
         legal = self.legal_cards(seat)
         if card not in legal:
@@ -334,15 +345,16 @@ class Game:
         trick = self.current_trick
         t = len(self.tricks)
         flags = self.flags
-        if seat != self.to_move:
+        in_turn = seat == self.to_move
+        if not in_turn:
             flags.append(
                 Flag("out_of_turn", t, seat, card, f"seat {seat} played {card} in trick {t + 1} but seat {self.to_move} was to move")
             )
-        self._seen[index] += 1
-        if self._seen[index] > self.rules.copies_of[index]:
-            copies = self.rules.copies_of[index]
+        seen = self._seen
+        seen[index] += 1
+        if seen[index] > self._copies[index]:
             flags.append(
-                Flag("third_copy", t, seat, card, f"{card} seen {self._seen[index]} times; the deck holds {copies}")
+                Flag("third_copy", t, seat, card, f"{card} seen {seen[index]} times; the deck holds {self._copies[index]}")
             )
         order = self._order
         cls = order.suit_class[index]
@@ -364,7 +376,7 @@ class Game:
             if cls != led and led not in voids:
                 voids[led] = t
         if self._remaining is not None:
-            self._remaining[seat][card] -= 1
+            self._remaining[seat][index] -= 1
         self._played[seat] += 1
         if index == _QC:
             self._qc_seats.append(seat)
@@ -377,7 +389,7 @@ class Game:
                 and self._schweinchen_seat is None
                 and self.rules.schweinchen
                 and self.contract.allows_schweinchen
-                and self.hands is None
+                and self._hand_counts is None
             ):
                 # Both Karo-Asse came from one seat: they were Schweinchen all along.
                 self._schweinchen_seat = seat
@@ -387,17 +399,12 @@ class Game:
         if len(trick.plays) == 4:
             self._finish_trick()
         else:
-            self.to_move = self._next_seat(seat, trick)
-
-    @staticmethod
-    def _next_seat(seat: int, trick: Trick) -> int:
-        taken = {s for s, _ in trick.plays}
-        nxt = (seat + 1) % 4
-        for _ in range(4):
-            if nxt not in taken:
-                return nxt
-            nxt = (nxt + 1) % 4
-        return nxt
+            # The next seat clockwise that has not played into this trick yet.
+            mask = self._trick_seats = self._trick_seats | (1 << seat)
+            nxt = (seat + 1) & 3
+            while mask & (1 << nxt):
+                nxt = (nxt + 1) & 3
+            self.to_move = nxt
 
     def _finish_trick(self) -> None:
         trick = self.current_trick
@@ -416,6 +423,7 @@ class Game:
                 self._hochzeit_decided_at = n
                 for seat in range(4):
                     self._revealed[seat] = Party.RE if seat == declarer else Party.KONTRA
+        self._trick_seats = 0
         if len(self.tricks) >= self._n_tricks:
             self.to_move = None
         else:
@@ -548,8 +556,8 @@ class Game:
             return self._revealed[seat]
         if self._revealed[seat] is not None and c.type is not ContractType.NORMAL:
             return self._revealed[seat]
-        if self.hands is not None and c.type is ContractType.NORMAL:
-            return Party.RE if self.hands[seat][QUEEN_OF_CLUBS] else Party.KONTRA
+        if self._hand_counts is not None and c.type is ContractType.NORMAL:
+            return Party.RE if self._hand_counts[seat][_QC] else Party.KONTRA
         return self.parties()[seat]
 
     def _reveal(self, seat: int, party: Party) -> None:
@@ -588,7 +596,7 @@ class Game:
     def _rebuild(self) -> None:
         history = self.history
         self.history = []
-        schweinchen = self._schweinchen_seat if self.hands is None else None
+        schweinchen = self._schweinchen_seat if self._hand_counts is None else None
         self._reset()
         if schweinchen is not None:
             self._schweinchen_seat = schweinchen
@@ -654,7 +662,7 @@ class Game:
         """
         if self._remaining is None:
             raise ValueError("legal cards need the hands; build the game with hands=...")
-        hand = [card for card, n in self._remaining[seat].items() if n > 0]
+        hand = [card for card, n in zip(ALL_CARDS, self._remaining[seat]) if n > 0]
         led = self.current_trick.led_class()
         if led is None or seat in {s for s, _ in self.current_trick.plays}:
             return sorted(hand, key=lambda c: c.index)
@@ -666,7 +674,7 @@ class Game:
         """What ``seat`` still holds (hands known only)."""
         if self._remaining is None:
             raise ValueError("the hands are not known")
-        return +self._remaining[seat]
+        return Counter({card: n for card, n in zip(ALL_CARDS, self._remaining[seat]) if n > 0})
 
     # -- result --------------------------------------------------------------------------
 
@@ -706,20 +714,24 @@ class _CloseEvent(NamedTuple):
         return {"close_trick": True}
 
 
-def _parse_hands(hands: Sequence[Iterable[Card | str]], rules: Rules) -> tuple[Counter[Card], ...]:
+def _parse_hands(hands: Sequence[Iterable[Card | str]], rules: Rules) -> tuple[list[int], ...]:
+    """Count each hand per card index, checking sizes and copies against the deck."""
     if len(hands) != 4:
         raise RulesError(f"hands must list 4 hands, got {len(hands)}")
-    out = []
-    total: Counter[Card] = Counter()
+    counts = []
+    total = [0] * 24
     for seat, hand in enumerate(hands):
-        counter = Counter(c if isinstance(c, Card) else Card.parse(c) for c in hand)
-        size = sum(counter.values())
+        row = [0] * 24
+        for c in hand:
+            i = (c if type(c) is Card else Card.parse(c)).index  # type: ignore[arg-type]
+            row[i] += 1
+            total[i] += 1
+        size = sum(row)
         if size != rules.hand_size:
             raise RulesError(f"hand of seat {seat} has {size} cards; expected {rules.hand_size}")
-        total += counter
-        out.append(counter)
+        counts.append(row)
     copies = rules.copies_of
-    for card, n in total.items():
-        if n != copies[card.index]:
-            raise RulesError(f"the hands hold {card} {n} times; the deck holds {copies[card.index]}")
-    return tuple(out)
+    if total != list(copies):
+        i = next(i for i in range(24) if total[i] != copies[i])
+        raise RulesError(f"the hands hold {ALL_CARDS[i]} {total[i]} times; the deck holds {copies[i]}")
+    return tuple(counts)

@@ -131,17 +131,20 @@ def score_game(game: Game, *, penalties: bool = False) -> GameResult:
     rules = game.rules
     parties, solo = _final_parties(game)
     RE, KONTRA = Party.RE, Party.KONTRA
-    augen = {RE: 0, KONTRA: 0}
-    tricks_won = {RE: 0, KONTRA: 0}
-    order = game.order
-    suit_class = order.suit_class
+    is_re = [p is RE for p in parties]
+    augen_re = tricks_re = 0
+    augen_all = 0
+    suit_class = game.order.suit_class
     heart_trick = False
     for trick in game.tricks:
-        party = parties[trick.winner()]  # type: ignore[index]
-        augen[party] += trick.augen
-        tricks_won[party] += 1
-        if len(trick.plays) == 4 and all(suit_class[c.index] == _HEARTS for _, c in trick.plays):
+        augen_all += trick.augen
+        if is_re[trick.winner()]:  # type: ignore[index]
+            augen_re += trick.augen
+            tricks_re += 1
+        if not heart_trick and len(trick.plays) == 4 and all(suit_class[c.index] == _HEARTS for _, c in trick.plays):
             heart_trick = True
+    augen = {RE: augen_re, KONTRA: augen_all - augen_re}
+    tricks_won = {RE: tricks_re, KONTRA: len(game.tricks) - tricks_re}
 
     # Announcements: the highest level per party (an Absage includes the lower ones).
     announced = {RE: False, KONTRA: False}

@@ -34,11 +34,13 @@ class Trick:
             the last-trick exception by the caller).
     """
 
-    __slots__ = ("leader", "plays", "_order", "_second_dulle", "_winner_pos")
+    __slots__ = ("leader", "plays", "augen", "_order", "_second_dulle", "_winner_pos")
 
     def __init__(self, leader: int, order: CardOrder, second_dulle: bool = False) -> None:
         self.leader = leader
         self.plays: list[tuple[int, Card]] = []
+        #: Augen of the cards in the trick so far.
+        self.augen = 0
         self._order = order
         self._second_dulle = second_dulle
         self._winner_pos = -1
@@ -47,6 +49,7 @@ class Trick:
         """Append a card and update the winner so far."""
         plays = self.plays
         plays.append((seat, card))
+        self.augen += card.augen
         if len(plays) == 1:
             self._winner_pos = 0
             return
@@ -68,6 +71,7 @@ class Trick:
         last = self.plays.pop()
         rest = self.plays
         self.plays = []
+        self.augen = 0
         self._winner_pos = -1
         for seat, card in rest:
             self.add(seat, card)
@@ -94,10 +98,6 @@ class Trick:
 
     def winning_card(self) -> Card | None:
         return self.plays[self._winner_pos][1] if self.plays else None
-
-    @property
-    def augen(self) -> int:
-        return sum(card.augen for _, card in self.plays)
 
     @property
     def cards(self) -> list[Card]:
