@@ -160,14 +160,18 @@ class GameFollower:
                 )
             )
             out.extend(self._calibrate(trick, event))
-            if game.is_over and not self._over_reported:
-                self._over_reported = True
-                try:
-                    result = game.result().to_dict()
-                except ValueError as exc:  # e.g. flags that make the game unscorable
-                    result = {"error": str(exc)}
-                out.append(GameOver(frame=event.frame, time=event.time, result=result))
+            out.extend(self._game_over(event.frame, event.time))
         return out
+
+    def _game_over(self, frame: int, time: float) -> list[TableEvent]:
+        if not self.game.is_over or self._over_reported:
+            return []
+        self._over_reported = True
+        try:
+            result = self.game.result().to_dict()
+        except ValueError as exc:  # e.g. a contract the engine cannot score from what was seen
+            result = {"error": str(exc)}
+        return [GameOver(frame=frame, time=time, result=result)]
 
     def _calibrate(self, trick: _TableTrick, event: CardLanded) -> list[TableEvent]:
         if not self.auto_calibrate or self.calibrated:
@@ -207,17 +211,34 @@ class GameFollower:
             return []
         del self._tricks[number]
         out: list[TableEvent] = [TrickCleared(frame=event.frame, time=event.time, trick=number)]
-        if number == self.game.trick_number and not self.game.is_over and len(trick.plays) < 4:
+        game = self.game
+        if number == game.trick_number and not game.is_over and 0 < len(trick.plays) < 4:
+            # The camera saw the trick taken with cards missing: close it (flagged by the engine)
+            # so the next card starts the next trick instead of completing this one.
+            seen = len(trick.plays)
+            game.close_trick()
             out.append(
                 NeedsConfirmation(
                     frame=event.frame,
                     time=event.time,
                     reason="incomplete_trick",
                     trick=number,
-                    message=f"trick {number + 1} was cleared with {len(trick.plays)} card(s) seen; "
-                    "enter the missing card(s)",
+                    message=f"trick {number + 1} was cleared with {seen} card(s) seen; enter the missing card(s)",
                 )
             )
+            out.extend(self._new_flags(event.frame, event.time))
+            done = game.tricks[number]
+            out.append(
+                TrickComplete(
+                    frame=event.frame,
+                    time=event.time,
+                    trick=number,
+                    winner=done.winner(),
+                    cards=tuple(str(c) for _, c in done.plays),
+                    augen=int(done.augen),
+                )
+            )
+            out.extend(self._game_over(event.frame, event.time))
         return out
 
     def state(self) -> dict[str, Any]:

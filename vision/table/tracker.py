@@ -109,6 +109,9 @@ class CardTracker:
         moved_hold_time: the same for a landed card seen moving away (being collected).
         tentative_hold_time: the same for a track that never landed.
         move_tolerance: how far (in card sizes) a landed card must move to count as being collected.
+        reread_distance: a new box this close (in card sizes) to a landed card still in view is
+            taken for a misreading of it and never lands; raising it guards better against
+            misreads and may swallow a card laid right on top of a visible one.
     """
 
     def __init__(
@@ -127,6 +130,7 @@ class CardTracker:
         moved_hold_time: float = 0.4,
         tentative_hold_time: float = 0.5,
         move_tolerance: float = 0.5,
+        reread_distance: float = 0.3,
     ) -> None:
         self.geometry = geometry
         self.min_confidence = min_confidence
@@ -141,6 +145,7 @@ class CardTracker:
         self.moved_hold_time = moved_hold_time
         self.tentative_hold_time = tentative_hold_time
         self.move_tolerance = move_tolerance
+        self.reread_distance = reread_distance
         self.reset()
 
     def reset(self) -> None:
@@ -200,7 +205,9 @@ class CardTracker:
             for d in np.nonzero(distance <= gate)[0]:
                 cost = float(distance[d])
                 if voted and int(det.class_id[d]) != track.card_index:
-                    cost += self.class_penalty * (2.0 if track.landed else 1.0)
+                    if track.landed:
+                        continue  # a landed card's identity is settled: another card is another card
+                    cost += self.class_penalty
                 pairs.append((cost, t, int(d)))
         pairs.sort()
         for _cost, t, d in pairs:
@@ -239,6 +246,16 @@ class CardTracker:
             since = t
         return since
 
+    def _rereads_landed(self, track: Track) -> bool:
+        """A box lying on a landed card that was still seen after this track began is a misread of
+        that card, not a new one (a card put on top hides the one below)."""
+        for other in self.tracks:
+            if not other.landed or other is track or other.last_time < track.first_time:
+                continue
+            if np.hypot(*(other.center - track.center)) < self.reread_distance * max(other.size, track.size):
+                return True
+        return False
+
     def _try_land(self, track: Track, frame: int, time: float) -> CardLanded | None:
         if track.hits < self.min_hits or time - track.last_time > 1e-9:
             return None  # only decide on frames where the card is actually seen
@@ -246,6 +263,8 @@ class CardTracker:
             return None
         since = self._rest_since(track)
         if since is None or time - since < self.rest_time:
+            return None
+        if self._rereads_landed(track):
             return None
         uncertain = track.share < self.min_share
         if uncertain and time - since < self.decide_within:

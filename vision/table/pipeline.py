@@ -1,0 +1,263 @@
+"""The whole table pipeline in one stage: detections -> tracker -> follower -> events, and the
+offline analysis of a video into a ``dokocam-game/1`` record.
+
+Also the command-line shorthands for contracts and calls that ``analyze`` accepts.
+"""
+
+from __future__ import annotations
+
+import json
+import time as _time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vision.detections import Detections
+from vision.table.events import TableEvent
+from vision.table.follower import GameFollower
+from vision.table.geometry import TableGeometry
+from vision.table.tracker import CardTracker
+
+
+class SpecError(ValueError):
+    """A ``--contract``, ``--calls`` or ``--players`` value that cannot be understood."""
+
+
+SOLO_KINDS = ("queens", "jacks", "fleischlos", "clubs", "spades", "hearts", "diamonds")
+
+
+def parse_contract(text: str | None) -> dict[str, Any]:
+    """A contract from JSON or a shorthand: ``normal``, ``hochzeit:S``, ``silent_hochzeit:S``,
+    ``solo:KIND:S``, ``armut:S:PARTNER``.
+
+    >>> parse_contract("solo:queens:2")
+    {'type': 'solo', 'kind': 'queens', 'declarer': 2}
+
+    Raises:
+        SpecError: neither JSON nor a known shorthand.
+    """
+    if not text or text == "normal":
+        return {"type": "normal"}
+    if text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SpecError(f"--contract: not JSON ({exc.msg})") from None
+        if not isinstance(data, dict) or "type" not in data:
+            raise SpecError('--contract JSON must be an object with a "type", e.g. {"type": "normal"}')
+        return data
+    parts = text.split(":")
+    try:
+        if parts[0] in ("hochzeit", "silent_hochzeit") and len(parts) == 2:
+            return {"type": parts[0], "declarer": _seat(parts[1])}
+        if parts[0] == "solo" and len(parts) == 3 and parts[1] in SOLO_KINDS:
+            return {"type": "solo", "kind": parts[1], "declarer": _seat(parts[2])}
+        if parts[0] == "armut" and len(parts) == 3:
+            return {"type": "armut", "declarer": _seat(parts[1]), "partner": _seat(parts[2])}
+    except ValueError:
+        pass
+    raise SpecError(
+        f"--contract {text!r}: use normal, hochzeit:SEAT, silent_hochzeit:SEAT, solo:KIND:SEAT "
+        f"(KIND one of {', '.join(SOLO_KINDS)}), armut:SEAT:PARTNER, or a JSON object"
+    )
+
+
+def _seat(text: str) -> int:
+    seat = int(text)
+    if not 0 <= seat <= 3:
+        raise ValueError(seat)
+    return seat
+
+
+CALLS = ("re", "kontra", "no90", "no60", "no30", "black")
+
+
+def parse_calls(text: str | None) -> list[tuple[int, int, str]]:
+    """Announcements as ``SEAT:CALL[@CARDS]`` items separated by commas; ``CARDS`` is how many
+    cards had been played when it was said (default 0, before the first card).
+
+    >>> parse_calls("1:re,2:kontra@5")
+    [(0, 1, 're'), (5, 2, 'kontra')]
+
+    Raises:
+        SpecError: a malformed item (named).
+    """
+    out: list[tuple[int, int, str]] = []
+    for item in filter(None, (t.strip() for t in (text or "").split(","))):
+        head, _, at = item.partition("@")
+        seat_text, _, call = head.partition(":")
+        try:
+            seat = _seat(seat_text)
+            after = int(at) if at else 0
+            if call not in CALLS or not 0 <= after <= 48:
+                raise ValueError(item)
+        except ValueError:
+            raise SpecError(
+                f"--calls item {item!r}: use SEAT:CALL[@CARDS], SEAT 0-3, CALL one of {', '.join(CALLS)}"
+            ) from None
+        out.append((after, seat, call))
+    return sorted(out, key=lambda c: c[0])
+
+
+def parse_players(text: str | None) -> tuple[str, str, str, str]:
+    """Raises:
+    SpecError: not four comma-separated names."""
+    if not text:
+        return ("A", "B", "C", "D")
+    names = tuple(n.strip() for n in text.split(","))
+    if len(names) != 4 or not all(names):
+        raise SpecError(f"--players needs four names separated by commas (seat 0 = Vorhand first), got {text!r}")
+    return names  # type: ignore[return-value]
+
+
+@dataclass
+class GameSpec:
+    """What a person tells the pipeline that no camera sees."""
+
+    players: tuple[str, str, str, str] = ("A", "B", "C", "D")
+    contract: dict[str, Any] = field(default_factory=lambda: {"type": "normal"})
+    rules: dict[str, Any] = field(default_factory=lambda: {"preset": "tournament"})
+    calls: list[tuple[int, int, str]] = field(default_factory=list)
+
+    def game_factory(self) -> Callable[[], Any]:
+        from engine import Contract, Game, Rules
+
+        rules = Rules.from_dict(self.rules)
+        contract = Contract.from_dict(self.contract)
+        return lambda: Game(rules, contract, self.players)
+
+
+class TablePipeline:
+    """Detections of one frame in, table events out.
+
+    Args:
+        follower: feeds the engine (holds the game and the geometry).
+        tracker: tracks cards (built on the follower's geometry when ``None``).
+        calls: ``(cards played before, seat, call)`` announcements to make at those points.
+    """
+
+    def __init__(
+        self, follower: GameFollower, tracker: CardTracker | None = None, *, calls: Sequence[tuple[int, int, str]] = ()
+    ) -> None:
+        self.follower = follower
+        self.tracker = tracker or CardTracker(follower.geometry)
+        self.calls = list(calls)
+        self.reset()
+
+    @classmethod
+    def for_video(cls, width: int, height: int, spec: GameSpec | None = None, *, geometry: TableGeometry | None = None) -> TablePipeline:
+        spec = spec or GameSpec()
+        follower = GameFollower(spec.game_factory(), geometry or TableGeometry.default(width, height))
+        return cls(follower, calls=spec.calls)
+
+    def reset(self) -> None:
+        self.tracker.reset()
+        self.follower.reset()
+        self.tracker.geometry = self.follower.geometry
+        self._pending_calls = list(self.calls)
+        self.call_errors: list[str] = []
+
+    def update(self, detections: Detections, frame: int, time: float) -> list[TableEvent]:
+        landed = self.tracker.update(detections, frame, time)
+        if self._pending_calls and landed:
+            self._make_calls(before_next=True)
+        events = self.follower.update(landed)
+        self.tracker.geometry = self.follower.geometry  # calibration may have moved the trick area
+        return events
+
+    def _make_calls(self, before_next: bool) -> None:
+        played = sum(1 for e in self.follower.game.history if hasattr(e, "card"))
+        while self._pending_calls and self._pending_calls[0][0] <= played:
+            _, seat, call = self._pending_calls.pop(0)
+            try:
+                self.follower.game.call(seat, call)
+            except ValueError as exc:
+                self.call_errors.append(f"seat {seat} {call}: {exc}")
+
+    def record(self) -> dict[str, Any]:
+        """The game so far as a ``dokocam-game/1`` record (plays and calls only)."""
+        self._make_calls(before_next=False)
+        game = self.follower.game
+        events = [e.to_dict() for e in game.history if hasattr(e, "card") or hasattr(e, "call")]
+        return {
+            "format": "dokocam-game/1",
+            "players": list(game.players),
+            "rules": game.rules.to_dict(),
+            "contract": game.contract.to_dict(),
+            "events": events,
+        }
+
+
+@dataclass
+class Analysis:
+    """The outcome of analysing one video."""
+
+    record: dict[str, Any]
+    events: list[TableEvent]
+    frames_read: int
+    frames_analysed: int
+    seconds: float
+    detect_seconds: float
+
+    @property
+    def fps(self) -> float:
+        """Video frames per wall-clock second (skipped frames count: they were covered)."""
+        return self.frames_read / self.seconds if self.seconds > 0 else 0.0
+
+
+def analyze_stream(
+    frames: Iterable[tuple[int, float, Detections]],
+    pipeline: TablePipeline,
+    *,
+    total_frames: int | None = None,
+    on_event: Callable[[TableEvent], None] | None = None,
+    detect_seconds: Callable[[], float] | None = None,
+) -> Analysis:
+    """Runs ``pipeline`` over ``(frame index, time, detections)``; returns the record and events."""
+    start = _time.perf_counter()
+    events: list[TableEvent] = []
+    analysed = 0
+    last = -1
+    for index, time, detections in frames:
+        analysed += 1
+        last = index
+        for event in pipeline.update(detections, index, time):
+            events.append(event)
+            if on_event is not None:
+                on_event(event)
+    seconds = _time.perf_counter() - start
+    return Analysis(
+        record=pipeline.record(),
+        events=events,
+        frames_read=total_frames if total_frames else last + 1,
+        frames_analysed=analysed,
+        seconds=seconds,
+        detect_seconds=detect_seconds() if detect_seconds else 0.0,
+    )
+
+
+def detect_video(path: str | Path, detector: Any, *, stride: int = 2) -> tuple[Iterable[tuple[int, float, Detections]], Any, Callable[[], float]]:
+    """``(frame, time, detections)`` of every ``stride``-th frame of a video, by ``detector``
+    (anything with ``update(image) -> Detections``); also returns the source and a timer."""
+    from vision.table.sources import VideoFileSource
+
+    source = VideoFileSource(path, stride=stride)
+    spent = [0.0]
+
+    def gen() -> Iterable[tuple[int, float, Detections]]:
+        for frame in source:
+            t0 = _time.perf_counter()
+            det = detector.update(frame.image)
+            spent[0] += _time.perf_counter() - t0
+            yield frame.index, frame.time, det
+
+    return gen(), source, lambda: spent[0]
+
+
+def truth_frames(path: str | Path, *, stride: int = 1) -> list[tuple[int, float, Detections]]:
+    """Per-frame ground truth (``.frames.jsonl`` of ``render-game``) as detections, every ``stride``-th."""
+    from vision.table.render import truth_detections
+
+    lines = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    return [f for f in truth_detections(lines) if f[0] % stride == 0]

@@ -1,0 +1,460 @@
+"""Whole games rendered as video, with their ground truth, for tests, benchmarks and the demo.
+
+A legal game is simulated with the engine (a random deal per seed, a policy picking random legal
+cards), laid out on a timeline (each card pushed in from its player's side by a hand, the trick
+lying a few seconds, then swept to the winner's side and gone), and drawn frame by frame with the
+synthesis of ``vision.synth`` (a deck, a table cloth and light per seed, camera shake, light drift).
+
+Layout and pixels are separate: :meth:`GameVideo.scene` says where everything is at a time,
+:meth:`GameVideo.truth` what a perfect detector would report (no pixels needed, fast), and
+:meth:`GameVideo.render` draws the frame.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.detections import Detections
+
+RECORD_FORMAT = "dokocam-game/1"
+
+
+# --- the game ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SimulatedGame:
+    """A legal game: who played what, in order, and the record the engine writes for it."""
+
+    seed: int
+    players: tuple[str, ...]
+    plays: tuple[tuple[int, str], ...]  # (seat, card code) in play order
+    winners: tuple[int, ...]  # winner of each completed trick
+
+    def record(self) -> dict[str, Any]:
+        """The ``dokocam-game/1`` record of the game."""
+        return {
+            "format": RECORD_FORMAT,
+            "players": list(self.players),
+            "rules": {"preset": "tournament"},
+            "contract": {"type": "normal"},
+            "events": [{"seat": s, "play": c} for s, c in self.plays],
+        }
+
+
+def simulate_game(seed: int, *, tricks: int = 12, players: tuple[str, ...] = ("A", "B", "C", "D")) -> SimulatedGame:
+    """Deals 48 cards at random (per ``seed``) and plays ``tricks`` tricks of random legal cards."""
+    from engine import Card, Game
+
+    rng = random.Random(seed)
+    deck = [Card.from_index(i) for i in range(24)] * 2
+    rng.shuffle(deck)
+    game = Game(players=players, hands=[deck[k * 12 : (k + 1) * 12] for k in range(4)], strict=True)
+    plays: list[tuple[int, str]] = []
+    while len(game.tricks) < tricks and not game.is_over:
+        seat = game.to_move
+        assert seat is not None
+        card = rng.choice(game.legal_cards(seat))
+        game.play(seat, card)
+        plays.append((seat, str(card)))
+    winners = tuple(int(t.winner()) for t in game.tricks)  # type: ignore[arg-type]
+    return SimulatedGame(seed, tuple(players), tuple(plays), winners)
+
+
+# --- the timeline ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CardTimeline:
+    """One played card's life on the table (times in video seconds, places in table cm)."""
+
+    card: str
+    seat: int
+    trick: int
+    push: float  # the hand starts pushing the card in
+    land: float  # the card lies still
+    release: float  # the hand lets go and withdraws
+    sweep: float  # the winner starts sweeping the trick away
+    gone: float  # the trick has left the table (face down at the winner's side)
+    start: tuple[float, float]
+    rest: tuple[float, float]
+    angle: float
+    pile: tuple[float, float]
+
+
+def _ease(a: float) -> float:
+    a = min(1.0, max(0.0, a))
+    return a * a * (3 - 2 * a)
+
+
+def _lerp(p: tuple[float, float], q: tuple[float, float], a: float) -> tuple[float, float]:
+    return (p[0] + (q[0] - p[0]) * a, p[1] + (q[1] - p[1]) * a)
+
+
+@dataclass(frozen=True)
+class SceneState:
+    """Everything on the table at one time: cards bottom first, arms, and the camera's jitter."""
+
+    cards: tuple[tuple[str, tuple[float, float], float, bool], ...]  # code, centre cm, angle, face up
+    arms: tuple[tuple[tuple[float, float], tuple[float, float]], ...]  # start, end in cm
+    shake: tuple[float, float, float]  # dx cm, dy cm, yaw degrees
+    light: float  # brightness factor drift
+
+
+@dataclass
+class GameVideo:
+    """A simulated game laid out on a timeline and drawable at any time.
+
+    Args:
+        seed: picks the deal, the deck, the table, the camera and all timings.
+        tricks: how many tricks to play (12 for a whole game; fewer for quick tests).
+        width, height: frame size in pixels.
+        fps: frames per second of the video.
+    """
+
+    seed: int
+    tricks: int = 12
+    width: int = 1280
+    height: int = 720
+    fps: float = 10.0
+    game: SimulatedGame = field(init=False)
+    timeline: list[CardTimeline] = field(init=False)
+    duration: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.game = simulate_game(self.seed, tricks=self.tricks)
+        rng = random.Random(self.seed * 7919 + 1)
+        self._rng_seed = self.seed
+        # Which side of the picture seat 0 sits on, and the camera's own turn: calibration must cope.
+        self.seat0_side = rng.randrange(4)
+        self.view_width_cm = rng.uniform(100.0, 125.0)
+        self.tilt_deg = rng.uniform(0.0, 18.0)
+        self.tilt_toward = rng.uniform(0.0, 360.0)
+        self.yaw_deg = rng.uniform(-12.0, 12.0)
+        self.target = (rng.uniform(-4.0, 4.0), rng.uniform(-3.0, 3.0))
+        self.shake_cm = rng.uniform(0.0, 0.5)
+        self.timeline = self._plan(rng)
+        self.duration = (self.timeline[-1].gone if self.timeline else 0.0) + 1.0
+
+    def seat_direction(self, seat: int) -> tuple[float, float]:
+        """Unit vector from the table centre towards ``seat`` (table cm, y towards the bottom)."""
+        angle = math.radians(90.0 + 90.0 * (seat + self.seat0_side))
+        return (math.cos(angle), math.sin(angle))
+
+    def _plan(self, rng: random.Random) -> list[CardTimeline]:
+        out: list[CardTimeline] = []
+        t = 1.0
+        plays = self.game.plays
+        for trick in range((len(plays) + 3) // 4):
+            cards = plays[4 * trick : 4 * trick + 4]
+            pending: list[dict[str, Any]] = []
+            for seat, code in cards:
+                t += rng.uniform(0.3, 1.2)  # thinking
+                dx, dy = self.seat_direction(seat)
+                # Cards lie near the middle, pushed in from the player's side, often overlapping.
+                r = rng.uniform(6.5, 10.5)
+                side = rng.uniform(-2.5, 2.5)
+                rest = (dx * r - dy * side, dy * r + dx * side)
+                start = (dx * 42.0 - dy * side * 2, dy * 42.0 + dx * side * 2)
+                facing = math.degrees(math.atan2(dy, dx))
+                angle = 90.0 - facing + rng.uniform(-20.0, 20.0)
+                push = t
+                land = push + rng.uniform(0.45, 0.8)
+                release = land + rng.uniform(0.1, 0.7)
+                t = release + 0.3
+                pending.append(dict(card=code, seat=seat, push=push, land=land, release=release, start=start, rest=rest, angle=angle))
+            winner = self.game.winners[trick] if trick < len(self.game.winners) else None
+            t += rng.uniform(1.5, 3.0)  # everyone looks at the trick
+            sweep = t + 0.5  # the winner's hand reaches in first
+            gone = sweep + rng.uniform(0.5, 0.8)
+            if winner is None:
+                pile = (0.0, 0.0)
+                sweep = gone = t + 60.0  # an unfinished trick stays
+            else:
+                wx, wy = self.seat_direction(winner)
+                pile = (wx * 45.0, wy * 45.0)
+            for p in pending:
+                out.append(CardTimeline(trick=trick, sweep=sweep, gone=gone, pile=pile, **p))
+            t = gone + rng.uniform(0.2, 0.6)
+        return out
+
+    # --- state at a time ---------------------------------------------------------------------
+
+    def scene(self, time: float) -> SceneState:
+        """Where every card and arm is at ``time``."""
+        cards: list[tuple[str, tuple[float, float], float, bool]] = []
+        arms: list[tuple[tuple[float, float], tuple[float, float]]] = []
+        sweeping: dict[int, tuple[float, float, tuple[float, float], tuple[float, float]]] = {}
+        for c in self.timeline:
+            if time < c.push or time >= c.gone:
+                continue
+            dx, dy = self.seat_direction(c.seat)
+            if time < c.land:
+                where = _lerp(c.start, c.rest, _ease((time - c.push) / (c.land - c.push)))
+            elif time < c.sweep:
+                where = c.rest
+            else:
+                a = _ease((time - c.sweep) / (c.gone - c.sweep))
+                where = _lerp(c.rest, c.pile, a)
+                # The winner's hand on the pile.
+                sweeping[c.trick] = (a, 0.0, where, c.pile)
+            cards.append((c.card, where, c.angle, True))
+            hand_back = (where[0] + dx * 10.0, where[1] + dy * 10.0)
+            if time < c.release:
+                arms.append(((dx * 80.0, dy * 80.0), hand_back))
+            elif time < c.release + 0.3:
+                a = (time - c.release) / 0.3
+                arms.append(((dx * 80.0, dy * 80.0), _lerp(hand_back, (dx * 60.0, dy * 60.0), a)))
+            elif c.sweep - 0.5 <= time < c.sweep:
+                pass  # the winner's reach is drawn once per trick below
+        for c in self.timeline:
+            if c.sweep - 0.5 <= time < c.sweep and c.pile != (0.0, 0.0):
+                px, py = c.pile
+                n = math.hypot(px, py) or 1.0
+                ux, uy = px / n, py / n
+                a = _ease((time - (c.sweep - 0.5)) / 0.5)
+                arms.append(((ux * 80.0, uy * 80.0), _lerp((ux * 60.0, uy * 60.0), (ux * 10.0, uy * 10.0), a)))
+                break
+        for _trick, (_a, _, where, pile) in sweeping.items():
+            n = math.hypot(*pile) or 1.0
+            arms.append(((pile[0] / n * 80.0, pile[1] / n * 80.0), (where[0] + pile[0] / n * 2.0, where[1] + pile[1] / n * 2.0)))
+        rng = np.random.default_rng(np.random.SeedSequence([self.seed, int(time * 1000)]))
+        drift = math.sin(time * 0.7 + self.seed) * self.shake_cm
+        shake = (
+            drift + float(rng.normal(0, self.shake_cm * 0.3)),
+            math.cos(time * 0.5 + self.seed) * self.shake_cm + float(rng.normal(0, self.shake_cm * 0.3)),
+            float(rng.normal(0, 0.15)) + 0.3 * math.sin(time * 0.3),
+        )
+        light = 1.0 + 0.15 * math.sin(time * 2 * math.pi / 37.0 + self.seed)
+        return SceneState(tuple(cards), tuple(arms), shake, light)
+
+    # --- camera, ground truth, pixels ------------------------------------------------------------
+
+    def camera(self, state: SceneState) -> Any:
+        from vision.synth.scene import Camera
+
+        dx, dy, yaw = state.shake
+        return Camera(
+            width=self.width,
+            height=self.height,
+            view_width_cm=self.view_width_cm,
+            tilt_deg=self.tilt_deg,
+            tilt_toward_deg=self.tilt_toward,
+            yaw_deg=self.yaw_deg + yaw,
+            target=(self.target[0] + dx, self.target[1] + dy),
+        )
+
+    def truth(self, time: float, *, min_visible: float = 0.35, scale: int = 4) -> Detections:
+        """What a perfect detector sees at ``time`` (no pixels drawn): one box per face-up card
+        showing at least ``min_visible`` of itself, around its visible part, confidence 1.
+
+        Visibility is rasterised at ``1/scale`` of the frame size (cards and arms as polygons).
+        """
+        import cv2
+
+        state = self.scene(time)
+        camera = self.camera(state)
+        w, h = self.width // scale, self.height // scale
+        owner = np.full((h, w), -1, np.int16)
+        polygons = []
+        size = (6.1, 6.1 * 1.45)
+        for i, (_code, center, angle, _up) in enumerate(state.cards):
+            corners = camera.project(_card_corners(center, angle, size)) / scale
+            polygons.append(corners)
+            cv2.fillPoly(owner, [np.round(corners * 4).astype(np.int32)], i, cv2.LINE_8, shift=2)
+        for start, end in state.arms:
+            for poly in _arm_outline(start, end):
+                cv2.fillPoly(owner, [np.round(camera.project(poly) / scale * 4).astype(np.int32)], -2, cv2.LINE_8, shift=2)
+        xyxy, class_id = [], []
+        for i, (code, _c, _a, up) in enumerate(state.cards):
+            if not up:
+                continue
+            full = _area(polygons[i])
+            mine = owner == i
+            count = int(mine.sum())
+            if full <= 0 or count / full < min_visible:
+                continue
+            ys, xs = np.nonzero(mine)
+            xyxy.append([xs.min() * scale, ys.min() * scale, (xs.max() + 1) * scale, (ys.max() + 1) * scale])
+            class_id.append(_card_index(code))
+        if not xyxy:
+            return Detections.empty()
+        return Detections(xyxy=xyxy, confidence=np.ones(len(xyxy)), class_id=class_id)
+
+    def render(self, time: float, *, frame: int = 0) -> tuple[np.ndarray, Detections]:
+        """Draws the frame at ``time``; returns the BGR image and the labelled boxes
+        (one per card whose corner index or half of whose face shows, around its visible part)."""
+        from vision.synth.scene import Arm, PlacedCard, render_scene
+
+        state = self.scene(time)
+        deck, table, look = self._assets()
+        placed = [PlacedCard(code, center, angle, up) for code, center, angle, up in state.cards]
+        arms = [Arm(start, end, width_cm=7.5, skin=self._skin, sleeve=self._sleeve) for start, end in state.arms]
+        look = _scaled_look(look, state.light)
+        image, annotation = render_scene(deck, table, placed, self.camera(state), arms, seed=self.seed * 100003 + frame, look=look)
+        xyxy, class_id = [], []
+        for card in annotation.cards:
+            if card.class_id is None or card.box is None:
+                continue
+            if any(v >= 0.6 for v in card.index_visibility) or card.visible_fraction >= 0.5:
+                xyxy.append(card.box)
+                class_id.append(card.class_id)
+        det = Detections.empty() if not xyxy else Detections(xyxy=xyxy, confidence=np.ones(len(xyxy)), class_id=class_id)
+        return image, det
+
+    def _assets(self) -> tuple[Any, Any, Any]:
+        cached = getattr(self, "_asset_cache", None)
+        if cached is None:
+            from vision.synth.scene import Deck, Look, Table
+
+            deck = Deck.procedural(self.seed, face_width=200)
+            table = Table.random(self.seed)
+            rng = random.Random(self.seed + 5)
+            # Video light: no per-frame JPEG or heavy blur (the video codec compresses anyway).
+            look = Look(
+                light_gradient=table.look.light_gradient,
+                light_angle_deg=table.look.light_angle_deg,
+                shadow=table.look.shadow,
+                color_gain=table.look.color_gain,
+                brightness=table.look.brightness,
+                vignette=table.look.vignette,
+                noise=min(table.look.noise, 3.0),
+            )
+            self._skin = rng.choice([(140, 170, 215), (110, 140, 190), (80, 110, 150), (60, 80, 120)])
+            self._sleeve = rng.choice([None, (40, 40, 40), (120, 60, 30), (50, 50, 150), (200, 200, 200)])
+            cached = self._asset_cache = (deck, table, look)
+        return cached
+
+    def frame_times(self) -> Iterator[tuple[int, float]]:
+        n = int(math.ceil(self.duration * self.fps))
+        for i in range(n):
+            yield i, i / self.fps
+
+    def write(
+        self,
+        video_path: str | Path,
+        *,
+        record_path: str | Path | None = None,
+        truth_path: str | Path | None = None,
+        progress: bool = False,
+    ) -> dict[str, Any]:
+        """Renders every frame into an mp4 (``mp4v``) and writes the ground truth.
+
+        Args:
+            record_path: the game's ``dokocam-game/1`` record (default: next to the video, ``.json``).
+            truth_path: per-frame ground truth as JSON lines (default: ``.frames.jsonl``).
+
+        Returns:
+            A summary: frames, duration, paths.
+        """
+        import cv2
+
+        video_path = Path(video_path)
+        video_path.parent.mkdir(parents=True, exist_ok=True)
+        record_path = Path(record_path) if record_path else video_path.with_suffix(".json")
+        truth_path = Path(truth_path) if truth_path else video_path.with_suffix(".frames.jsonl")
+        writer = cv2.VideoWriter(str(video_path), cv2.VideoWriter_fourcc(*"mp4v"), self.fps, (self.width, self.height))
+        if not writer.isOpened():
+            raise OSError(f"{video_path}: OpenCV cannot write mp4v video here")
+        frames = list(self.frame_times())
+        iterator: Any = frames
+        if progress:
+            from tqdm import tqdm
+
+            iterator = tqdm(frames, desc=f"render seed {self.seed}", unit="frame")
+        with truth_path.open("w") as truth:
+            for index, time in iterator:
+                image, det = self.render(time, frame=index)
+                writer.write(image)
+                truth.write(json.dumps(_truth_line(index, time, det)) + "\n")
+        writer.release()
+        record = self.game.record()
+        record_path.write_text(json.dumps(record, indent=1) + "\n")
+        return {
+            "video": str(video_path),
+            "record": str(record_path),
+            "frames_truth": str(truth_path),
+            "frames": len(frames),
+            "duration_s": round(self.duration, 2),
+            "tricks": len(self.game.winners),
+        }
+
+
+def _truth_line(index: int, time: float, det: Detections) -> dict[str, Any]:
+    from engine import CARD_CODES
+
+    return {
+        "frame": index,
+        "time": round(time, 4),
+        "cards": [
+            {"card": CARD_CODES[int(k)], "box": [round(float(v), 1) for v in box]}
+            for k, box in zip(det.class_id, det.xyxy, strict=True)
+        ],
+    }
+
+
+def truth_detections(lines: list[dict[str, Any]]) -> Iterator[tuple[int, float, Detections]]:
+    """Per-frame ground truth (as written by :meth:`GameVideo.write`) as ``(frame, time, Detections)``."""
+    from engine import Card
+
+    for line in lines:
+        cards = line["cards"]
+        if not cards:
+            yield line["frame"], line["time"], Detections.empty()
+            continue
+        yield (
+            line["frame"],
+            line["time"],
+            Detections(
+                xyxy=[c["box"] for c in cards],
+                confidence=np.ones(len(cards)),
+                class_id=[Card.parse(c["card"]).index for c in cards],
+            ),
+        )
+
+
+def _card_index(code: str) -> int:
+    from engine import Card
+
+    return Card.parse(code).index
+
+
+def _card_corners(center: tuple[float, float], angle: float, size: tuple[float, float]) -> np.ndarray:
+    w, h = size
+    a = math.radians(angle)
+    rot = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
+    local = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
+    return local @ rot.T + np.asarray(center)
+
+
+def _arm_outline(start: tuple[float, float], end: tuple[float, float], width: float = 7.5) -> list[np.ndarray]:
+    """A forearm and an open hand, roughly as ``vision.synth`` draws them (table cm)."""
+    s, e = np.asarray(start, float), np.asarray(end, float)
+    d = e - s
+    d /= np.linalg.norm(d) or 1.0
+    n = np.array([-d[1], d[0]])
+    half = width / 2
+    forearm = np.array([s + n * half * 1.15, e + n * half, e - n * half, s - n * half * 1.15])
+    t = np.linspace(0, 2 * math.pi, 16, endpoint=False)
+    palm = e + np.outer(np.cos(t) * width * 0.75, d) + np.outer(np.sin(t) * half * 1.25, n)
+    fingers = np.array([e + n * half, e + n * half + d * width * 1.3, e - n * half + d * width * 1.3, e - n * half])
+    return [forearm, palm, fingers]
+
+
+def _area(points: np.ndarray) -> float:
+    x, y = points[:, 0], points[:, 1]
+    return float(abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2)
+
+
+def _scaled_look(look: Any, factor: float) -> Any:
+    from dataclasses import replace
+
+    return replace(look, brightness=look.brightness * factor)
