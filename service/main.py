@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -15,17 +15,25 @@ from service.feed import Feed
 from service.live import LiveTable
 from service.routes import events, games, partie, settings, stream
 from service.store import EventStore
+from service.table import PARTIE_STARTED
 
 STATIC = Path(__file__).parent / "static"
 
 
-def create_app(config: Settings | None = None, *, feed: Feed | None = None, resume: bool = False) -> FastAPI:
+def create_app(
+    config: Settings | None = None,
+    *,
+    feed: Feed | None = None,
+    resume: bool = False,
+    players: Sequence[str] | None = None,
+) -> FastAPI:
     """The dashboard for one table.
 
     Args:
         config: the settings (read from the environment when None).
         feed: the pipeline's events and frames; None: no camera (people enter cards).
         resume: ``feed`` replays a file that may already be partly in the log (after a restart).
+        players: start a Partie with these four names (last one deals first) when the log has none.
     """
     config = (config or Settings()).with_token()
 
@@ -34,6 +42,8 @@ def create_app(config: Settings | None = None, *, feed: Feed | None = None, resu
         store = EventStore(config.db)
         table = LiveTable(store, frame_fps=config.frame_fps)
         app.state.table = table
+        if players is not None and table.state.partie is None:
+            table.submit(PARTIE_STARTED, {"players": list(players), "first_dealer": players[-1], "rules": table.state.rules.to_dict(), "length": {}})
         if feed is not None:
             table.attach(feed, resume=resume)
         try:

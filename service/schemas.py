@@ -41,9 +41,9 @@ class PartieCreate(_Body):
 
     players: list[str] = Field(..., min_length=4, max_length=4, examples=[["Anna", "Ben", "Cem", "Dora"]])
     first_dealer: Seat = Field(3, ge=0, le=3, description="table seat of the first dealer")
-    rules: dict[str, Any] = Field(
-        default_factory=lambda: {"preset": "tournament"},
-        description='preset and switches, e.g. {"preset": "pub", "schweinchen": false}',
+    rules: dict[str, Any] | None = Field(
+        None,
+        description='preset and switches, e.g. {"preset": "pub", "schweinchen": false}; default: the rules set under /settings/rules',
     )
     length: PartieLength = Field(default_factory=PartieLength)
     replace: bool = Field(False, description="end a running Partie and start this one")

@@ -14,7 +14,8 @@ from engine.rules import PRESETS
 from service import table as t
 from service.feed import FeedFrame
 
-_SPECIAL_LIVE = ("Doppelkopf", "Fuchs gefangen", "Karlchen")
+# The engine's names of special points (``engine.scoring``), shown as they happen.
+_SPECIALS = frozenset({"Doppelkopf", "Fuchs gefangen", "Karlchen", "Fuchs am End", "Karlchen gefangen", "gegen die Alten"})
 
 
 def card_view(card: Card) -> dict[str, str]:
@@ -222,8 +223,7 @@ def _specials(result: dict[str, Any] | None, tricks: list[dict[str, Any]], party
 
 
 def _is_special(name: str) -> bool:
-    lowered = name.lower()
-    return any(word.lower().split()[0] in lowered for word in _SPECIAL_LIVE) or "alten" in lowered
+    return name in _SPECIALS
 
 
 def frame_message(frame: FeedFrame) -> dict[str, Any]:

@@ -24,7 +24,7 @@ def submit(table: LiveTable, kind: str, payload: Mapping[str, Any]) -> dict[str,
     except TableError as exc:
         raise HTTPException(status.HTTP_409_CONFLICT, detail=str(exc)) from exc
     except ValueError as exc:
-        code = status.HTTP_409_CONFLICT if _is_conflict(exc) else status.HTTP_422_UNPROCESSABLE_ENTITY
+        code = status.HTTP_409_CONFLICT if _is_conflict(exc) else 422
         raise HTTPException(code, detail=str(exc)) from exc
     return {"event": event.to_dict(), "state": table.view()}
 

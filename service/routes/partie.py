@@ -18,7 +18,7 @@ def start_partie(*, table: TableDep, body: PartieCreate) -> Accepted:
     payload = {
         "players": body.players,
         "first_dealer": body.players[body.first_dealer],
-        "rules": body.rules,
+        "rules": body.rules if body.rules is not None else table.state.rules.to_dict(),
         "length": body.length.model_dump(exclude_none=True),
         "replace": body.replace,
     }

@@ -1,0 +1,128 @@
+"""The service's subcommands: ``serve``, ``demo``, ``bench-dashboard``.
+
+Nothing heavy is imported at module level: FastAPI, uvicorn and the pipeline load when a
+command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+DEMO_DIR = Path(__file__).resolve().parent.parent / "datasets" / "demo"
+DEMO_PLAYERS = "Anna,Ben,Cem,Dora"
+_VIDEO_SUFFIXES = (".mp4", ".mkv", ".avi", ".mov", ".webm")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    serve = subparsers.add_parser(
+        "serve",
+        help="run the live dashboard for a table",
+        description="Starts the table pipeline on SRC and the dashboard (http://HOST:PORT). "
+        "State-changing calls need the printed table token when HOST is not loopback.",
+    )
+    serve.add_argument("--source", metavar="SRC", help="camera index, video file, or recorded events (.json/.jsonl); none: cards entered by hand")
+    _server_options(serve, db_default=None)
+    serve.set_defaults(func=_serve)
+
+    demo = subparsers.add_parser(
+        "demo",
+        help="the dashboard on the bundled demo game (no camera needed)",
+        description=f"Plays the demo video from {DEMO_DIR} through the pipeline into the dashboard.",
+    )
+    _server_options(demo, db_default=None)
+    demo.set_defaults(func=_demo)
+
+    bench = subparsers.add_parser(
+        "bench-dashboard",
+        help="measure how fast an event reaches many open pages",
+        description="Starts a server on a replayed game, opens N live pages (SSE) and reports the time "
+        "from the engine applying an event to each page receiving it.",
+    )
+    bench.add_argument("--pages", type=int, default=20, help="concurrent live pages (default 20)")
+    bench.add_argument("--interval", type=float, default=0.25, help="seconds between cards of the replayed game")
+    bench.add_argument("--seed", type=int, default=7, help="which generated deal to replay")
+    bench.set_defaults(func=_bench)
+
+
+def _server_options(parser: argparse.ArgumentParser, *, db_default: str | None) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--db", default=db_default, help="event log file (serve: dokocam.db; demo: a fresh temporary file)")
+    parser.add_argument("--players", help=f"start a Partie with these four names (comma-separated) when the log has none, e.g. {DEMO_PLAYERS}")
+    parser.add_argument("--fast", action="store_true", help="play a file source as fast as it decodes, not in real time")
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from service.config import Settings
+
+    settings = Settings(host=args.host, port=args.port, db=Path(args.db or "dokocam.db"), source=args.source, realtime=not args.fast)
+    return _run(settings, args.players)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from service.config import Settings
+
+    source = find_demo_source()
+    if source is None:
+        print(f"no demo video in {DEMO_DIR}: playing a recorded demo game instead", file=sys.stderr)
+    db = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="dokocam-demo-")) / "demo.db"
+    settings = Settings(host=args.host, port=args.port, db=db, source=source or "demo:recorded", realtime=not args.fast, demo=True)
+    return _run(settings, args.players or DEMO_PLAYERS)
+
+
+def find_demo_source() -> str | None:
+    """The bundled demo video (or recorded demo events), or None when there is none."""
+    if not DEMO_DIR.is_dir():
+        return None
+    for pattern in [f"*{s}" for s in _VIDEO_SUFFIXES] + ["*.jsonl", "*events*.json"]:
+        found = sorted(DEMO_DIR.glob(pattern))
+        if found:
+            return str(found[0])
+    return None
+
+
+def _run(settings: object, players: str | None) -> int:
+    import uvicorn
+
+    from service.config import Settings
+    from service.feed import FeedError, RecordedFeed, is_recorded, open_feed
+    from service.main import create_app
+
+    assert isinstance(settings, Settings)
+    settings = settings.with_token()
+    names = [n.strip() for n in players.split(",")] if players else None
+    if names is not None and len(names) != 4:
+        print(f"--players needs four names separated by commas, got {players!r}", file=sys.stderr)
+        return 2
+    feed = None
+    resume = False
+    try:
+        if settings.source == "demo:recorded":
+            from service.recorded import game_events
+
+            feed = RecordedFeed(game_events(7, start=3.0, interval=1.5, uncertain=(9,)), realtime=settings.realtime)
+        elif settings.source is not None:
+            feed = open_feed(settings.source, realtime=settings.realtime)
+            resume = is_recorded(settings.source) or Path(settings.source).is_file()
+    except (FeedError, ValueError) as exc:
+        print(f"cannot open --source {settings.source}: {exc}", file=sys.stderr)
+        return 2
+    app = create_app(settings, feed=feed, resume=resume, players=names)
+    url = f"http://{settings.host}:{settings.port}"
+    print(f"dokocam dashboard: {url}  (event log: {settings.db})", file=sys.stderr)
+    if settings.token_required:
+        print(f"table token (needed to change anything from another device): {settings.token}", file=sys.stderr)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from service.bench import run_bench
+
+    if args.pages < 1:
+        print("--pages must be at least 1", file=sys.stderr)
+        return 2
+    return run_bench(pages=args.pages, interval=args.interval, seed=args.seed)

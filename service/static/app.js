@@ -1,0 +1,336 @@
+// dokocam dashboard: renders the table state pushed by the server (SSE) and sends what people tell it.
+"use strict";
+
+const $ = (sel) => document.querySelector(sel);
+const SUITS = { C: ["♣", "Kreuz"], S: ["♠", "Pik"], H: ["♥", "Herz"], D: ["♦", "Karo"] };
+const RANKS = { "9": ["9", "Neun"], "10": ["10", "Zehn"], J: ["B", "Bube"], Q: ["D", "Dame"], K: ["K", "König"], A: ["A", "Ass"] };
+const CALL_NAMES = { re: "Re", kontra: "Kontra", no90: "keine 90", no60: "keine 60", no30: "keine 30", black: "schwarz" };
+const ALL_CARDS = [];
+for (const s of "CSHD") for (const r of ["9", "10", "J", "Q", "K", "A"]) ALL_CARDS.push(r + s);
+
+let state = null;
+let selectedSeat = 0;
+let fixTarget = null;
+
+// -- helpers ------------------------------------------------------------------------------
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (v !== false && v !== null && v !== undefined) node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c);
+  return node;
+}
+function cardInfo(code) {
+  const suit = code.slice(-1), rank = code.slice(0, -1);
+  return { sym: SUITS[suit][0] + RANKS[rank][0], name: `${SUITS[suit][1]}-${RANKS[rank][1]}`, red: suit === "H" || suit === "D" };
+}
+function cardLabel(code) { const c = cardInfo(code); return `${c.sym} ${c.name}`; }
+function players() { return state && state.partie ? state.partie.players : ["Platz 1", "Platz 2", "Platz 3", "Platz 4"]; }
+function signed(n) { return n > 0 ? `+${n}` : `${n}`; }
+function toast(message, error = false) {
+  const t = $("#toast");
+  t.textContent = message; t.className = "toast" + (error ? " err" : ""); t.hidden = false;
+  clearTimeout(toast.timer); toast.timer = setTimeout(() => { t.hidden = true; }, error ? 6000 : 2500);
+}
+
+async function api(method, path, body) {
+  const headers = { "Content-Type": "application/json" };
+  const token = localStorage.getItem("dokocam-token");
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (res.status === 401 || res.status === 403) {
+    const given = prompt("Dieser Tisch braucht sein Token (beim Start des Servers angezeigt):");
+    if (given) { localStorage.setItem("dokocam-token", given.trim()); return api(method, path, body); }
+  }
+  const data = await res.json().catch(() => ({}));
+  if (!res.ok) {
+    let detail = data.detail;
+    if (Array.isArray(detail)) detail = detail.map((d) => d.msg.replace(/^Value error, /, "")).join("; ");
+    toast(detail || `Fehler ${res.status}`, true);
+    throw new Error(detail);
+  }
+  if (data.state) render(data.state);
+  return data;
+}
+
+// -- rendering ----------------------------------------------------------------------------
+
+function render(next) {
+  if (state && next.seq < state.seq) return; // an older answer arriving late
+  state = next;
+  renderStatus(); renderAlerts(); renderTable(); renderControls(); renderHistory(); renderResult(); renderSheet();
+}
+
+function renderStatus() {
+  const g = state.game, p = state.partie;
+  let text = "Keine Partie – „Neue Partie“ starten.";
+  if (p && p.is_over) text = "Partie beendet: " + p.standings.map(([n, v]) => `${n} ${v}`).join(" · ");
+  else if (g) {
+    text = `Spiel ${g.number} · Runde ${p.round} · Geber ${g.dealer} · ${g.contract.label}`;
+    if (g.bocks) text += ` · Bock ×${2 ** g.bocks}`;
+    if (g.forced_solo) text += ` · ${g.forced_solo} muss Pflichtsolo spielen`;
+  }
+  $("#status").textContent = text;
+  const undo = $("#btn-undo");
+  undo.disabled = !state.can_undo;
+  undo.title = state.can_undo ? `nimmt zurück: ${state.can_undo}` : "nichts zurückzunehmen";
+}
+
+function renderAlerts() {
+  const box = $("#alerts"); box.replaceChildren();
+  const g = state.game;
+  const names = players();
+  if (g) {
+    for (const f of g.flags) {
+      const card = f.card ? ` – ${f.card.symbol} ${f.card.name}` : "";
+      const who = f.seat !== null ? ` – ${names[f.seat]}` : "";
+      box.append(el("div", { class: "alert flag" }, `⚠ ${flagTitle(f.kind)}: Stich ${f.trick ?? "?"}${who}${card}. ${f.message}`));
+    }
+    for (const p of g.uncertain) {
+      box.append(el("div", { class: "alert ask" },
+        `? Unsicher: ${names[p.seat]} spielte ${p.card.symbol} ${p.card.name} (${Math.round(p.confidence * 100)} %)`,
+        el("button", { onclick: () => openFix(p) }, "prüfen")));
+    }
+    if (g.blocked) box.append(el("div", { class: "alert note" }, `Nicht gewertet: ${g.blocked}`));
+  }
+  for (const n of state.notes.slice(-3)) box.append(el("div", { class: "alert note" }, `Hinweis (Ereignis ${n.event_id}): ${n.message}`));
+  for (const f of state.pipeline_flags.slice(-2)) box.append(el("div", { class: "alert note" }, `Kamera: ${f.message || f.kind}`));
+}
+function flagTitle(kind) {
+  return { renege: "Nicht bedient", third_copy: "Dritte Karte gleicher Art", out_of_turn: "Nicht an der Reihe", incomplete_trick: "Stich unvollständig" }[kind] || kind;
+}
+
+function cardNode(play, extra = "") {
+  const c = cardInfo(play.card.code);
+  const cls = ["card", c.red ? "red" : "", play.uncertain ? "uncertain" : "", play.corrected ? "corrected" : "", extra].join(" ");
+  return el("div", { class: cls, title: `${play.card.symbol} ${play.card.name} – antippen zum Berichtigen`, "data-event": play.event_id, onclick: () => openFix(play) },
+    el("span", { class: "sym", text: play.card.symbol }), el("span", { class: "nm", text: play.card.name }));
+}
+
+function renderTable() {
+  const g = state.game, names = players();
+  const trick = g ? (g.current_trick && g.current_trick.plays.length ? g.current_trick : g.tricks[g.tricks.length - 1] || g.current_trick) : null;
+  $("#trick-no").textContent = trick ? trick.number : "–";
+  $("#contract").textContent = g ? g.contract.label : "";
+  for (const seatEl of document.querySelectorAll("#table .seat")) {
+    const seat = Number(seatEl.dataset.seat);
+    const party = g ? g.parties[names[seat]] : null;
+    const calls = g ? g.calls.filter((c) => c.seat === seat).map((c) => el("span", { class: "badge call", text: CALL_NAMES[c.call] })) : [];
+    const nameRow = el("div", { class: "name" }, names[seat],
+      party ? el("span", { class: `badge ${party}`, text: party === "re" ? "Re" : "Kontra" }) : null,
+      g && g.dealer === names[seat] ? el("span", { class: "badge dealer", text: "Geber" }) : null, calls);
+    const play = trick ? trick.plays.find((p) => p.seat === seat) : null;
+    const extra = play ? [trick.winner === seat ? "win" : "", trick.leader === seat ? "lead" : ""].join(" ") : "";
+    seatEl.classList.toggle("to-move", !!g && g.to_move === seat);
+    seatEl.replaceChildren(nameRow, play ? cardNode(play, extra) : el("div", { class: "card-slot" }));
+  }
+  const center = $("#trick-center");
+  if (!trick) center.replaceChildren(el("div", { text: "–" }));
+  else {
+    const done = trick.plays.length === 4;
+    const winner = trick.winner !== null ? names[trick.winner] : "–";
+    center.replaceChildren(el("div", { class: "big", text: `${trick.augen}` }), el("div", { text: "Augen" }),
+      el("div", { text: trick.plays.length ? `${done ? "Stich an" : "vorn"}: ${winner}` : `raus: ${names[trick.leader] ?? "–"}` }));
+  }
+  const augen = $("#augen");
+  if (!g) { augen.replaceChildren(); $("#specials").replaceChildren(); return; }
+  const a = g.augen, total = Math.max(1, a.re + a.kontra + a.unknown);
+  const part = (cls, v, label) => el("div", { class: cls, style: `flex-grow:${v}` }, v >= 12 ? `${label} ${v}` : "");
+  augen.replaceChildren(
+    el("div", { class: "bar-wrap" }, part("re", a.re, "Re"), part("unknown", a.unknown, "?"), part("kontra", a.kontra, "Kontra"),
+      total === 1 ? el("div", { style: "flex-grow:1;color:#5f6b66" }, "noch keine Augen") : null),
+    el("div", { class: "legend", text: `Re ${a.re} · Kontra ${a.kontra}` + (a.unknown ? ` · Partei unbekannt ${a.unknown}` : "") + " Augen" }));
+  $("#specials").replaceChildren(...g.specials.map((s) => el("li", { text: "★ " + s })));
+}
+
+function renderControls() {
+  const names = players();
+  const pick = $("#seat-pick");
+  pick.replaceChildren(...names.map((n, i) => el("button", { role: "radio", "aria-checked": String(i === selectedSeat), "data-seat": i,
+    onclick: () => { selectedSeat = i; renderControls(); } }, n)));
+  const g = state.game;
+  for (const b of document.querySelectorAll("#calls button, #btn-contract, #btn-card, #btn-end")) b.disabled = !g;
+  const partner = $("#contract-partner");
+  partner.replaceChildren(...names.map((n, i) => el("option", { value: i }, `nimmt: ${n}`)));
+  partner.hidden = $("#contract-type").value !== "armut";
+  const left = $("#end-left"), keep = left.value;
+  left.replaceChildren(el("option", { value: "" }, "niemand geht"), ...names.map((n) => el("option", { value: n }, `${n} geht`)));
+  left.value = keep;
+}
+
+function renderHistory() {
+  const g = state.game, names = players(), box = $("#history");
+  if (!g || !g.tricks.length) { box.replaceChildren(el("p", { class: "hint", text: "Noch kein Stich." })); return; }
+  box.replaceChildren(...[...g.tricks].reverse().map((t) => {
+    const cells = [0, 1, 2, 3].map((seat) => {
+      const p = t.plays.find((x) => x.seat === seat);
+      if (!p) return el("div", {}, "–");
+      const c = cardInfo(p.card.code);
+      return el("div", { class: `mini ${t.winner === seat ? "win" : ""} ${p.uncertain ? "uncertain" : ""}`, "data-event": p.event_id,
+        title: `${names[seat]}: ${p.card.name}`, onclick: () => openFix(p) },
+        el("span", { class: `sym ${c.red ? "red" : ""}`, text: p.card.symbol }), el("span", { class: "who", text: names[seat] }));
+    });
+    return el("div", { class: "trick-row" }, el("span", { class: "no", text: t.number }), cells,
+      el("span", { class: "pts", text: `${t.augen} → ${names[t.winner]}` }));
+  }));
+}
+
+function renderResult() {
+  const g = state.game && state.game.result ? state.game : state.last_game;
+  const panel = $("#result-panel");
+  if (!g || !g.result) { panel.hidden = true; return; }
+  panel.hidden = false;
+  const r = g.result;
+  $("#result-title").textContent = `Spiel ${g.number}: ${r.winner === "re" ? "Re" : r.winner === "kontra" ? "Kontra" : "niemand"} gewinnt ${r.augen.re ?? "?"} : ${r.augen.kontra ?? "?"}`;
+  const rows = r.items.map((i) => el("tr", {}, el("td", { text: i.name }), el("td", { text: i.party === "re" ? "Re" : i.party === "kontra" ? "Kontra" : "" }), el("td", { text: signed(i.value) })));
+  $("#result").replaceChildren(
+    el("table", {}, el("tbody", {}, rows, el("tr", { class: "total" }, el("td", { text: "Spielwert" }), el("td"), el("td", { text: r.game_value })))),
+    el("div", { class: "points" }, Object.entries(r.points).map(([n, v]) => el("div", {}, n, el("b", { class: v > 0 ? "pos" : v < 0 ? "neg" : "", text: signed(v) })))));
+}
+
+function renderSheet() {
+  const p = state.partie, table = $("#sheet"), meta = $("#sheet-meta");
+  if (!p) { table.replaceChildren(); meta.replaceChildren(el("span", { text: "Noch keine Partie." })); return; }
+  const len = p.length.games ? `${p.length.games} Spiele` : p.length.rounds ? `${p.length.rounds} Runden` : p.length.target ? `bis ${p.length.target} Punkte` : "offen";
+  meta.replaceChildren(...[el("span", { text: `Länge: ${len}` }), el("span", { text: `Regeln: ${state.rules.preset === "pub" ? "Kneipe" : "Turnier"}${Object.keys(state.rules.differs).length ? " + Hausregeln" : ""}` }),
+    p.bock_queue.length ? el("span", { class: "bock", text: `Bock: ${p.bock_queue.length} Spiel(e) (×${2 ** p.bock_queue[0]} als nächstes)` }) : null,
+    p.pflichtsolo_owed.length ? el("span", { text: `Pflichtsolo offen: ${p.pflichtsolo_owed.join(", ")}` }) : null].filter(Boolean));
+  const head = el("tr", {}, el("th", { text: "#" }), el("th", { text: "Geber" }), el("th", { text: "Spiel" }), p.players.map((n) => el("th", { text: n })));
+  const rows = p.sheet.map((row) => el("tr", { class: row.ended_early ? "early" : "" },
+    el("td", { text: row.number }), el("td", { text: row.dealer }),
+    el("td", { text: [row.contract || "abgebrochen", row.multiplier > 1 ? `×${row.multiplier}` : "", ...row.notes].filter(Boolean).join(" · ") }),
+    p.players.map((n) => el("td", {}, n in row.points ? signed(row.points[n]) : "–", " ", el("span", { class: "tot", text: `(${row.totals[n]})` })))));
+  const totals = el("tr", { class: "totals" }, el("td"), el("td"), el("td", { text: "Stand" }), p.players.map((n) => el("td", { class: p.totals[n] > 0 ? "pos" : p.totals[n] < 0 ? "neg" : "", text: signed(p.totals[n]) })));
+  table.replaceChildren(el("thead", {}, head), el("tbody", {}, rows, totals));
+}
+
+// -- camera -------------------------------------------------------------------------------
+
+function renderFrame(frame) {
+  const img = $("#cam-img"), svg = $("#cam-boxes");
+  $("#cam-empty").hidden = true;
+  img.hidden = false;
+  img.src = `/frame.jpg?index=${frame.index}`;
+  svg.setAttribute("viewBox", `0 0 ${frame.width} ${frame.height}`);
+  svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
+  const ns = "http://www.w3.org/2000/svg";
+  const fontSize = Math.max(12, frame.height / 32);
+  svg.replaceChildren(...frame.boxes.flatMap((b) => {
+    const [x1, y1, x2, y2] = b.xyxy;
+    const rect = document.createElementNS(ns, "rect");
+    Object.entries({ x: x1, y: y1, width: x2 - x1, height: y2 - y1, class: b.confidence < 0.6 ? "box low" : "box" }).forEach(([k, v]) => rect.setAttribute(k, v));
+    const text = document.createElementNS(ns, "text");
+    const label = `${b.label} ${Math.round(b.confidence * 100)}%`;
+    Object.entries({ x: x1 + 4, y: Math.max(fontSize, y1 - 4), class: "label", "font-size": fontSize }).forEach(([k, v]) => text.setAttribute(k, v));
+    text.textContent = label;
+    const bg = document.createElementNS(ns, "rect");
+    Object.entries({ x: x1, y: Math.max(0, y1 - fontSize - 6), width: label.length * fontSize * 0.58 + 8, height: fontSize + 6, class: "label-bg" }).forEach(([k, v]) => bg.setAttribute(k, v));
+    return [rect, bg, text];
+  }));
+}
+
+// -- dialogs and actions ------------------------------------------------------------------
+
+function cardOptions(select) {
+  select.replaceChildren(...ALL_CARDS.map((code) => el("option", { value: code }, cardLabel(code))));
+}
+
+function openFix(play) {
+  fixTarget = play;
+  const names = players();
+  $("#fix-what").textContent = `${names[play.seat]} spielte ${play.card.symbol} ${play.card.name}` + (play.uncertain ? ` – die Kamera ist unsicher (${Math.round(play.confidence * 100)} %).` : ".");
+  $("#fix-card").value = play.card.code;
+  $("#fix-seat").replaceChildren(...names.map((n, i) => el("option", { value: i }, n)));
+  $("#fix-seat").value = play.seat;
+  $("#btn-confirm").hidden = !play.uncertain;
+  $("#dlg-fix").showModal();
+}
+
+async function submitFix(event) {
+  const action = event.submitter && event.submitter.value;
+  if (!fixTarget || action === "cancel") return;
+  if (action === "confirm") { await api("POST", `/games/cards/${fixTarget.event_id}/confirm`).catch(() => {}); return; }
+  const body = {};
+  const card = $("#fix-card").value, seat = Number($("#fix-seat").value);
+  if (card !== fixTarget.card.code) body.card = card;
+  if (seat !== fixTarget.seat) body.seat = seat;
+  if (!Object.keys(body).length) { toast("Nichts geändert."); return; }
+  await api("PATCH", `/games/cards/${fixTarget.event_id}`, body).then(() => toast("Berichtigt – alles danach neu berechnet.")).catch(() => {});
+}
+
+function openSettings() {
+  const r = state.rules;
+  $("#rules-preset").replaceChildren(...r.presets.map((p) => el("option", { value: p }, p === "pub" ? "Kneipendoppelkopf" : "Turnier (DDV)")));
+  $("#rules-preset").value = r.preset;
+  $("#rules-preset").disabled = !r.settable;
+  $("#rules-note").textContent = r.settable ? "Gilt für die nächste Partie." : "Eine Partie läuft: die Regeln stehen fest.";
+  $("#rules-switches").replaceChildren(...Object.entries(r.switches).map(([k, v]) =>
+    el("label", { class: k in r.differs ? "differs" : "" }, el("input", { type: "checkbox", name: k, checked: v, disabled: !r.settable }), k.replaceAll("_", " "))));
+  $("#btn-rules").hidden = !r.settable;
+  $("#dlg-settings").showModal();
+}
+
+async function saveSettings(event) {
+  if (!event.submitter || event.submitter.value !== "save") return;
+  const rules = { preset: $("#rules-preset").value };
+  for (const box of document.querySelectorAll("#rules-switches input")) rules[box.name] = box.checked;
+  await api("PUT", "/settings/rules", { rules }).then(() => toast("Regeln übernommen.")).catch(() => {});
+}
+
+async function startPartie(event) {
+  if (!event.submitter || event.submitter.value !== "start") return;
+  const f = new FormData($("#form-partie"));
+  const body = { players: [0, 1, 2, 3].map((i) => f.get(`p${i}`)), first_dealer: Number(f.get("dealer")), rules: state.rules.switches ? { preset: state.rules.preset, ...state.rules.differs } : undefined };
+  if (f.get("length")) body.length = { [f.get("length")]: Number(f.get("length_value")) };
+  if (state.partie && !state.partie.is_over) {
+    if (!confirm("Die laufende Partie beenden und eine neue starten?")) return;
+    body.replace = true;
+  }
+  await api("POST", "/partie", body).then(() => toast("Partie gestartet.")).catch(() => {});
+}
+
+function wire() {
+  cardOptions($("#fix-card")); cardOptions($("#manual-card"));
+  $("#form-fix").addEventListener("submit", submitFix);
+  $("#form-settings").addEventListener("submit", saveSettings);
+  $("#form-partie").addEventListener("submit", startPartie);
+  $("#btn-settings").addEventListener("click", openSettings);
+  $("#btn-partie").addEventListener("click", () => $("#dlg-partie").showModal());
+  $("#btn-undo").addEventListener("click", () => api("POST", "/events/undo").then(() => toast("Zurückgenommen.")).catch(() => {}));
+  $("#contract-type").addEventListener("change", renderControls);
+  for (const b of document.querySelectorAll("#calls button")) {
+    b.addEventListener("click", () => api("POST", "/games/current/calls", { seat: selectedSeat, call: b.dataset.call })
+      .then(() => toast(`${players()[selectedSeat]}: ${CALL_NAMES[b.dataset.call]}`)).catch(() => {}));
+  }
+  $("#btn-contract").addEventListener("click", () => {
+    const [type, kind] = $("#contract-type").value.split(":");
+    const body = { type };
+    if (kind) body.kind = kind;
+    if (type !== "normal") body.declarer = selectedSeat;
+    if (type === "armut") body.partner = Number($("#contract-partner").value);
+    api("PUT", "/games/current/contract", body).then(() => toast("Spielart gesetzt.")).catch(() => {});
+  });
+  $("#btn-card").addEventListener("click", () => api("POST", "/games/current/cards", { seat: selectedSeat, card: $("#manual-card").value }).catch(() => {}));
+  $("#btn-end").addEventListener("click", () => {
+    if (!confirm("Dieses Spiel ohne Wertung beenden?")) return;
+    const left = $("#end-left").value;
+    api("POST", "/games/current/end", left ? { left } : {}).then(() => toast("Spiel ohne Wertung beendet.")).catch(() => {});
+  });
+}
+
+function connect() {
+  const source = new EventSource("/stream");
+  source.addEventListener("open", () => $("#live-dot").classList.add("on"));
+  source.addEventListener("error", () => $("#live-dot").classList.remove("on"));
+  source.addEventListener("state", (e) => { const s = JSON.parse(e.data); window.__lastSeq = s.seq; render(s); });
+  source.addEventListener("frame", (e) => renderFrame(JSON.parse(e.data)));
+  source.addEventListener("feed", (e) => { $("#feed-state").textContent = JSON.parse(e.data).message; });
+}
+
+wire();
+fetch("/state").then((r) => r.json()).then(render).finally(connect);
