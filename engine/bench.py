@@ -1,0 +1,294 @@
+"""Engine benchmark: replay and score complete recorded games in a loop on one core.
+
+``run`` loads ``dokocam-game/1`` records (the reference games under ``tests/reference_games``
+when no paths are given, plus random legal games made with a fixed seed), then replays every
+record into a fresh ``Game`` and scores it with ``result()`` until the time is up. This is what
+``dokocam bench-engine`` prints. It also holds ``random_game``, the random legal game the
+property tests and the benchmark share.
+
+>>> import random
+>>> game = random_game(random.Random(7))
+>>> game.is_over, len(game.tricks) == game.rules.hand_size, sum(game.result().points)
+(True, True, 0)
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from engine.cards import ALL_CARDS, Card, Rank, Suit
+from engine.contract import Contract, ContractType, SoloKind
+from engine.errors import IllegalCallError
+from engine.game import Call, Game, Party
+from engine.record import GameRecord, load_record
+from engine.rules import Rules
+
+__all__ = ["REFERENCE_GAMES", "random_rules", "random_contract", "deal_hands", "random_game", "run", "format_report"]
+
+#: Where the converted reference games live in a checkout.
+REFERENCE_GAMES = Path(__file__).resolve().parent.parent / "tests" / "reference_games"
+
+_QC = Card(Rank.QUEEN, Suit.CLUBS)
+#: Switches that change how a game is played or scored (Pflichtsolo and Schmeißen do not).
+_GAME_SWITCHES = (
+    "without_nines",
+    "second_dulle_beats_first",
+    "second_dulle_except_last_trick",
+    "schweinchen",
+    "fuchs_am_end",
+    "karlchen_fangen",
+    "armut",
+    "bockrunden",
+    "bock_after_120",
+    "bock_after_lost_solo",
+    "bock_after_heart_trick",
+    "bock_after_lost_announcement",
+    "solo_special_points",
+    "gegen_die_alten_in_solo",
+)
+_CONTRACT_KINDS = ("normal", "hochzeit", "silent_hochzeit", "solo", "armut")
+
+
+def random_rules(rng: random.Random) -> Rules:
+    """A preset with every game switch set at random."""
+    base = rng.choice((Rules.tournament(), Rules.pub()))
+    return replace(base, **{name: rng.random() < 0.5 for name in _GAME_SWITCHES})
+
+
+def random_contract(rng: random.Random, rules: Rules) -> Contract:
+    """A random contract of any kind the rules allow (Armut only with the ``armut`` switch)."""
+    kinds = [k for k in _CONTRACT_KINDS if k != "armut" or rules.armut]
+    kind = rng.choice(kinds)
+    declarer = rng.randrange(4)
+    if kind == "normal":
+        return Contract.normal()
+    if kind == "hochzeit":
+        return Contract.hochzeit(declarer)
+    if kind == "silent_hochzeit":
+        return Contract.silent_hochzeit(declarer)
+    if kind == "solo":
+        return Contract.solo(rng.choice(list(SoloKind)), declarer)
+    return Contract.armut(declarer, rng.choice([s for s in range(4) if s != declarer]))
+
+
+def deal_hands(rng: random.Random, rules: Rules, contract: Contract) -> list[list[Card]]:
+    """Shuffle the deck and deal four hands that fit the contract.
+
+    Normal game: the Kreuz-Damen lie in two hands. Hochzeit (announced or silent): both lie
+    with the declarer. Armut: the declarer held at most three trumps, handed them to the partner
+    and got as many cards of the partner's choice back (the hands returned are after that).
+    """
+    copies = rules.copies_of
+    deck = [card for card in ALL_CARDS for _ in range(copies[card.index])]
+    rng.shuffle(deck)
+    size = rules.hand_size
+    hands = [deck[k * size : (k + 1) * size] for k in range(4)]
+    ctype = contract.type
+    if ctype is ContractType.NORMAL:
+        holders = [s for s in range(4) for c in hands[s] if c == _QC]
+        if holders[0] == holders[1]:
+            _swap_into(rng, hands, rng.choice([s for s in range(4) if s != holders[0]]), hands[holders[0]].index(_QC))
+    elif ctype in (ContractType.HOCHZEIT, ContractType.SILENT_HOCHZEIT):
+        declarer = contract.declarer
+        assert declarer is not None
+        for seat in range(4):
+            while seat != declarer and _QC in hands[seat]:
+                mine = [i for i, c in enumerate(hands[declarer]) if c != _QC]
+                i, j = rng.choice(mine), hands[seat].index(_QC)
+                hands[declarer][i], hands[seat][j] = hands[seat][j], hands[declarer][i]
+    elif ctype is ContractType.ARMUT:
+        _armut_exchange(rng, hands, contract)
+    return hands
+
+
+def _swap_into(rng: random.Random, hands: list[list[Card]], to: int, card_at: int) -> None:
+    """Move the card at ``card_at`` of the hand holding two Kreuz-Damen to hand ``to``."""
+    source = next(s for s in range(4) if hands[s].count(_QC) == 2)
+    i = rng.choice([k for k, c in enumerate(hands[to]) if c != _QC])
+    hands[source][card_at], hands[to][i] = hands[to][i], hands[source][card_at]
+
+
+def _armut_exchange(rng: random.Random, hands: list[list[Card]], contract: Contract) -> None:
+    declarer, partner = contract.declarer, contract.partner
+    assert declarer is not None and partner is not None
+    order = contract.card_order()
+    poor = hands[declarer]
+    # Give the declarer's surplus trumps to the others until at most three are left.
+    others = [s for s in range(4) if s != declarer]
+    while sum(order.is_trump(c) for c in poor) > 3:
+        i = next(k for k, c in enumerate(poor) if order.is_trump(c))
+        seat = rng.choice([s for s in others if any(not order.is_trump(c) for c in hands[s])])
+        j = rng.choice([k for k, c in enumerate(hands[seat]) if not order.is_trump(c)])
+        poor[i], hands[seat][j] = hands[seat][j], poor[i]
+    trumps = [c for c in poor if order.is_trump(c)]
+    for card in trumps:
+        poor.remove(card)
+    hands[partner].extend(trumps)
+    for _ in trumps:
+        back = hands[partner].pop(rng.randrange(len(hands[partner])))
+        poor.append(back)
+
+
+def _true_party(game: Game, hands: Sequence[Sequence[Card]], seat: int) -> Party | None:
+    """The seat's party as the seat itself knows it (None: a Hochzeit not yet decided)."""
+    c = game.contract
+    if c.type is ContractType.NORMAL:
+        return Party.RE if _QC in hands[seat] else Party.KONTRA
+    if c.type is ContractType.ARMUT:
+        return Party.RE if seat in (c.declarer, c.partner) else Party.KONTRA
+    if c.type is ContractType.HOCHZEIT and seat != c.declarer:
+        return game.parties()[seat] if game.hochzeit_decided else None
+    return Party.RE if seat == c.declarer else Party.KONTRA
+
+
+def _random_call(rng: random.Random, game: Game, hands: Sequence[Sequence[Card]]) -> None:
+    """Let a random seat try a random announcement its party may make; refusals are ignored."""
+    seat = rng.randrange(4)
+    party = _true_party(game, hands, seat)
+    if party is None:
+        return
+    own = Call.RE if party is Party.RE else Call.KONTRA
+    made = {call for _, call, p in game.calls if p is party}
+    if own not in made:
+        call = own
+    else:
+        higher = [c for c in (Call.NO90, Call.NO60, Call.NO30, Call.BLACK) if c not in made]
+        if not higher:
+            return
+        call = higher[0] if rng.random() < 0.7 else rng.choice(higher)
+    try:
+        game.call(seat, call)
+    except IllegalCallError:
+        pass  # too late for this call, or an Absage skipped; a random player just stays silent
+
+
+def random_game(
+    rng: random.Random,
+    rules: Rules | None = None,
+    contract: Contract | None = None,
+    *,
+    call_chance: float = 0.08,
+    players: Sequence[str] = ("A", "B", "C", "D"),
+) -> Game:
+    """A complete random legal game: random hands, legal cards only, random announcements.
+
+    Args:
+        rng: the source of every choice (a ``random.Random`` or anything with its methods).
+        rules: the house rules; random when None.
+        contract: the contract; a random one the rules allow when None.
+        call_chance: before each play, the chance that some seat tries an announcement.
+        players: the four names.
+    """
+    rules = rules if rules is not None else random_rules(rng)
+    contract = contract if contract is not None else random_contract(rng, rules)
+    hands = deal_hands(rng, rules, contract)
+    game = Game(rules, contract, players, hands, strict=True)
+    while not game.is_over:
+        if rng.random() < call_chance:
+            _random_call(rng, game, hands)
+        seat = game.to_move
+        assert seat is not None
+        game.play(seat, rng.choice(game.legal_cards(seat)))
+    return game
+
+
+# -- the benchmark ---------------------------------------------------------------------------
+
+
+def _load(paths: Sequence[str | Path], random_games: int, seed: int) -> tuple[list[GameRecord], int]:
+    if paths:
+        files = [Path(p) for p in paths]
+    else:
+        files = sorted(REFERENCE_GAMES.glob("*.json"))
+    records = [load_record(f) for f in files]
+    loaded = len(records)
+    if not paths and random_games:
+        rng = random.Random(seed)
+        records += [GameRecord.from_game(random_game(rng)) for _ in range(random_games)]
+    return records, loaded
+
+
+def run(
+    paths: list[str],
+    seconds: float = 3.0,
+    *,
+    random_games: int = 200,
+    seed: int = 20260101,
+) -> dict[str, Any]:
+    """Replay and score complete games in a loop for about ``seconds`` on this core.
+
+    Args:
+        paths: ``dokocam-game/1`` record files; when empty, the reference games plus
+            ``random_games`` random legal games (seeded with ``seed``).
+        seconds: how long to loop (at least one pass over the records is made).
+
+    Returns:
+        ``games`` (complete games replayed and scored), ``seconds``, ``games_per_second``,
+        ``plays_per_second``, ``records`` (records in the loop), ``files`` (records read from
+        files), ``random_records``, ``skipped`` (records that are not a complete game), ``passes``.
+
+    Raises:
+        RecordError: a record cannot be read or replayed.
+    """
+    records, from_files = _load(paths, random_games, seed)
+    jobs = []
+    skipped = 0
+    for record in records:
+        game = record.to_game()  # raises RecordError with the event for a broken record
+        if not game.is_over:
+            skipped += 1
+            continue
+        game.result()
+        jobs.append((record.rules, record.contract, record.players, record.events, record.hands, record.bock))
+    if not jobs:
+        return {
+            "games": 0, "seconds": 0.0, "games_per_second": 0.0, "plays_per_second": 0.0,
+            "records": 0, "files": from_files, "random_records": len(records) - from_files,
+            "skipped": skipped, "passes": 0,
+        }  # fmt: skip
+    plays_per_pass = sum(sum(1 for e in job[3] if hasattr(e, "card")) for job in jobs)
+    replay = Game.replay
+    games = passes = 0
+    clock = time.perf_counter
+    start = clock()
+    deadline = start + seconds
+    while True:
+        for rules, contract, players, events, hands, bock in jobs:
+            replay(rules, contract, players, events, hands, bock=bock).result()
+        games += len(jobs)
+        passes += 1
+        if clock() >= deadline:
+            break
+    elapsed = clock() - start
+    return {
+        "games": games,
+        "seconds": round(elapsed, 3),
+        "games_per_second": round(games / elapsed, 1),
+        "plays_per_second": round(passes * plays_per_pass / elapsed, 1),
+        "records": len(jobs),
+        "files": from_files,
+        "random_records": len(records) - from_files,
+        "skipped": skipped,
+        "passes": passes,
+    }
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """One readable line for ``dokocam bench-engine``.
+
+    >>> format_report({"games": 3000, "seconds": 1.0, "games_per_second": 3000.0,
+    ...     "plays_per_second": 144000.0, "records": 30, "skipped": 0})
+    '3000 games in 1.00 s: 3000 games/s (144000 plays/s) over 30 records'
+    """
+    line = (
+        f"{report['games']} games in {report['seconds']:.2f} s: {report['games_per_second']:.0f} games/s "
+        f"({report['plays_per_second']:.0f} plays/s) over {report['records']} records"
+    )
+    if report.get("skipped"):
+        line += f", {report['skipped']} incomplete records skipped"
+    return line
