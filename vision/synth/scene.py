@@ -195,12 +195,13 @@ class Camera:
         """``cv2.remap`` maps from delivered pixels to ideal pixels, or ``None`` without distortion."""
         if self.k1 == 0:
             return None
-        yy, xx = np.mgrid[0 : self.height, 0 : self.width].astype(np.float32)
+        # Pixel centres are at i + 0.5 in our continuous coordinates and at i for OpenCV.
+        yy, xx = np.mgrid[0 : self.height, 0 : self.width].astype(np.float32) + 0.5
         cx, cy = self.width / 2, self.height / 2
         norm = math.hypot(cx, cy)
         r2 = ((xx - cx) ** 2 + (yy - cy) ** 2) / norm**2
         scale = 1 + self.k1 * r2
-        return (cx + (xx - cx) * scale).astype(np.float32), (cy + (yy - cy) * scale).astype(np.float32)
+        return (cx + (xx - cx) * scale - 0.5).astype(np.float32), (cy + (yy - cy) * scale - 0.5).astype(np.float32)
 
     def margin(self) -> int:
         """Extra ideal-image border needed so barrel distortion never samples outside it."""
@@ -409,6 +410,11 @@ def _roi(points: np.ndarray, width: int, height: int, pad: int = 2) -> tuple[int
     return int(x0), int(y0), int(x1), int(y1)
 
 
+def _fixed(points: np.ndarray) -> np.ndarray:
+    """Continuous points as OpenCV fixed-point vertices (``shift=4``) for pixel-centred drawing."""
+    return np.round((np.asarray(points) - 0.5) * 16).astype(np.int32)
+
+
 def _shift(dx: float, dy: float) -> np.ndarray:
     return np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], np.float64)
 
@@ -438,7 +444,7 @@ class _Canvas:
             return
         x0, y0, x1, y1 = roi
         mask = np.zeros((y1 - y0, x1 - x0), np.float32)
-        cv2.fillPoly(mask, [np.round((pts - [x0, y0]) * 16).astype(np.int32)], 1.0, cv2.LINE_AA, shift=4)
+        cv2.fillPoly(mask, [_fixed(pts - [x0, y0])], 1.0, cv2.LINE_AA, shift=4)
         if blur > 0.3:
             mask = cv2.GaussianBlur(mask, (0, 0), blur)
         self.image[y0:y1, x0:x1] *= (1 - strength * mask)[..., None]
@@ -451,7 +457,8 @@ class _Canvas:
         if roi is None:
             return
         x0, y0, x1, y1 = roi
-        local = _shift(-x0, -y0) @ hom
+        # Coordinates are continuous (pixel i spans [i, i+1]); OpenCV samples at integer centres.
+        local = _shift(-x0 - 0.5, -y0 - 0.5) @ hom @ _shift(0.5, 0.5)
         size = (x1 - x0, y1 - y0)
         warped = cv2.warpPerspective(image, local, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         alpha = cv2.warpPerspective(mask, local, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
@@ -471,7 +478,7 @@ def _arm_polygons(arm: Arm) -> list[tuple[np.ndarray, tuple[int, int, int]]]:
     n = np.array([-d[1], d[0]])
     half = arm.width_cm / 2
     out: list[tuple[np.ndarray, tuple[int, int, int]]] = []
-    wrist = end - d * arm.width_cm * 0.9
+    wrist = end - d * arm.width_cm * 0.4
     forearm = np.array([start + n * half * 1.15, wrist + n * half, wrist - n * half, start - n * half * 1.15])
     out.append((forearm, arm.skin))
     if arm.sleeve is not None:
@@ -490,6 +497,7 @@ def _arm_polygons(arm: Arm) -> list[tuple[np.ndarray, tuple[int, int, int]]]:
     return out
 
 
+_MAX_TEXTURE = 560
 _BACKGROUND_CACHE: dict[tuple[Any, ...], np.ndarray] = {}
 
 
@@ -505,10 +513,13 @@ def render_background(table: Table, camera: Camera) -> np.ndarray:
     inv = np.linalg.inv(to_canvas)
     corners_cm = _apply_h(inv, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))
     lo, hi = corners_cm.min(axis=0), corners_cm.max(axis=0)
-    # Texture resolution follows the image centre's scale, capped so steep tilts stay cheap.
+    # Texture resolution follows the image centre's scale, capped: sensor noise, blur and JPEG
+    # hide finer detail, and the cap keeps steep tilts and big frames cheap.
     cm_per_px = camera.view_width_cm / camera.width
-    tw = int(min((hi[0] - lo[0]) / cm_per_px, 3 * w)) + 2
-    th = int(min((hi[1] - lo[1]) / cm_per_px, 3 * h)) + 2
+    tw = (hi[0] - lo[0]) / cm_per_px
+    th = (hi[1] - lo[1]) / cm_per_px
+    shrink = min(1.0, _MAX_TEXTURE / max(tw, th))
+    tw, th = int(tw * shrink) + 2, int(th * shrink) + 2
     sx, sy = (hi[0] - lo[0]) / tw, (hi[1] - lo[1]) / th
     texture = table.surface.render(tw, th, max(sx, sy))
     tex_to_table = np.array([[sx, 0, lo[0]], [0, sy, lo[1]], [0, 0, 1]])
@@ -587,7 +598,7 @@ def _fill_shaded(canvas: _Canvas, pts: np.ndarray, color: tuple[int, int, int], 
         return
     x0, y0, x1, y1 = roi
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillPoly(mask, [np.round((pts - [x0, y0]) * 16).astype(np.int32)], 255, cv2.LINE_AA, shift=4)
+    cv2.fillPoly(mask, [_fixed(pts - [x0, y0])], 255, cv2.LINE_AA, shift=4)
     a = mask.astype(np.float32)[..., None] / 255.0
     # Rounded limbs: darker towards the outline.
     depth = cv2.GaussianBlur(mask, (0, 0), max(1.0, min(mask.shape) / 8)).astype(np.float32)[..., None] / 255.0
@@ -612,22 +623,24 @@ def _finish(canvas: _Canvas, camera: Camera, look: Look, rng: np.random.Generato
         image = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         owner = cv2.remap(canvas.owner.astype(np.float32), mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=OWNER_NONE).astype(np.int16)
     image = np.ascontiguousarray(image)
-    # Light: a smooth gradient, vignette and a glare spot.
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    # Light: a smooth gradient, vignette and a glare spot, computed coarse (they are smooth).
+    sh, sw = max(2, h // 16), max(2, w // 16)
+    yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
+    yy = (yy + 0.5) * (h / sh)
+    xx = (xx + 0.5) * (w / sw)
     a = math.radians(look.light_angle_deg)
     ramp = ((xx - w / 2) * math.cos(a) + (yy - h / 2) * math.sin(a)) / max(w, h)
     gain = look.brightness * (1 - look.light_gradient * ramp)
     if look.vignette > 0:
         r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
         gain = gain * (1 - look.vignette * r2)
-    image *= gain[..., None] * np.array(look.color_gain, np.float32)
+    gain3 = cv2.resize(gain.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)[..., None] * np.array(look.color_gain, np.float32)
+    image *= gain3
     if look.glare > 0:
         gx, gy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
         sigma = rng.uniform(0.05, 0.2) * max(w, h)
-        spot = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2 * rng.uniform(0.3, 1.0)) / (2 * sigma**2))
-        image += (look.glare * 200 * spot)[..., None]
-    if camera.stretch != 1.0:
-        pass  # the stretch is part of the homography; nothing to resample here
+        spot = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2 * rng.uniform(0.3, 1.0)) / (2 * sigma**2)).astype(np.float32)
+        image += cv2.resize(spot * (look.glare * 200), (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
     if look.motion_blur_px >= 1.5:
         k = int(round(look.motion_blur_px)) | 1
         kernel = np.zeros((k, k), np.float32)
@@ -639,13 +652,29 @@ def _finish(canvas: _Canvas, camera: Camera, look: Look, rng: np.random.Generato
     if look.focus_blur_px > 0.3:
         image = cv2.GaussianBlur(image, (0, 0), look.focus_blur_px)
     if look.noise > 0:
-        image += rng.standard_normal(image.shape, dtype=np.float32) * look.noise
+        image += _noise_patch(rng, h, w) * look.noise
     out = np.clip(image, 0, 255).astype(np.uint8)
     if look.jpeg_quality:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(look.jpeg_quality)])
         if ok:
             out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     return out, owner
+
+
+_NOISE_TILE: list[np.ndarray] = []
+
+
+def _noise_patch(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """Unit Gaussian noise ``(h, w, 3)``: a random window of a fixed tile (fresh noise per pixel is slow)."""
+    if not _NOISE_TILE:
+        _NOISE_TILE.append(np.random.default_rng(12345).standard_normal((1024, 1024, 3), dtype=np.float32))
+    tile = _NOISE_TILE[0]
+    if h > tile.shape[0] or w > tile.shape[1]:
+        reps = (h // tile.shape[0] + 1, w // tile.shape[1] + 1, 1)
+        tile = np.tile(tile, reps)
+    y = int(rng.integers(0, tile.shape[0] - h + 1))
+    x = int(rng.integers(0, tile.shape[1] - w + 1))
+    return tile[y : y + h, x : x + w]
 
 
 def _annotate(placed: list[tuple[PlacedCard, Face, np.ndarray]], owner: np.ndarray, camera: Camera, canvas: _Canvas) -> SceneAnnotation:
@@ -701,6 +730,17 @@ def _mask_box(mask: np.ndarray) -> list[float] | None:
     return [float(xs[0]), float(ys[0]), float(xs[-1] + 1), float(ys[-1] + 1)]
 
 
+def _coverage(polygon: np.ndarray, shape: tuple[int, int], sub: int = 4) -> np.ndarray:
+    """Fraction of each pixel inside ``polygon``, by ``sub`` x ``sub`` supersampling.
+
+    OpenCV's own anti-aliased fill spreads about half a pixel outwards, which matters for
+    index boxes only 15 pixels wide.
+    """
+    big = np.zeros((shape[0] * sub, shape[1] * sub), np.uint8)
+    cv2.fillPoly(big, [_fixed(polygon * sub)], 255, cv2.LINE_8, shift=4)
+    return cv2.resize(big, (shape[1], shape[0]), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
+
+
 def _region_visibility(polygon: np.ndarray, mine: np.ndarray, w: int, h: int) -> tuple[float, list[float] | None]:
     area = _polygon_area(polygon)
     if area <= 0:
@@ -709,9 +749,7 @@ def _region_visibility(polygon: np.ndarray, mine: np.ndarray, w: int, h: int) ->
     if roi is None:
         return 0.0, None
     x0, y0, x1, y1 = roi
-    region = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillPoly(region, [np.round((polygon - [x0, y0]) * 16).astype(np.int32)], 1, cv2.LINE_8, shift=4)
-    seen = (region > 0) & mine[y0:y1, x0:x1]
+    seen = (_coverage(polygon - [x0, y0], (y1 - y0, x1 - x0)) >= 0.5) & mine[y0:y1, x0:x1]
     count = int(seen.sum())
     if not count:
         return 0.0, None

@@ -98,9 +98,9 @@ class Surface:
                 image = image + weave * 10
             image = image + fractal_noise(rng, shape, max(20.0, px * 60), 3)[..., None] * 12
         elif self.kind == "plastic":
-            image = base + fractal_noise(rng, shape, max(30.0, px * 40), 3)[..., None] * 8 + rng.standard_normal((height, width, 1)).astype(np.float32) * 2
+            image = base + fractal_noise(rng, shape, max(30.0, px * 40), 3)[..., None] * 8 + rng.standard_normal((height, width, 1), dtype=np.float32) * 2
         elif self.kind in ("stone", "glass"):
-            speck = rng.random((height, width)).astype(np.float32)
+            speck = rng.random((height, width), dtype=np.float32)
             image = base + fractal_noise(rng, shape, max(3.0, px * 4), 3)[..., None] * 18
             image = np.where((speck > 0.985)[..., None], accent, image)
             if self.kind == "glass":

@@ -1,0 +1,223 @@
+"""The synthetic-scene generator: labels follow what is drawn, output is repeatable, the CLI writes a dataset."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.synth import Arm, Camera, Deck, Face, Look, PlacedCard, Table, load_face_folder, render_scene
+from vision.synth.dataset import DeckPool, SceneConfig, generate_image
+from vision.synth.faces import CARD_CODES, FaceFolderError, FaceStyle, card_index, draw_face, rounded_mask
+from vision.synth.textures import Surface
+
+FLAT = Look()  # no light, blur, noise or JPEG: colours stay exact enough to find again
+GREY_TABLE = Table(Surface("plastic", ((90, 90, 90), (90, 90, 90)), 1.0, seed=0), FLAT)
+
+
+def _colour(k: int) -> tuple[int, int, int]:
+    palette = [(0, 0, 255), (0, 255, 0), (255, 0, 0), (0, 255, 255), (255, 0, 255), (255, 255, 0)]
+    return palette[k % len(palette)]
+
+
+def _coded_deck(codes: list[str]) -> Deck:
+    """A deck whose faces are white, with index ``j`` of ``codes[k]`` in colour ``2k + j``."""
+    faces = {}
+    w, h = 200, 300
+    for code in CARD_CODES:
+        image = np.full((h, w, 3), 255, np.uint8)
+        quads = (
+            np.array([[10, 10], [50, 10], [50, 70], [10, 70]], np.float32),
+            np.array([[150, 230], [190, 230], [190, 290], [150, 290]], np.float32),
+        )
+        if code in codes:
+            k = codes.index(code)
+            for j, quad in enumerate(quads):
+                x0, y0 = quad.min(axis=0).astype(int)
+                x1, y1 = quad.max(axis=0).astype(int)
+                image[y0:y1, x0:x1] = _colour(2 * k + j)
+        faces[code] = Face(code, image, rounded_mask(w, h, 8), quads)
+    return Deck.from_faces(faces, seed=0, width_cm=6.0)
+
+
+def _pixels_of(image: np.ndarray, colour: tuple[int, int, int], others: tuple[tuple[int, int, int], ...] = ((255, 255, 255), (90, 90, 90))) -> np.ndarray:
+    """Pixels nearer to ``colour`` than to the stock and table around it (more than half covered)."""
+    pixels = image.astype(int)
+    near = np.abs(pixels - colour).sum(axis=2)
+    return np.all([near < np.abs(pixels - other).sum(axis=2) for other in others], axis=0)
+
+
+def _box_of(mask: np.ndarray) -> list[float]:
+    ys, xs = np.nonzero(mask)
+    return [xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]
+
+
+def _iou(a: list[float], b: list[float]) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+
+TILTED = Camera(width=800, height=600, view_width_cm=24, tilt_deg=28, tilt_toward_deg=60, yaw_deg=25, k1=0.12)
+
+
+@pytest.mark.parametrize(
+    "card",
+    [PlacedCard("QC", (-5, 1), 15), PlacedCard("10H", (1, -2), -70), PlacedCard("AS", (6, 3), 170)],
+    ids=["QC", "10H", "AS"],
+)
+def test_corner_boxes_match_the_drawn_indices_through_tilt_and_distortion(card: PlacedCard) -> None:
+    deck = _coded_deck([card.code])
+    image, annotation = render_scene(deck, GREY_TABLE, [card], TILTED, look=FLAT)
+    (drawn_card,) = annotation.cards
+    assert drawn_card.class_id == card_index(card.code)
+    for j, box in enumerate(drawn_card.index_boxes):
+        drawn = _pixels_of(image, _colour(j))
+        assert drawn.sum() > 100, "both indices of this card are in view"
+        assert drawn_card.index_visibility[j] > 0.9
+        assert box is not None and _iou(box, _box_of(drawn)) > 0.9
+    assert len(annotation.yolo_lines("corners")) == 2
+
+
+def test_card_boxes_match_the_card_pixels() -> None:
+    deck = _coded_deck(["KD"])
+    image, annotation = render_scene(deck, GREY_TABLE, [PlacedCard("KD", (1, 1), 33)], TILTED, look=FLAT)
+    card_pixels = _pixels_of(image, (255, 255, 255), others=((90, 90, 90),))
+    (class_id, box), = annotation.boxes("cards")
+    assert class_id == card_index("KD")
+    assert _iou(box, _box_of(card_pixels)) > 0.9
+
+
+def test_hidden_corners_give_no_box() -> None:
+    codes = ["JH", "9D"]
+    deck = _coded_deck(codes)
+    # 9D lies over JH's bottom-right index; an arm covers JH's top-left one.
+    cards = [PlacedCard("JH", (0, 0), 0), PlacedCard("9D", (4, 5), 10)]
+    arm = Arm(start=(-40, -3), end=(-3.5, -4.0), width_cm=5)
+    image, annotation = render_scene(deck, GREY_TABLE, cards, Camera(view_width_cm=40), [arm], look=FLAT)
+    jh, nine = annotation.cards
+    assert jh.index_visibility[0] < 0.6 and jh.index_visibility[1] < 0.6
+    assert _pixels_of(image, _colour(1)).sum() < 0.4 * (_pixels_of(image, _colour(2)).sum())
+    corner_classes = [c for c, _ in annotation.boxes("corners")]
+    assert card_index("JH") not in corner_classes
+    assert corner_classes.count(card_index("9D")) == 2
+    # JH still shows more than half of itself? Only then does the whole-card target keep it.
+    card_classes = [c for c, _ in annotation.boxes("cards")]
+    assert (card_index("JH") in card_classes) == (jh.visible_fraction >= 0.5)
+
+
+def test_cards_outside_the_image_are_not_labelled() -> None:
+    deck = _coded_deck(["AC"])
+    _, annotation = render_scene(deck, GREY_TABLE, [PlacedCard("AC", (80, 0), 0)], Camera(view_width_cm=40), look=FLAT)
+    assert annotation.boxes("both") == []
+
+
+def test_face_down_cards_hide_and_are_not_labelled() -> None:
+    deck = Deck.procedural(seed=1, face_width=120)
+    cards = [PlacedCard("QC", (0, 0), 0), PlacedCard("QC", (0, 0), 0, face_up=False)]
+    _, annotation = render_scene(deck, GREY_TABLE, cards, Camera(view_width_cm=30), look=FLAT)
+    assert annotation.boxes("both") == []
+    assert annotation.cards[1].class_id is None
+
+
+def test_same_seed_gives_identical_images_and_labels() -> None:
+    config = SceneConfig(imgsz=192, procedural_decks=2)
+    runs = []
+    for _ in range(2):
+        pool = DeckPool(seed=5, count=2)
+        runs.append([generate_image(i, 5, config, pool) for i in range(3)])
+    for (image_a, ann_a), (image_b, ann_b) in zip(*runs):
+        assert np.array_equal(image_a, image_b)
+        assert ann_a.yolo_lines("both") == ann_b.yolo_lines("both")
+    other = generate_image(0, 6, config, DeckPool(seed=6, count=2))[0]
+    assert not np.array_equal(other, runs[0][0][0])
+
+
+def test_procedural_faces_record_indices_inside_the_card() -> None:
+    style = FaceStyle.random(np.random.default_rng(3), width=160)
+    for code in ("9C", "10S", "QH", "AD"):
+        face = draw_face(code, style, seed=3)
+        w, h = face.size
+        assert len(face.indices) in (2, 4)
+        for quad in face.indices:
+            assert quad.min() >= 0 and quad[:, 0].max() <= w and quad[:, 1].max() <= h
+            # The index is ink on card stock: it must differ from plain stock.
+            x0, y0 = quad.min(axis=0).astype(int)
+            x1, y1 = quad.max(axis=0).astype(int)
+            assert np.abs(face.image[y0:y1, x0:x1].astype(int) - style.stock).max() > 60
+
+
+def test_class_ids_follow_the_interface_contract() -> None:
+    assert [card_index(c) for c in ("9C", "QC", "9S", "AD")] == [0, 3, 6, 23]
+    engine = pytest.importorskip("engine")
+    assert tuple(engine.CARD_CODES) == CARD_CODES
+
+
+def _face_folder(tmp_path: Path, skip: str | None = None, extra: str | None = None) -> Path:
+    folder = tmp_path / "faces"
+    folder.mkdir()
+    for code in CARD_CODES:
+        if code != skip:
+            cv2.imwrite(str(folder / f"{code}.png"), np.full((60, 40, 3), 200, np.uint8))
+    if extra:
+        cv2.imwrite(str(folder / extra), np.zeros((60, 40, 3), np.uint8))
+    (folder / "README.txt").write_text("not an image, ignored")
+    return folder
+
+
+def test_face_folder_loads_every_code(tmp_path: Path) -> None:
+    faces = load_face_folder(_face_folder(tmp_path))
+    assert sorted(faces) == sorted(CARD_CODES)
+    quad = faces["QC"].indices[0]
+    assert quad[:, 0].max() <= 40 * 0.25 and quad[:, 1].max() <= 60 * 0.3
+
+
+def test_face_folder_names_the_missing_face(tmp_path: Path) -> None:
+    with pytest.raises(FaceFolderError, match="lacks faces for 10H"):
+        load_face_folder(_face_folder(tmp_path, skip="10H"))
+
+
+def test_face_folder_rejects_badly_named_files(tmp_path: Path) -> None:
+    with pytest.raises(FaceFolderError, match="Queen_of_clubs.png not named by card code"):
+        load_face_folder(_face_folder(tmp_path, extra="Queen_of_clubs.png"))
+
+
+def _cli(argv: list[str]) -> int:
+    from vision.synth import cli
+
+    parser = argparse.ArgumentParser(prog="dokocam")
+    cli.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+def test_cli_generate_writes_a_repeatable_yolo_dataset(tmp_path: Path) -> None:
+    faces = _face_folder(tmp_path)
+    common = ["--images", "4", "--seed", "11", "--imgsz", "160", "--val-fraction", "0.25", "--target", "both", "--faces", str(faces)]
+    assert _cli(["dataset", "generate", str(tmp_path / "a"), *common]) == 0
+    assert _cli(["dataset", "generate", str(tmp_path / "b"), *common]) == 0
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert len(list((a / "images" / "train").glob("*.jpg"))) == 3
+    assert len(list((a / "images" / "val").glob("*.jpg"))) == 1
+    assert len(list((a / "meta" / "train").glob("*.json"))) == 3
+    labels = sorted((a / "labels").rglob("*.txt"))
+    assert len(labels) == 4
+    for label in labels:
+        assert label.read_bytes() == (b / label.relative_to(a)).read_bytes()
+        for line in label.read_text().splitlines():
+            cls, *xywh = line.split()
+            assert 0 <= int(cls) < 24 and all(0 <= float(v) <= 1 for v in xywh)
+    import yaml
+
+    data = yaml.safe_load((a / "data.yaml").read_text())
+    assert [data["names"][i] for i in range(24)] == list(CARD_CODES)
+    assert Path(data["path"]) == a.resolve()
+
+
+def test_cli_reports_a_broken_face_folder(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="lacks faces for AS"):
+        _cli(["dataset", "generate", str(tmp_path / "out"), "--images", "1", "--faces", str(_face_folder(tmp_path, skip="AS"))])
