@@ -95,6 +95,11 @@ class CardTracker:
             and more real, partly hidden cards.
         gate: how far (in card sizes) a box may be from a track's last centre and still belong to
             it; raising it follows faster slides but may swap neighbouring cards.
+        landed_gate: the same for a card that has landed (it lies still until swept away).
+        reappear_gate: the same for a landed card unseen for over ``reappear_after`` seconds: it
+            comes back from under a hand exactly where it lay, while a second copy of the card
+            slid in nearby must not be taken for it.
+        reappear_after: seconds unseen after which ``reappear_gate`` applies.
         class_penalty: extra matching cost (in card sizes) for a box whose card differs from the
             track's vote; raising it keeps overlapping cards apart by identity.
         min_hits: frames a track must be seen before it can land.
@@ -120,6 +125,9 @@ class CardTracker:
         *,
         min_confidence: float = 0.25,
         gate: float = 1.2,
+        landed_gate: float = 0.6,
+        reappear_gate: float = 0.2,
+        reappear_after: float = 0.3,
         class_penalty: float = 0.6,
         min_hits: int = 2,
         rest_time: float = 0.25,
@@ -130,11 +138,14 @@ class CardTracker:
         moved_hold_time: float = 0.4,
         tentative_hold_time: float = 0.5,
         move_tolerance: float = 0.5,
-        reread_distance: float = 0.3,
+        reread_distance: float = 0.2,
     ) -> None:
         self.geometry = geometry
         self.min_confidence = min_confidence
         self.gate = gate
+        self.landed_gate = landed_gate
+        self.reappear_gate = reappear_gate
+        self.reappear_after = reappear_after
         self.class_penalty = class_penalty
         self.min_hits = min_hits
         self.rest_time = rest_time
@@ -200,7 +211,11 @@ class CardTracker:
             if len(det) == 0:
                 break
             distance = np.hypot(*(centers - track.center).T) / track.size
-            gate = self.gate * (2.0 if track.landed else 1.0)
+            # A landed card lies still (until swept away): keep its gate tight so a card slid past
+            # it is not taken for it.
+            gate = self.landed_gate if track.landed else self.gate
+            if track.landed and time - track.last_time > self.reappear_after:
+                gate = self.reappear_gate  # back from under a hand: exactly where it was
             voted = track.votes.sum() > 0
             for d in np.nonzero(distance <= gate)[0]:
                 cost = float(distance[d])
