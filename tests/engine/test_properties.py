@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from engine import Card, Contract, ContractType, Game, Party, Rules
+from engine import Call, Card, Contract, ContractType, Game, Party, Rules
 from engine.bench import random_game
 from engine.errors import IllegalCallError
 from engine.sheet import Partie, check_entries
@@ -152,6 +152,95 @@ def test_the_camera_view_scores_like_the_full_view(game: Game) -> None:
     assert seen.result().to_dict() == game.result().to_dict()
 
 
+RE, KONTRA = Party.RE, Party.KONTRA
+_LEVEL = {Call.NO90: 1, Call.NO60: 2, Call.NO30: 3, Call.BLACK: 4}
+_ABSAGE_TARGET = {1: 151, 2: 181, 3: 211}
+
+
+def ddv_value(game: Game) -> tuple[Party | None, int]:
+    """The winner and the netted game value (before solo x3 and Bock), per DDV 7.1-7.2.
+
+    Written apart from engine.scoring, from the tricks, the calls and the final parties only.
+    """
+    result = game.result()
+    parties, rules = result.parties, game.rules
+    augen = {RE: 0, KONTRA: 0}
+    tricks = {RE: 0, KONTRA: 0}
+    for trick in game.tricks:
+        party = parties[trick.winner()]
+        augen[party] += sum(card.augen for _, card in trick.plays)
+        tricks[party] += 1
+    said = {RE: False, KONTRA: False}
+    level = {RE: 0, KONTRA: 0}
+    for _, call, party in game.calls:
+        if call in _LEVEL:
+            level[party] = max(level[party], _LEVEL[call])
+        else:
+            said[party] = True
+
+    def made(party: Party) -> bool:
+        if level[party] == 4:
+            return tricks[party.other] == 0
+        return augen[party] >= _ABSAGE_TARGET[level[party]]
+
+    winner: Party | None
+    if level[RE] and level[KONTRA]:
+        winner = RE if made(RE) else KONTRA if made(KONTRA) else None
+    elif level[RE]:
+        winner = RE if made(RE) else KONTRA
+    elif level[KONTRA]:
+        winner = KONTRA if made(KONTRA) else RE
+    else:
+        winner = RE if augen[RE] >= (120 if said[KONTRA] and not said[RE] else 121) else KONTRA
+    points = {RE: 0, KONTRA: 0}
+    if winner is not None:
+        loser = winner.other
+        points[winner] += 1 + sum(augen[loser] < limit for limit in (90, 60, 30)) + (tricks[loser] == 0)
+        points[winner] += 2 * said[RE] + 2 * said[KONTRA] + level[RE] + level[KONTRA]
+        if winner is KONTRA and (result.solo is None or rules.gegen_die_alten_in_solo):
+            points[KONTRA] += 1
+    for party in (RE, KONTRA):
+        for k, reached in zip(range(1, level[party.other] + 1), (120, 90, 60, 30)):
+            points[party] += augen[party] >= reached
+    if result.solo is None or rules.solo_special_points:
+        foxes = game.schweinchen_seat is None
+        last = game.tricks[-1]
+        for trick in game.tricks:
+            party = parties[trick.winner()]
+            points[party] += sum(card.augen for _, card in trick.plays) >= 40
+            points[party] += sum(1 for s, c in trick.plays if foxes and c == FOX and parties[s] is not party)
+        party, top = parties[last.winner()], last.winning_card()
+        points[party] += top == KARLCHEN
+        points[party] += bool(rules.fuchs_am_end and foxes and top == FOX)
+        if rules.karlchen_fangen:
+            points[party] += sum(1 for s, c in last.plays if c == KARLCHEN and parties[s] is not party)
+    reference = winner if winner is not None else RE
+    return winner, points[reference] - points[reference.other]
+
+
+FOX, KARLCHEN = Card.parse("AD"), Card.parse("JC")
+
+
+def _thirty_against_black_question(game: Game) -> bool:
+    """A party won a trick against a schwarz Absage but fewer than 30 Augen (see the xfail below)."""
+    result = game.result()
+    for _, call, party in game.calls:
+        other = party.other
+        if call is Call.BLACK and result.tricks_won[other] > 0 and result.augen[other] < 30:
+            return True
+    return False
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=SLOW_OK)
+@given(randoms)
+def test_the_score_matches_an_independent_ddv_count(rng: random.Random) -> None:
+    game = random_game(rng, call_chance=0.2)  # more announcements than at a real table
+    if _thirty_against_black_question(game):
+        return
+    result = game.result()
+    assert (result.winner, result.base_value) == ddv_value(game)
+
+
 @settings(max_examples=20, deadline=None, suppress_health_check=SLOW_OK)
 @given(st.integers(0, 2**32 - 1), st.booleans())
 def test_a_partie_of_random_games_keeps_the_sheet_balanced(seed: int, five: bool) -> None:
@@ -171,7 +260,21 @@ def test_a_partie_of_random_games_keeps_the_sheet_balanced(seed: int, five: bool
     assert len(partie.entries) == 6
 
 
-# -- known limits of the camera view (hands unknown); strict xfails flip when fixed --------
+# -- known deviations; strict xfails flip when fixed ------------------------------------------
+
+
+@pytest.mark.xfail(
+    raises=AssertionError, strict=True, reason="engine counts one trick, not 30 Augen, against a schwarz Absage"
+)
+def test_thirty_augen_against_schwarz() -> None:
+    # Kreuzsolo, Kontra says Kontra, keine 60 and schwarz; Re (the soloist) takes 2 tricks with
+    # 28 Augen. DDV 7.2.2 (and issue 2: "reaching 120/90/60/30 against an Absage") gives the
+    # point against schwarz for 30 Augen; the engine gives "Stich gegen schwarz" for any trick.
+    game = random_game(random.Random(128), call_chance=0.15)
+    result = game.result()
+    if not (result.augen[RE] == 28 and result.tricks_won[RE] == 2 and _thirty_against_black_question(game)):
+        raise RuntimeError("random_game changed: seed 128 no longer gives this case; pick another seed")
+    assert (result.winner, result.base_value) == ddv_value(game)
 
 
 @pytest.mark.xfail(raises=IllegalCallError, strict=True, reason="camera view: Absage by a seat of unknown party")
