@@ -100,16 +100,15 @@ class RecordedFeed:
         self._closed = False
 
     def __iter__(self) -> Iterator[FeedItem]:
-        start = time.monotonic()
-        first = self.events[0].time if self.events else 0.0
+        start = time.monotonic()  # source time 0, as a video starts at 0
         for event in self.events:
             if self._closed:
                 return
             if self.realtime:
-                delay = (event.time - first) / self.speed - (time.monotonic() - start)
+                delay = event.time / self.speed - (time.monotonic() - start)
                 while delay > 0 and not self._closed:
                     time.sleep(min(delay, 0.1))
-                    delay = (event.time - first) / self.speed - (time.monotonic() - start)
+                    delay = event.time / self.speed - (time.monotonic() - start)
             yield event
 
     def close(self) -> None:

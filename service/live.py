@@ -88,6 +88,14 @@ class LiveTable:
                 label = f"{target.payload['call']} by {self.state.players[target.payload['seat']]} (#{target.id})"
         return table_view(self._replayer.state, can_undo=label)
 
+    def new_game(self) -> Game:
+        """A fresh engine game as the table's current game is set up (players, rules, contract)."""
+        with self._lock:
+            current = self.state.current
+            if current is None:
+                return Game(self.state.rules)
+            return Game(current.rules, current.contract, current.deal_seats)
+
     # -- writing ------------------------------------------------------------------------
 
     def submit(self, kind: str, payload: Mapping[str, Any]) -> StoredEvent:
@@ -209,6 +217,8 @@ class LiveTable:
                 already holds (counted by their position in the feed).
         """
         self._feed = feed
+        if hasattr(feed, "game_factory"):
+            feed.game_factory = self.new_game  # the pipeline follows the game really played
         skip = self.state.source_seq if resume else 0
         self._feed_thread = threading.Thread(target=self._consume, args=(feed, skip), name="feed", daemon=True)
         self._feed_thread.start()

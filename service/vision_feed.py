@@ -1,0 +1,100 @@
+"""The camera or video feed: frames through the detector and ``vision.table``'s pipeline.
+
+Imported only when a camera or video source is used (it loads OpenCV and the detector).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import cv2
+
+from engine import CARD_CODES
+from service.feed import Box, FeedEvent, FeedFrame, FeedItem
+from vision.table.pipeline import TablePipeline
+from vision.table.sources import open_source
+
+_JPEG_QUALITY = 75
+_MAX_WIDTH = 960  # pages need no more; smaller JPEGs reach phones sooner
+
+
+class VisionFeed:
+    """Yields the pipeline's events and, ``fps`` times a second, an encoded frame with its boxes.
+
+    Args:
+        source: camera index, stream URL, video file or image folder (``vision.table.sources``).
+        realtime: pace a file at its own frame rate (a live camera paces itself).
+        fps: how many frames a second are encoded for the pages.
+        stride: run the detector on every ``stride``-th frame of a file.
+        model: detector weights; the shipped model when None.
+
+    Raises:
+        SourceError, ModelNotFoundError: the source or the model cannot be opened.
+    """
+
+    def __init__(self, source: str, *, realtime: bool = True, fps: float = 5.0, stride: int = 2, model: str | None = None) -> None:
+        from vision.detector.model import CardDetector
+
+        self.source = open_source(source, stride=stride)
+        self.detector = CardDetector.load(model)
+        self.realtime = realtime
+        self.frame_interval = 1.0 / fps
+        # The table sets this to build each game as it stands (players, rules, contract), so the
+        # pipeline follows the turn order of the game that is really played.
+        self.game_factory: Callable[[], Any] | None = None
+        self._closed = False
+
+    def __iter__(self) -> Iterator[FeedItem]:
+        pipeline: TablePipeline | None = None
+        started = time.monotonic()
+        last_sent = -1e9
+        game_over = False
+        for frame in self.source:
+            if self._closed:
+                return
+            if self.realtime:
+                ahead = frame.time - (time.monotonic() - started)
+                if ahead > 0:
+                    time.sleep(ahead)
+            if pipeline is None:
+                height, width = frame.image.shape[:2]
+                pipeline = TablePipeline.for_video(width, height)
+                self._use_current_game(pipeline)
+            detections = self.detector.update(frame.image)
+            for event in pipeline.update(detections, frame.index, frame.time):
+                data = event.to_dict()
+                kind = data.pop("type")
+                data.pop("time", None)
+                yield FeedEvent(kind, frame.time, data)
+                if kind == "game_over":
+                    game_over = True
+                elif kind == "trick_cleared" and game_over:
+                    # The last trick is off the table: the next cards belong to a new game.
+                    game_over = False
+                    self._use_current_game(pipeline)
+                    pipeline.reset()
+            if frame.time - last_sent >= self.frame_interval:
+                last_sent = frame.time
+                yield self._encode(frame.image, detections, frame.index, frame.time)
+
+    def _use_current_game(self, pipeline: TablePipeline) -> None:
+        if self.game_factory is not None:
+            pipeline.follower.game_factory = self.game_factory
+            pipeline.follower.reset()
+
+    def _encode(self, image: Any, detections: Any, index: int, when: float) -> FeedFrame:
+        height, width = image.shape[:2]
+        scale = min(1.0, _MAX_WIDTH / width)
+        if scale < 1.0:
+            image = cv2.resize(image, (int(width * scale), int(height * scale)), interpolation=cv2.INTER_AREA)
+        ok, buffer = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, _JPEG_QUALITY])
+        boxes = [
+            Box(tuple(float(v) * scale for v in xyxy), CARD_CODES[int(cls)], float(conf))  # type: ignore[arg-type]
+            for xyxy, cls, conf in zip(detections.xyxy, detections.class_id, detections.confidence)
+        ]
+        return FeedFrame(index, when, buffer.tobytes() if ok else b"", image.shape[1], image.shape[0], boxes)
+
+    def close(self) -> None:
+        self._closed = True

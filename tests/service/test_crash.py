@@ -1,0 +1,125 @@
+"""A real server process killed with SIGKILL mid-game loses nothing it has acknowledged."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from svc_helpers import PLAYERS
+
+from service.recorded import deal, game_events, legal_plays
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """``dokocam serve`` in a subprocess on a free loopback port."""
+
+    def __init__(self, db: Path, *extra: str) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        args = [sys.executable, "-m", "service.cli", "serve", "--db", str(db), "--port", str(self.port), "--players", ",".join(PLAYERS), *extra]
+        self.process = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while True:
+            if self.process.poll() is not None:
+                raise AssertionError(f"server exited: {self.process.stderr.read().decode()}")  # type: ignore[union-attr]
+            try:
+                if httpx.get(f"{self.url}/state", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise AssertionError("server did not start within 60 s")
+            time.sleep(0.1)
+
+    def get(self, path: str) -> dict:
+        return httpx.get(self.url + path, timeout=10).json()
+
+    def post(self, path: str, body: dict) -> httpx.Response:
+        return httpx.post(self.url + path, json=body, timeout=10)
+
+    def kill(self) -> None:
+        os.kill(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def servers() -> Iterator[list[Server]]:
+    started: list[Server] = []
+    yield started
+    for server in started:
+        server.stop()
+
+
+def _without_time(view: dict) -> dict:
+    return {k: v for k, v in view.items() if k != "engine_time"}
+
+
+def test_sigkill_in_the_middle_of_a_trick_loses_no_event(tmp_path: Path, servers: list[Server]) -> None:
+    db = tmp_path / "table.db"
+    first = Server(db)
+    servers.append(first)
+    qc = next(seat for seat, hand in enumerate(deal(11)) if "QC" in hand)
+    assert first.post("/games/current/calls", {"seat": qc, "call": "re"}).status_code == 201
+    for seat, card in legal_plays(11)[:10]:  # two tricks and two cards of the third
+        assert first.post("/games/current/cards", {"seat": seat, "card": card}).status_code == 201
+    card = first.get("/games/current")["tricks"][1]["plays"][2]
+    assert httpx.patch(f"{first.url}/games/cards/{card['event_id']}", json={"card": "9H"}, timeout=10).status_code == 200
+    before_events = first.get("/events")
+    before = first.get("/state")
+    first.kill()
+
+    second = Server(db)
+    servers.append(second)
+    assert second.get("/events") == before_events
+    after = second.get("/state")
+    assert _without_time(after) == _without_time(before)
+    assert after["game"]["trick_number"] == 3 and len(after["game"]["current_trick"]["plays"]) == 2
+    assert after["game"]["calls"][0]["call"] == "re"
+
+
+def test_a_recorded_source_resumes_where_the_log_ends(tmp_path: Path, servers: list[Server]) -> None:
+    db = tmp_path / "table.db"
+    source = tmp_path / "game.json"
+    source.write_text(json.dumps(game_events(12, start=0.5, interval=0.08)))
+    first = Server(db, "--source", str(source))
+    servers.append(first)
+    deadline = time.monotonic() + 30
+    while sum(e["kind"] == "card_observed" for e in first.get("/events")) < 12:
+        assert time.monotonic() < deadline, "the recorded source did not play"
+        time.sleep(0.05)
+    first.kill()
+
+    second = Server(db, "--source", str(source), "--fast")
+    servers.append(second)
+    deadline = time.monotonic() + 30
+    while not second.get("/state")["partie"]["sheet"]:
+        assert time.monotonic() < deadline, "the resumed game did not finish"
+        time.sleep(0.1)
+    events = second.get("/events")
+    plays = [e for e in events if e["kind"] == "card_observed"]
+    assert len(plays) == 48
+    assert len({e["payload"]["source_seq"] for e in plays}) == 48
+    state = second.get("/state")
+    assert state["last_game"]["number"] == 1 and len(state["last_game"]["tricks"]) == 12
