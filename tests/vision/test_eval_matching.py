@@ -1,0 +1,102 @@
+"""The scoring rule of `dokocam eval` and corner grouping, as pure functions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.detections import Detections
+from vision.detector.grouping import group_corners, pair_corners
+from vision.detector.matching import average_precision, box_iou, iou_matches, match_image
+
+QC, QS, KH = 3, 9, 16
+# A card 100x150 px at the origin with its two corner-index labels.
+TOP_LEFT = [2, 2, 22, 42]
+BOTTOM_RIGHT = [78, 108, 98, 148]
+
+
+def test_whole_card_prediction_recalls_both_corner_labels_as_one_true_positive():
+    r = match_image([[0, 0, 100, 150]], [QC], [0.9], [TOP_LEFT, BOTTOM_RIGHT], [QC, QC])
+    assert r.pred_status == ("tp",)
+    assert r.label_hit.tolist() == [0, 0]
+    assert (r.true_positives, r.false_positives) == (1, 0)
+
+
+def test_corner_predictions_hit_their_own_labels():
+    r = match_image([[1, 1, 21, 41], [79, 109, 97, 147]], [QC, QC], [0.8, 0.7], [TOP_LEFT, BOTTOM_RIGHT], [QC, QC])
+    assert r.pred_status == ("tp", "tp")
+    assert r.label_hit.tolist() == [0, 1]
+
+
+def test_wrong_card_is_a_false_positive_and_a_confusion():
+    r = match_image([[0, 0, 30, 50]], [QS], [0.9], [TOP_LEFT], [QC])
+    assert r.pred_status == ("fp",)
+    assert r.label_hit.tolist() == [-1]
+    assert r.label_confused.tolist() == [QS]
+
+
+def test_box_must_cover_the_label_centre():
+    # Overlaps the label but stops short of its centre (12, 22).
+    r = match_image([[0, 0, 11, 40]], [QC], [0.9], [TOP_LEFT], [QC])
+    assert r.pred_status == ("fp",)
+    assert r.label_confused.tolist() == [-1]
+
+
+def test_duplicate_prediction_is_a_false_positive():
+    r = match_image([[0, 0, 30, 50], [1, 1, 29, 49]], [QC, QC], [0.6, 0.9], [TOP_LEFT], [QC])
+    assert r.pred_status == ("fp", "tp")  # the more confident one claims the label
+
+
+def test_prediction_on_an_ignored_card_counts_as_nothing():
+    r = match_image([[200, 200, 230, 250]], [KH], [0.9], [TOP_LEFT], [QC], ignore_xyxy=[[205, 205, 225, 245]])
+    assert r.pred_status == ("ignored",)
+    assert r.label_hit.tolist() == [-1]
+
+
+def test_one_prediction_recalls_at_most_two_labels():
+    labels = [[0, 0, 10, 10], [20, 20, 30, 30], [40, 40, 50, 50]]
+    r = match_image([[0, 0, 50, 50]], [QC], [0.9], labels, [QC, QC, QC])
+    assert sorted(r.label_hit.tolist()) == [-1, 0, 0]
+
+
+def test_no_predictions_no_labels():
+    r = match_image(np.zeros((0, 4)), [], [], np.zeros((0, 4)), [])
+    assert r.pred_status == () and r.label_hit.size == 0
+
+
+def test_iou_and_ap():
+    assert box_iou([[0, 0, 10, 10]], [[5, 0, 15, 10]])[0, 0] == pytest.approx(1 / 3)
+    hit = iou_matches([[0, 0, 10, 10], [0, 0, 10, 10]], [QC, QC], [0.9, 0.5], [[0, 0, 10, 11]], [QC])
+    assert hit.tolist() == [True, False]
+    # Two labels, a hit, then a miss, then a hit: precision 1 up to recall 0.5, then 2/3.
+    ap = average_precision([0.9, 0.8, 0.7], [True, False, True], 2)
+    assert ap == pytest.approx((51 * 1.0 + 50 * (2 / 3)) / 101)
+    assert np.isnan(average_precision([], [], 0))
+
+
+def test_pairing_joins_the_two_corners_of_a_card_and_keeps_copies_apart():
+    boxes = [TOP_LEFT, BOTTOM_RIGHT, [302, 2, 322, 42], [378, 108, 398, 148]]
+    groups = pair_corners(boxes, [QC, QC, QC, QC], [0.9, 0.9, 0.8, 0.8])
+    assert groups == [(0, 1), (2, 3)]
+
+
+def test_pairing_never_joins_different_cards_or_far_corners():
+    assert pair_corners([TOP_LEFT, BOTTOM_RIGHT], [QC, QS], [0.9, 0.9]) == [(0,), (1,)]
+    assert pair_corners([TOP_LEFT, [600, 600, 620, 640]], [QC, QC], [0.9, 0.9]) == [(0,), (1,)]
+
+
+def test_group_corners_gives_one_card_box_covering_both_corners():
+    corners = Detections(xyxy=[TOP_LEFT, BOTTOM_RIGHT, [300, 300, 320, 340]], confidence=[0.9, 0.7, 0.8], class_id=[QC, QC, KH])
+    cards = group_corners(corners)
+    assert len(cards) == 2
+    assert cards.xyxy[0].tolist() == [2, 2, 98, 148]
+    assert cards.confidence[0] == pytest.approx(0.9)
+    assert cards.data["corners"].tolist() == [2, 1]
+    r = match_image(cards.xyxy, cards.class_id, cards.confidence, [TOP_LEFT, BOTTOM_RIGHT], [QC, QC])
+    assert r.pred_status == ("tp", "fp")
+
+
+def test_pairing_prefers_the_nearer_partner_over_the_more_confident_one():
+    # The copy's corner B1 is more confident than A's own lower corner, but further away.
+    boxes = [TOP_LEFT, BOTTOM_RIGHT, [302, 2, 322, 42], [378, 108, 398, 148]]
+    assert pair_corners(boxes, [QC] * 4, [0.9, 0.3, 0.9, 0.3]) == [(0, 1), (2, 3)]

@@ -1,0 +1,281 @@
+"""A small CNN that names the card of a cropped corner index (the second stage of the detector).
+
+The locator (a one-class YOLO) finds corner indices; this network reads each crop. Crops are cheap,
+so it trains on many more examples per CPU-minute than the detector could, and it sees every
+index at one scale whatever the camera distance. Class ``24`` means "not a Doppelkopf index"
+(backgrounds, pips, ranks 2-8), which lets it veto the locator's false alarms.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from vision.detector.dataset import YoloFolder, read_folder
+
+CROP_SIZE = 48
+BACKGROUND = 24  # class id of "no Doppelkopf index here"
+NUM_CLASSES = 25
+# A crop is the box grown by this fraction on every side, made square: the index plus some card.
+CROP_PAD = 0.15
+
+
+class ClassifierCheckpointError(ValueError):
+    """A file is not a dokocam index-classifier checkpoint."""
+
+
+class IndexClassifier(nn.Module):
+    """Four conv blocks and a linear head over a ``CROP_SIZE`` RGB crop; about 0.1 M parameters."""
+
+    def __init__(self, width: int = 32, num_classes: int = NUM_CLASSES) -> None:
+        super().__init__()
+        chans = [3, width, width * 2, width * 3, width * 4]
+        layers: list[nn.Module] = []
+        for c_in, c_out in zip(chans, chans[1:]):
+            layers += [nn.Conv2d(c_in, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU(inplace=True)]
+            layers += [nn.Conv2d(c_out, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU(inplace=True)]
+            layers.append(nn.MaxPool2d(2))
+        self.features = nn.Sequential(*layers)
+        self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(chans[-1], num_classes))
+        self.width = width
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Logits ``(n, classes)`` for float crops ``(n, 3, CROP_SIZE, CROP_SIZE)`` scaled to ``[0, 1]``."""
+        return self.head(self.features(x).mean(dim=(2, 3)))
+
+
+def square_boxes(xyxy: np.ndarray, pad: float = CROP_PAD) -> np.ndarray:
+    """Grows boxes by ``pad`` on every side and makes them square around their centre."""
+    xyxy = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
+    cx, cy = (xyxy[:, 0] + xyxy[:, 2]) / 2, (xyxy[:, 1] + xyxy[:, 3]) / 2
+    half = np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1]) * (0.5 + pad)
+    return np.stack([cx - half, cy - half, cx + half, cy + half], axis=1)
+
+
+def crop(image: np.ndarray, box: Sequence[float], size: int = CROP_SIZE) -> np.ndarray:
+    """A ``size`` x ``size`` crop of ``box`` (pixels, may leave the image: edges are replicated)."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    scale = size / max(x2 - x1, 1e-3)
+    matrix = np.array([[scale, 0, -x1 * scale], [0, size / max(y2 - y1, 1e-3), -y1 * size / max(y2 - y1, 1e-3)]])
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    return cv2.warpAffine(image, matrix, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+
+
+def to_tensor(crops: np.ndarray) -> torch.Tensor:
+    """``(n, s, s, 3)`` BGR uint8 crops to the network's ``(n, 3, s, s)`` RGB float input."""
+    array = np.ascontiguousarray(np.asarray(crops)[..., ::-1].transpose(0, 3, 1, 2))
+    return torch.from_numpy(array).float().div_(255.0)
+
+
+@dataclass
+class IndexReader:
+    """A loaded classifier: reads the card of each box in a BGR image."""
+
+    model: IndexClassifier
+
+    @classmethod
+    def load(cls, path: str | Path) -> IndexReader:
+        """Loads a checkpoint written by :func:`train_classifier`.
+
+        Raises:
+            ClassifierCheckpointError: the file is not such a checkpoint.
+        """
+        state = torch.load(str(path), map_location="cpu", weights_only=True)
+        if not isinstance(state, dict) or "model" not in state or "width" not in state:
+            raise ClassifierCheckpointError(f"{path} is not a dokocam index classifier (train one with `dokocam train-classifier`)")
+        model = IndexClassifier(width=int(state["width"]))
+        model.load_state_dict(state["model"])
+        return cls(model.eval())
+
+    def probabilities(self, image: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
+        """``(n, 25)`` class probabilities for the boxes ``xyxy`` of ``image``."""
+        boxes = square_boxes(xyxy)
+        if not len(boxes):
+            return np.zeros((0, NUM_CLASSES), np.float32)
+        batch = np.stack([crop(image, b) for b in boxes])
+        with torch.inference_mode():
+            return F.softmax(self.model(to_tensor(batch)), dim=1).numpy()
+
+
+def _jitter(box: np.ndarray, rng: np.random.Generator, amount: float) -> np.ndarray:
+    """A box shifted and scaled like a locator's imperfect prediction of it."""
+    w, h = box[2] - box[0], box[3] - box[1]
+    dx, dy = rng.normal(0, amount, 2) * (w, h)
+    sw, sh = np.exp(rng.normal(0, amount, 2))
+    cx, cy = (box[0] + box[2]) / 2 + dx, (box[1] + box[3]) / 2 + dy
+    return np.array([cx - w * sw / 2, cy - h * sh / 2, cx + w * sw / 2, cy + h * sh / 2])
+
+
+def _background_boxes(labels: np.ndarray, width: int, height: int, n: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Random index-sized boxes that overlap no label much: what "no index here" looks like."""
+    from vision.detector.matching import box_iou
+
+    sizes = (labels[:, 2:] - labels[:, :2]) if len(labels) else np.array([[min(width, height) * 0.05] * 2])
+    boxes: list[np.ndarray] = []
+    for _ in range(n * 4):
+        w, h = sizes[rng.integers(len(sizes))] * np.exp(rng.normal(0, 0.3, 2))
+        x, y = rng.uniform(0, max(width - w, 1)), rng.uniform(0, max(height - h, 1))
+        box = np.array([x, y, x + w, y + h])
+        if not len(labels) or box_iou(box, labels).max() < 0.15:
+            boxes.append(box)
+        if len(boxes) == n:
+            break
+    return boxes
+
+
+def extract_crops(folders: Sequence[YoloFolder], *, variants: int = 3, backgrounds: float = 0.5, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Crops every labelled box (``variants`` jittered copies) plus background crops.
+
+    Returns:
+        ``(crops (n, CROP_SIZE, CROP_SIZE, 3) uint8 BGR, labels (n,) int64)``.
+    """
+    rng = np.random.default_rng(seed)
+    crops: list[np.ndarray] = []
+    labels: list[int] = []
+    for folder in folders:
+        for item in folder.items:
+            image = cv2.imread(str(item.image))
+            if image is None:
+                continue
+            h, w = image.shape[:2]
+            boxes = item.label_xyxy(w, h)
+            for box, cls in zip(boxes, item.label_class):
+                for v in range(variants):
+                    jittered = box if v == 0 else _jitter(box, rng, 0.08)
+                    crops.append(crop(image, square_boxes(jittered)[0]))
+                    labels.append(int(cls))
+            # Boxes of non-Doppelkopf cards (``ignore/``) are exactly the look-alikes to reject.
+            n_bg = int(rng.binomial(max(len(boxes), 1) * variants, backgrounds))
+            for box in [*item.ignore_xyxy(w, h), *_background_boxes(boxes, w, h, n_bg, rng)]:
+                crops.append(crop(image, square_boxes(box)[0]))
+                labels.append(BACKGROUND)
+    if not crops:
+        return np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8), np.zeros(0, np.int64)
+    return np.stack(crops), np.array(labels, dtype=np.int64)
+
+
+def augment(batch: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """Photometric and geometric noise on a float batch: what real cameras do to an index."""
+    n = batch.shape[0]
+    # Indices appear in every orientation: the lower corner is the upper one turned by 180 degrees.
+    angle = (torch.rand(n, generator=generator) * 2 - 1) * math.pi
+    scale = torch.exp((torch.rand(n, generator=generator) * 2 - 1) * 0.15)
+    shift = (torch.rand(n, 2, generator=generator) * 2 - 1) * 0.08
+    cos, sin = torch.cos(angle) / scale, torch.sin(angle) / scale
+    theta = torch.stack([torch.stack([cos, -sin, shift[:, 0]], 1), torch.stack([sin, cos, shift[:, 1]], 1)], 1)
+    grid = F.affine_grid(theta, list(batch.shape), align_corners=False)
+    batch = F.grid_sample(batch, grid, padding_mode="border", align_corners=False)
+    # Grey photos and colour casts: the suit must be read from its shape, not only its colour.
+    grey = batch.mean(dim=1, keepdim=True).expand_as(batch)
+    to_grey = (torch.rand(n, 1, 1, 1, generator=generator) < 0.25).float()
+    batch = batch * (1 - to_grey) + grey * to_grey
+    cast = 1 + (torch.rand(n, 3, 1, 1, generator=generator) * 2 - 1) * 0.15
+    contrast = torch.exp((torch.rand(n, 1, 1, 1, generator=generator) * 2 - 1) * 0.4)
+    brightness = (torch.rand(n, 1, 1, 1, generator=generator) * 2 - 1) * 0.2
+    mean = batch.mean(dim=(1, 2, 3), keepdim=True)
+    batch = (batch - mean) * contrast + mean + brightness
+    batch = batch * cast
+    # Blur some crops (out-of-focus or small indices upscaled), add sensor noise to all.
+    blur = torch.rand(n, generator=generator) < 0.3
+    if blur.any():
+        small = F.interpolate(batch[blur], scale_factor=0.4, mode="bilinear", align_corners=False)
+        batch[blur] = F.interpolate(small, size=batch.shape[-2:], mode="bilinear", align_corners=False)
+    batch = batch + torch.randn(batch.shape, generator=generator) * 0.03
+    return batch.clamp(0, 1)
+
+
+def train_classifier(
+    data: Sequence[str | Path],
+    out: str | Path,
+    *,
+    val: Sequence[str | Path] = (),
+    epochs: int = 10,
+    batch: int = 128,
+    width: int = 32,
+    variants: int = 3,
+    seed: int = 0,
+    time_minutes: float | None = None,
+    log=print,
+) -> dict[str, float]:
+    """Trains the index classifier on the labelled boxes of YOLO folders and saves it to ``out``.
+
+    Args:
+        data: folders (or ``data.yaml`` files) with ``images/`` and ``labels/``.
+        out: checkpoint path to write (``.pt``).
+        val: folders to report accuracy on after each epoch.
+        epochs: passes over the crops; stops early when ``time_minutes`` runs out.
+        variants: jittered crops per labelled box; raising it multiplies the data cheaply.
+
+    Returns:
+        The last epoch's metrics (``loss``, ``train_acc`` and, with ``val``, ``val_acc``).
+    """
+    torch.manual_seed(seed)
+    generator = torch.Generator().manual_seed(seed)
+    start = time.monotonic()
+    x, y = extract_crops([_train_split(d) for d in data], variants=variants, seed=seed)
+    if not len(x):
+        raise ValueError(f"no labelled boxes found in {', '.join(map(str, data))}")
+    vx, vy = extract_crops([read_folder(d) for d in val], variants=1, backgrounds=0.3, seed=seed + 1) if val else (x[:0], y[:0])
+    log(f"classifier: {len(x)} train crops, {len(vx)} val crops ({time.monotonic() - start:.0f}s to crop)")
+    model = IndexClassifier(width=width)
+    steps = epochs * math.ceil(len(x) / batch)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    inputs = to_tensor(x)
+    targets = torch.from_numpy(y)
+    metrics: dict[str, float] = {}
+    for epoch in range(epochs):
+        model.train()
+        order = torch.randperm(len(inputs), generator=generator)
+        total, correct, loss_sum = 0, 0, 0.0
+        for i in range(0, len(order), batch):
+            idx = order[i : i + batch]
+            logits = model(augment(inputs[idx], generator))
+            loss = F.cross_entropy(logits, targets[idx], label_smoothing=0.05)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            schedule.step()
+            total += len(idx)
+            correct += int((logits.argmax(1) == targets[idx]).sum())
+            loss_sum += loss.item() * len(idx)
+        metrics = {"epoch": epoch + 1, "loss": loss_sum / total, "train_acc": correct / total}
+        if len(vx):
+            metrics["val_acc"] = _accuracy(model, to_tensor(vx), torch.from_numpy(vy))
+        log("classifier: " + " ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in metrics.items()))
+        _save(model, out)
+        if time_minutes is not None and time.monotonic() - start > time_minutes * 60:
+            log("classifier: time budget spent, stopping")
+            break
+    return metrics
+
+
+def _train_split(path: str | Path) -> YoloFolder:
+    """The ``train`` split of a generated dataset, or the folder itself."""
+    from vision.detector.dataset import DatasetFolderError
+
+    try:
+        return read_folder(path, split="train")
+    except DatasetFolderError:
+        return read_folder(path)
+
+
+def _accuracy(model: IndexClassifier, x: torch.Tensor, y: torch.Tensor) -> float:
+    model.eval()
+    with torch.inference_mode():
+        pred = torch.cat([model(x[i : i + 512]).argmax(1) for i in range(0, len(x), 512)])
+    return float((pred == y).float().mean())
+
+
+def _save(model: IndexClassifier, out: str | Path) -> None:
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    torch.save({"model": model.state_dict(), "width": model.width, "crop_size": CROP_SIZE, "classes": NUM_CLASSES}, str(out))

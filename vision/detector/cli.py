@@ -1,0 +1,179 @@
+"""``dokocam train | train-classifier | detect | eval | export | bench-detect``.
+
+Heavy libraries (torch, Ultralytics, OpenCV) are imported inside the handlers only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def _default_model() -> Path:
+    from vision.detector.model import DEFAULT_MODEL
+
+    return DEFAULT_MODEL
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    train = subparsers.add_parser("train", help="train a YOLO card/corner detector from scratch", description="Train an Ultralytics YOLO from a model config (never from downloaded weights).")
+    train.add_argument("--data", required=True, help="dataset YAML (from `dokocam dataset generate`)")
+    train.add_argument("--model", default="yolo11n.yaml", help="model config: yolo11n.yaml, or dokocam's thin yolo11t.yaml (default yolo11n.yaml)")
+    train.add_argument("--epochs", type=int, default=30)
+    train.add_argument("--imgsz", type=int, default=640)
+    train.add_argument("--batch", type=int, default=16)
+    train.add_argument("--resume", action="store_true", help="continue OUT/weights/last.pt")
+    train.add_argument("--out", default="runs/detector", help="run folder (default runs/detector)")
+    train.add_argument("--time-hours", type=float, default=None, help="wall-clock budget; the schedule is fitted to it")
+    train.add_argument("--single-cls", action="store_true", help="one class: a corner locator whose boxes `train-classifier`'s model names")
+    train.add_argument("--workers", type=int, default=2, help="data-loading processes")
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--device", default=None, help="cpu or a CUDA index (default: CUDA if present)")
+    train.set_defaults(func=_train)
+
+    cls = subparsers.add_parser("train-classifier", help="train the corner-index crop classifier", description="Train the small CNN that names the card of a corner-index crop, on the labelled boxes of YOLO folders.")
+    cls.add_argument("--data", required=True, action="append", help="YOLO folder or data.yaml (train split); repeatable")
+    cls.add_argument("--val", action="append", default=[], help="folder to report accuracy on; repeatable")
+    cls.add_argument("--out", required=True, help="checkpoint to write (.pt)")
+    cls.add_argument("--epochs", type=int, default=10)
+    cls.add_argument("--batch", type=int, default=128)
+    cls.add_argument("--width", type=int, default=32, help="channels of the first layer")
+    cls.add_argument("--variants", type=int, default=3, help="jittered crops per labelled box")
+    cls.add_argument("--time-minutes", type=float, default=None)
+    cls.add_argument("--seed", type=int, default=0)
+    cls.set_defaults(func=_train_classifier)
+
+    ship = subparsers.add_parser("ship-detector", help="copy a run's weights into models/ with their model card", description="Copy OUT/weights/best.pt to a models/ path and write its <stem>.json model card.")
+    ship.add_argument("run", help="run folder of `dokocam train`")
+    ship.add_argument("dest", help="destination .pt, e.g. models/dokocam-corners.pt")
+    ship.add_argument("--target", choices=("corners", "cards"), default="corners")
+    ship.add_argument("--classifier", default=None, help="classifier checkpoint to ship beside it")
+    ship.add_argument("--imgsz", type=int, default=640)
+    ship.add_argument("--conf", type=float, default=0.25)
+    ship.set_defaults(func=_ship)
+
+    detect = subparsers.add_parser("detect", help="find cards in images", description="Detect Doppelkopf cards; one JSON line per image with one entry per physical card.")
+    detect.add_argument("paths", nargs="+", metavar="IMAGE_OR_DIR")
+    detect.add_argument("--json", action="store_true", help="JSON lines (the only output format; kept for scripts)")
+    detect.add_argument("--model", default=None, help="weights (.pt, .onnx, *_openvino_model); default: the shipped model")
+    detect.add_argument("--conf", type=float, default=None, help="score threshold (default: the model card's)")
+    detect.add_argument("--imgsz", type=int, default=None)
+    detect.set_defaults(func=_detect)
+
+    ev = subparsers.add_parser("eval", help="score a detector on a labelled folder", description="Per-card precision/recall/F1 (a hit names the right card and covers the label's centre), mAP50, confusion table.")
+    ev.add_argument("data", metavar="DATA_DIR")
+    ev.add_argument("--model", default=None)
+    ev.add_argument("--out", default=None, help="folder for metrics.json, confusion.png, examples/ (default runs/eval/<folder>)")
+    ev.add_argument("--conf", type=float, default=None)
+    ev.add_argument("--imgsz", type=int, default=None)
+    ev.add_argument("--split", default=None, help="sub-split to read (val, train)")
+    ev.add_argument("--labels", choices=("corners", "cards"), default=None, help="what the labels mark (default: data.yaml's target, else corners)")
+    ev.add_argument("--examples", type=int, default=6)
+    ev.set_defaults(func=_eval)
+
+    ex = subparsers.add_parser("export", help="export the detector for fast CPU inference")
+    ex.add_argument("--format", choices=("onnx", "openvino"), default="onnx")
+    ex.add_argument("--model", default=None)
+    ex.add_argument("--imgsz", type=int, default=None)
+    ex.set_defaults(func=_export)
+
+    bench = subparsers.add_parser("bench-detect", help="median ms per 1280x720 frame on this CPU")
+    bench.add_argument("--frames", type=int, default=100)
+    bench.add_argument("--model", default=None, help="the .pt; exported siblings are found by name")
+    bench.add_argument("--backend", choices=("torch", "onnx", "openvino"), default="torch")
+    bench.add_argument("--images", default=None, help="folder of images to resize into 1280x720 frames (default: a drawn table)")
+    bench.set_defaults(func=_bench)
+
+
+def _train(args: argparse.Namespace) -> int:
+    from vision.detector.train import train_locator
+
+    result = train_locator(
+        args.data, model=args.model, out=args.out, epochs=args.epochs, imgsz=args.imgsz, batch=args.batch, resume=args.resume,
+        time_hours=args.time_hours, single_cls=args.single_cls, workers=args.workers, seed=args.seed, device=args.device,
+    )  # fmt: skip
+    print(f"weights: {result.best} (last: {result.last})")
+    return 0
+
+
+def _train_classifier(args: argparse.Namespace) -> int:
+    from vision.detector.classifier import train_classifier
+
+    metrics = train_classifier(
+        args.data, args.out, val=args.val, epochs=args.epochs, batch=args.batch, width=args.width, variants=args.variants,
+        seed=args.seed, time_minutes=args.time_minutes,
+    )  # fmt: skip
+    print(json.dumps({"classifier": args.out, **metrics}))
+    return 0
+
+
+def _ship(args: argparse.Namespace) -> int:
+    from vision.detector.train import TrainResult, ship
+
+    run = Path(args.run)
+    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, target=args.target, classifier=args.classifier, imgsz=args.imgsz, conf=args.conf)
+    print(f"shipped {dest}")
+    return 0
+
+
+def _detect(args: argparse.Namespace) -> int:
+    from engine import CARD_CODES
+    from vision.detector.model import CardDetector, ModelNotFoundError, UnreadableImageError, iter_images, read_image
+
+    try:
+        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz)
+    except ModelNotFoundError as exc:
+        print(f"dokocam detect: {exc}", file=sys.stderr)
+        return 2
+    failed = 0
+    for path in iter_images(args.paths):
+        try:
+            image = read_image(path)
+        except UnreadableImageError as exc:
+            failed += 1
+            print(json.dumps({"image": str(path), "error": str(exc)}), flush=True)
+            continue
+        cards = detector.cards(image)
+        entries = [
+            {"card": CARD_CODES[int(c)], "confidence": round(float(s), 4), "box": [round(float(v), 1) for v in box]}
+            for box, s, c in zip(cards.xyxy, cards.confidence, cards.class_id)
+        ]
+        print(json.dumps({"image": str(path), "width": image.shape[1], "height": image.shape[0], "cards": entries}), flush=True)
+    return 1 if failed else 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from vision.detector.dataset import DatasetFolderError, read_folder
+    from vision.detector.evaluate import evaluate
+    from vision.detector.model import CardDetector, ModelNotFoundError
+
+    try:
+        folder = read_folder(args.data, split=args.split)
+        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz)
+    except (DatasetFolderError, ModelNotFoundError) as exc:
+        print(f"dokocam eval: {exc}", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else Path("runs") / "eval" / Path(args.data).resolve().name
+    report = evaluate(detector, folder, out=out, examples=args.examples, label_kind=args.labels, progress=sys.stderr.isatty())
+    print(report.table())
+    print(f"wrote {out}/metrics.json, confusion.png, examples/")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from vision.detector.export import export
+
+    model = Path(args.model) if args.model else _default_model()
+    print(f"exported {export(model, args.format, imgsz=args.imgsz)}")
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from vision.detector.export import benchmark
+
+    model = Path(args.model) if args.model else _default_model()
+    result = benchmark(model, backend=args.backend, frames=args.frames, images=Path(args.images) if args.images else None)
+    print(json.dumps({"backend": args.backend, "model": str(model), **result}))
+    return 0

@@ -1,0 +1,141 @@
+"""Reads folders of images with YOLO labels (``images/``, ``labels/``, optional ``ignore/``).
+
+Label lines are ``class cx cy w h`` (normalised); ``class`` is a card index (``3``) or a card
+code (``QC``). ``ignore/`` files name boxes of cards outside a Doppelkopf deck (``8H ...``).
+A ``data.yaml`` may say what was labelled (``target: corners`` or ``target: cards``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine import CARD_CODES
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+LABEL_KINDS = ("corners", "cards")
+
+
+class DatasetFolderError(ValueError):
+    """A folder is not laid out as ``images/`` + ``labels/`` with YOLO label lines."""
+
+
+@dataclass(frozen=True)
+class LabelledImage:
+    """One image and its normalised label rows."""
+
+    image: Path
+    label_class: np.ndarray  # (n,) int64 card index
+    label_cxcywh: np.ndarray  # (n, 4) normalised
+    ignore_cxcywh: np.ndarray  # (m, 4) normalised
+
+    def label_xyxy(self, width: int, height: int) -> np.ndarray:
+        return _to_xyxy(self.label_cxcywh, width, height)
+
+    def ignore_xyxy(self, width: int, height: int) -> np.ndarray:
+        return _to_xyxy(self.ignore_cxcywh, width, height)
+
+
+@dataclass(frozen=True)
+class YoloFolder:
+    """A labelled folder: its images (sorted) and what its labels mark."""
+
+    root: Path
+    items: tuple[LabelledImage, ...]
+    kind: str  # "corners" or "cards"
+
+
+def _to_xyxy(cxcywh: np.ndarray, width: int, height: int) -> np.ndarray:
+    b = np.asarray(cxcywh, dtype=np.float64).reshape(-1, 4)
+    return np.stack([(b[:, 0] - b[:, 2] / 2) * width, (b[:, 1] - b[:, 3] / 2) * height, (b[:, 0] + b[:, 2] / 2) * width, (b[:, 1] + b[:, 3] / 2) * height], axis=1)
+
+
+def parse_class(token: str, *, path: Path | None = None) -> int | None:
+    """A label's class as a card index; ``None`` for a card outside the deck (``8H``).
+
+    >>> parse_class("3"), parse_class("QC"), parse_class("8H")
+    (3, 3, None)
+    """
+    if token.isdigit():
+        index = int(token)
+        if not 0 <= index < len(CARD_CODES):
+            raise DatasetFolderError(f"{path or 'label'}: class {index} is outside 0..23")
+        return index
+    return CARD_CODES.index(token) if token in CARD_CODES else None
+
+
+def read_label_file(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """``(class (n,), cxcywh (n, 4))`` of a label file; rows of non-deck cards are left out."""
+    classes: list[int] = []
+    boxes: list[list[float]] = []
+    if path.exists():
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != 5:
+                raise DatasetFolderError(f"{path}:{number}: expected 'class cx cy w h', got {line!r}")
+            cls = parse_class(parts[0], path=path)
+            if cls is not None:
+                classes.append(cls)
+                boxes.append([float(v) for v in parts[1:]])
+    return np.array(classes, dtype=np.int64), np.array(boxes, dtype=np.float64).reshape(-1, 4)
+
+
+def read_ignore_file(path: Path) -> np.ndarray:
+    """``(n, 4)`` normalised boxes of an ignore file (any class token)."""
+    boxes = [[float(v) for v in line.split()[1:5]] for line in path.read_text().splitlines() if len(line.split()) == 5] if path.exists() else []
+    return np.array(boxes, dtype=np.float64).reshape(-1, 4)
+
+
+def _label_kind(root: Path) -> str:
+    for name in ("data.yaml", "dataset.yaml"):
+        path = root / name
+        if path.exists():
+            import yaml
+
+            text = path.read_text()
+            meta = yaml.safe_load(text) or {}
+            target = str(meta.get("target", meta.get("kind", ""))).lower()
+            if target in LABEL_KINDS:
+                return target
+            if "whole card" in text.lower() or target == "card":
+                return "cards"
+    return "corners"
+
+
+def _layout(root: Path, split: str | None) -> tuple[Path, Path, Path]:
+    """``(images, labels, ignore)`` folders of either ``X/images`` or Ultralytics' ``images/X`` layout."""
+    splits = [split] if split else ["", "val", "train"]
+    for name in splits:
+        for images, labels, ignore in (
+            (root / name / "images", root / name / "labels", root / name / "ignore"),
+            (root / "images" / name, root / "labels" / name, root / "ignore" / name),
+        ):
+            if images.is_dir() and any(p.suffix.lower() in IMAGE_SUFFIXES for p in images.iterdir()):
+                return images, labels, ignore
+    raise DatasetFolderError(f"{root} has no images (expected images/*.jpg with labels/*.txt beside it, or images/val/ + labels/val/)")
+
+
+def read_folder(path: str | Path, *, split: str | None = None) -> YoloFolder:
+    """Reads a labelled folder (or the folder of a ``data.yaml``).
+
+    Args:
+        path: folder holding ``images/`` and ``labels/`` (or ``images/<split>``...), or a ``data.yaml``.
+        split: sub-folder to read (``"val"``); by default the folder itself, else ``val``, else ``train``.
+
+    Raises:
+        DatasetFolderError: no images found.
+    """
+    root = Path(path)
+    if root.is_file():
+        root = root.parent
+    images_dir, labels_dir, ignore_dir = _layout(root, split)
+    items = []
+    for image in sorted(p for p in images_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
+        name = image.with_suffix(".txt").name
+        classes, boxes = read_label_file(labels_dir / name)
+        items.append(LabelledImage(image=image, label_class=classes, label_cxcywh=boxes, ignore_cxcywh=read_ignore_file(ignore_dir / name)))
+    return YoloFolder(root=images_dir, items=tuple(items), kind=_label_kind(root))

@@ -1,0 +1,208 @@
+"""``dokocam eval``: card-identity precision/recall/F1, mAP50, confusion table, pictures.
+
+Scoring follows :func:`vision.detector.matching.match_image`: a predicted card is a hit when it
+names the right card and covers a label's centre, so whole-card predictions can be scored against
+corner-index labels. mAP50 (box IoU >= 0.5) is computed only when the model finds what the labels
+mark (corners against corner labels, cards against card labels).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine import CARD_CODES
+from vision.detections import Detections
+from vision.detector.dataset import LabelledImage, YoloFolder
+from vision.detector.matching import MatchResult, average_precision, centers, covers, iou_matches, match_image
+
+N = len(CARD_CODES)
+NONE = N  # confusion row "no label here" / column "missed"
+
+
+@dataclass
+class EvalReport:
+    """Totals over a folder. Confusion rows are true cards (+ "none"), columns predictions (+ "missed")."""
+
+    images: int = 0
+    labels: np.ndarray = field(default_factory=lambda: np.zeros(N, np.int64))
+    hits: np.ndarray = field(default_factory=lambda: np.zeros(N, np.int64))
+    tp: np.ndarray = field(default_factory=lambda: np.zeros(N, np.int64))
+    fp: np.ndarray = field(default_factory=lambda: np.zeros(N, np.int64))
+    ignored: int = 0
+    confusion: np.ndarray = field(default_factory=lambda: np.zeros((N + 1, N + 1), np.int64))
+    failed: list[str] = field(default_factory=list)
+    map50: float | None = None
+    ap50: list[float] = field(default_factory=list)
+    _ap_conf: list[list[float]] = field(default_factory=lambda: [[] for _ in range(N)])
+    _ap_hit: list[list[bool]] = field(default_factory=lambda: [[] for _ in range(N)])
+
+    @staticmethod
+    def _prf(tp: float, fp: float, hits: float, labels: float) -> tuple[float, float, float]:
+        precision = tp / (tp + fp) if tp + fp else 0.0
+        recall = hits / labels if labels else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        return precision, recall, f1
+
+    @property
+    def overall(self) -> tuple[float, float, float]:
+        """Micro-averaged ``(precision, recall, f1)`` over all cards."""
+        return self._prf(self.tp.sum(), self.fp.sum(), self.hits.sum(), self.labels.sum())
+
+    def per_card(self) -> list[dict[str, Any]]:
+        rows = []
+        for c, code in enumerate(CARD_CODES):
+            p, r, f = self._prf(self.tp[c], self.fp[c], self.hits[c], self.labels[c])
+            rows.append({"card": code, "labels": int(self.labels[c]), "hits": int(self.hits[c]), "tp": int(self.tp[c]), "fp": int(self.fp[c]), "precision": p, "recall": r, "f1": f})
+        return rows
+
+    def add_ap(self, raw: Detections, labels_xyxy: np.ndarray, labels_cls: np.ndarray, ignore_xyxy: np.ndarray) -> None:
+        """Collects IoU>=0.5 hits of raw detections for mAP50 (boxes on ignore cards are dropped)."""
+        hit = iou_matches(raw.xyxy, raw.class_id, raw.confidence, labels_xyxy, labels_cls)
+        on_ignore = np.zeros(len(raw), bool)
+        if len(ignore_xyxy):
+            on_ignore = covers(raw.xyxy, centers(ignore_xyxy)).any(1) | covers(ignore_xyxy, centers(raw.xyxy)).any(0)
+        for k in range(len(raw)):
+            if hit[k] or not on_ignore[k]:
+                self._ap_conf[int(raw.class_id[k])].append(float(raw.confidence[k]))
+                self._ap_hit[int(raw.class_id[k])].append(bool(hit[k]))
+
+    def finish_ap(self) -> None:
+        self.ap50 = [average_precision(self._ap_conf[c], self._ap_hit[c], int(self.labels[c])) for c in range(N)]
+        valid = [a for a in self.ap50 if not np.isnan(a)]
+        self.map50 = float(np.mean(valid)) if valid else None
+
+    def to_dict(self) -> dict[str, Any]:
+        p, r, f = self.overall
+        return {
+            "images": self.images,
+            "labels": int(self.labels.sum()),
+            "true_positives": int(self.tp.sum()),
+            "false_positives": int(self.fp.sum()),
+            "ignored_predictions": self.ignored,
+            "precision": p,
+            "recall": r,
+            "f1": f,
+            "map50": self.map50,
+            "per_card": self.per_card(),
+            "ap50": None if self.map50 is None else dict(zip(CARD_CODES, self.ap50)),
+            "confusion": {"rows": [*CARD_CODES, "none"], "columns": [*CARD_CODES, "missed"], "counts": self.confusion.tolist()},
+            "failed": self.failed,
+        }
+
+    def table(self) -> str:
+        """The per-card table and totals as plain text."""
+        lines = [f"{'card':>5} {'labels':>6} {'hits':>5} {'tp':>4} {'fp':>4} {'P':>6} {'R':>6} {'F1':>6}"]
+        for row in self.per_card():
+            lines.append(f"{row['card']:>5} {row['labels']:>6} {row['hits']:>5} {row['tp']:>4} {row['fp']:>4} {row['precision']:6.3f} {row['recall']:6.3f} {row['f1']:6.3f}")
+        p, r, f = self.overall
+        lines.append(f"{'all':>5} {int(self.labels.sum()):>6} {int(self.hits.sum()):>5} {int(self.tp.sum()):>4} {int(self.fp.sum()):>4} {p:6.3f} {r:6.3f} {f:6.3f}")
+        lines.append(f"images {self.images}, predictions on ignored cards {self.ignored}, mAP50 " + ("n/a (label kinds differ)" if self.map50 is None else f"{self.map50:.4f}"))
+        confusions = [(int(self.confusion[i, j]), CARD_CODES[i], CARD_CODES[j]) for i in range(N) for j in range(N) if i != j and self.confusion[i, j]]
+        if confusions:
+            lines.append("confusions (true -> predicted): " + ", ".join(f"{t}->{p} x{n}" for n, t, p in sorted(confusions, reverse=True)[:15]))
+        return "\n".join(lines)
+
+
+def score_image(report: EvalReport, cards: Detections, item: LabelledImage, width: int, height: int, raw: Detections | None = None) -> MatchResult:
+    """Adds one image to ``report``; ``raw`` (same-kind detections) feeds mAP50."""
+    labels = item.label_xyxy(width, height)
+    ignore = item.ignore_xyxy(width, height)
+    result = match_image(cards.xyxy, cards.class_id, cards.confidence, labels, item.label_class, ignore)
+    report.images += 1
+    np.add.at(report.labels, item.label_class, 1)
+    for j, c in enumerate(item.label_class):
+        if result.label_hit[j] >= 0:
+            report.hits[c] += 1
+            report.confusion[c, c] += 1
+        else:
+            report.confusion[c, result.label_confused[j] if result.label_confused[j] >= 0 else NONE] += 1
+    label_centers = centers(labels)
+    for k, state in enumerate(result.pred_status):
+        c = int(cards.class_id[k])
+        if state == "tp":
+            report.tp[c] += 1
+        elif state == "fp":
+            report.fp[c] += 1
+            if not len(labels) or not covers(cards.xyxy[k], label_centers).any():
+                report.confusion[NONE, c] += 1
+        else:
+            report.ignored += 1
+    if raw is not None:
+        report.add_ap(raw, labels, item.label_class, ignore)
+    return result
+
+
+def save_confusion_png(report: EvalReport, path: Path) -> None:
+    """A heat map of the confusion table (log-scaled counts)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [*CARD_CODES, "none"]
+    columns = [*CARD_CODES, "missed"]
+    fig, ax = plt.subplots(figsize=(10, 9), dpi=100)
+    ax.imshow(np.log1p(report.confusion), cmap="Blues")
+    for i in range(N + 1):
+        for j in range(N + 1):
+            if report.confusion[i, j]:
+                ax.text(j, i, str(report.confusion[i, j]), ha="center", va="center", fontsize=6, color="black" if i != j else "white")
+    ax.set_xticks(range(N + 1), columns, rotation=90, fontsize=7)
+    ax.set_yticks(range(N + 1), names, fontsize=7)
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("true")
+    p, r, f = report.overall
+    ax.set_title(f"dokocam eval: P {p:.3f} R {r:.3f} F1 {f:.3f}")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def evaluate(detector: Any, folder: YoloFolder, *, out: Path | None = None, examples: int = 6, label_kind: str | None = None, progress: bool = False) -> EvalReport:
+    """Runs ``detector`` (a :class:`vision.detector.model.CardDetector`) over a labelled folder.
+
+    Writes ``metrics.json``, ``confusion.png`` and ``examples/*.jpg`` to ``out`` when given;
+    examples show the images with the most mistakes first.
+    """
+    import cv2
+
+    from vision.detector.annotate import annotate
+
+    kind = label_kind or folder.kind
+    same_kind = (detector.card.target == "corners") == (kind == "corners")
+    report = EvalReport()
+    drawn: list[tuple[int, str, np.ndarray]] = []
+    items = folder.items
+    if progress:
+        from tqdm import tqdm
+
+        items = tqdm(items, desc="eval", unit="img")
+    for item in items:
+        image = cv2.imread(str(item.image))
+        if image is None:
+            report.failed.append(str(item.image))
+            continue
+        h, w = image.shape[:2]
+        raw = detector.detect(image)
+        cards = detector.cards(image) if detector.card.target == "corners" else raw
+        result = score_image(report, cards, item, w, h, raw if same_kind else None)
+        if out is not None and examples:
+            mistakes = result.false_positives + int((result.label_hit < 0).sum())
+            picture = annotate(image, cards, status=result.pred_status, labels=(item.label_xyxy(w, h), item.label_class), ignore=item.ignore_xyxy(w, h))
+            drawn.append((mistakes, item.image.name, cv2.resize(picture, None, fx=min(1.0, 800 / max(w, h)), fy=min(1.0, 800 / max(w, h)))))
+            drawn = sorted(drawn, key=lambda d: -d[0])[:examples]
+    if same_kind:
+        report.finish_ap()
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "metrics.json").write_text(json.dumps(report.to_dict(), indent=1) + "\n")
+        save_confusion_png(report, out / "confusion.png")
+        (out / "examples").mkdir(exist_ok=True)
+        for _, name, picture in drawn:
+            cv2.imwrite(str(out / "examples" / (Path(name).stem + ".jpg")), picture)
+    return report

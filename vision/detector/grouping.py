@@ -1,0 +1,95 @@
+"""Turns corner-index detections into one entry per physical card.
+
+A card prints its index in two opposite corners. Two same-card corner boxes whose distance fits a
+card (measured in index sizes) are taken to be one card; everything else stays a card seen by one
+corner. Each corner pairs at most once and the closest pairs form first, so two copies of a card
+in one trick stay two cards unless they overlap corner on corner. Decks printing the index in all
+four corners give two entries per card (a known limit).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.detections import Detections
+
+# Distance between the two index centres of one card, in index-box sizes (the longer box side).
+# Poker and Skat decks give about 3-5.5; the range leaves room for tilt, small German indices
+# and big jumbo indices. Raising ``max_ratio`` pairs corners of different copies more often.
+MIN_RATIO = 2.0
+MAX_RATIO = 9.0
+
+
+def pair_corners(
+    xyxy: np.ndarray,
+    class_id: np.ndarray,
+    confidence: np.ndarray,
+    *,
+    min_ratio: float = MIN_RATIO,
+    max_ratio: float = MAX_RATIO,
+    max_size_ratio: float = 2.0,
+) -> list[tuple[int, ...]]:
+    """Groups corner detections into cards: a list of 1- or 2-tuples of row indices.
+
+    Args:
+        xyxy: ``(n, 4)`` corner boxes in pixels.
+        class_id: ``(n,)`` card of each corner.
+        confidence: ``(n,)`` scores (ties between equally close pairs go to the confident one).
+        min_ratio: smallest centre distance, in index sizes, that still makes a pair.
+        max_ratio: largest such distance; raising it pairs far-apart copies by mistake.
+        max_size_ratio: two corners of one card look about equally big; lowering it stops pairs
+            under strong camera tilt.
+
+    >>> pair_corners([[0, 0, 10, 20], [60, 80, 70, 100], [200, 0, 210, 20]], [3, 3, 3], [0.9, 0.8, 0.7])
+    [(0, 1), (2,)]
+    """
+    xyxy = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
+    class_id = np.asarray(class_id, dtype=np.int64).reshape(-1)
+    confidence = np.asarray(confidence, dtype=np.float64).reshape(-1)
+    size = np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1]).clip(1e-6)
+    center = np.stack([(xyxy[:, 0] + xyxy[:, 2]) / 2, (xyxy[:, 1] + xyxy[:, 3]) / 2], axis=1)
+
+    candidates: list[tuple[float, float, int, int]] = []
+    for i in range(len(xyxy)):
+        for j in range(i + 1, len(xyxy)):
+            if class_id[i] != class_id[j]:
+                continue
+            big, small = max(size[i], size[j]), min(size[i], size[j])
+            if big / small > max_size_ratio:
+                continue
+            ratio = float(np.linalg.norm(center[i] - center[j])) / ((size[i] + size[j]) / 2)
+            if min_ratio <= ratio <= max_ratio:
+                candidates.append((ratio, -(confidence[i] + confidence[j]), i, j))
+    used: set[int] = set()
+    groups: list[tuple[int, ...]] = []
+    for _, _, i, j in sorted(candidates):
+        if i not in used and j not in used:
+            used.update((i, j))
+            groups.append((i, j))
+    groups.extend((i,) for i in range(len(xyxy)) if i not in used)
+    return sorted(groups, key=lambda g: g[0])
+
+
+def group_corners(corners: Detections, **kwargs: float) -> Detections:
+    """One row per physical card from corner detections.
+
+    A paired card's box is the union of its two corner boxes (it covers most of the card), its
+    confidence the higher of the two; ``data["corners"]`` holds how many corners were seen (1 or 2).
+    Keyword arguments go to :func:`pair_corners`.
+    """
+    if not len(corners):
+        return Detections.empty().with_columns(data={"corners": np.zeros(0, np.int64)})
+    groups = pair_corners(corners.xyxy, corners.class_id, corners.confidence, **kwargs)
+    xyxy = np.array(
+        [
+            [corners.xyxy[list(g), 0].min(), corners.xyxy[list(g), 1].min(), corners.xyxy[list(g), 2].max(), corners.xyxy[list(g), 3].max()]
+            for g in groups
+        ],
+        dtype=np.float32,
+    )
+    return Detections(
+        xyxy=xyxy,
+        confidence=[corners.confidence[list(g)].max() for g in groups],
+        class_id=[corners.class_id[g[0]] for g in groups],
+        data={"corners": np.array([len(g) for g in groups], dtype=np.int64)},
+    )

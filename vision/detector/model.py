@@ -1,0 +1,212 @@
+"""The card detector: an Ultralytics YOLO locator, an optional index classifier, corner grouping.
+
+This is the only module that touches Ultralytics types; everything leaves it as
+:class:`vision.detections.Detections`. A model is a YOLO weights file (``.pt``, ``.onnx`` or an
+``*_openvino_model/`` folder) plus an optional JSON card beside it (``<stem>.json``) that says what
+the YOLO finds (``"target": "corners"`` or ``"cards"``) and which classifier reads its boxes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.detections import Detections
+from vision.detector.grouping import group_corners
+
+# Ultralytics must never reach for the network here (fonts, telemetry, hub checks).
+os.environ.setdefault("YOLO_OFFLINE", "1")
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_MODEL = REPO_ROOT / "models" / "dokocam-corners.pt"
+OPENVINO_SUFFIX = "_openvino_model"
+
+
+class ModelNotFoundError(ValueError):
+    """The model path does not exist (train one with ``dokocam train`` or pass ``--model``)."""
+
+
+class UnreadableImageError(ValueError):
+    """An image file is missing or not an image OpenCV can decode."""
+
+
+@dataclass(frozen=True)
+class ModelCard:
+    """What a YOLO weights file finds and how its boxes become cards (``<stem>.json``).
+
+    Attributes:
+        target: ``"corners"`` (corner indices, grouped into cards) or ``"cards"`` (whole cards).
+        classifier: path of the index classifier, relative to the JSON file, or ``None`` when the
+            YOLO names the 24 cards itself.
+        imgsz: inference size the model was trained for.
+        conf: default score threshold (chosen on synthetic validation data).
+    """
+
+    target: str = "corners"
+    classifier: str | None = None
+    imgsz: int = 640
+    conf: float = 0.25
+
+    @staticmethod
+    def path_for(model: Path) -> Path:
+        stem = model.name[: -len(OPENVINO_SUFFIX)] if model.name.endswith(OPENVINO_SUFFIX) else model.stem
+        return model.parent / f"{stem}.json"
+
+    @classmethod
+    def load(cls, model: Path) -> ModelCard:
+        path = cls.path_for(model)
+        if not path.exists():
+            return cls()
+        data = json.loads(path.read_text())
+        return cls(**{k: data[k] for k in ("target", "classifier", "imgsz", "conf") if k in data})
+
+    def save(self, model: Path, **extra: Any) -> Path:
+        path = self.path_for(model)
+        data = {"target": self.target, "classifier": self.classifier, "imgsz": self.imgsz, "conf": self.conf, **extra}
+        path.write_text(json.dumps(data, indent=2) + "\n")
+        return path
+
+
+def from_ultralytics(result: Any) -> Detections:
+    """Adapter: one Ultralytics ``Results`` to :class:`Detections` (class ids as the model numbers them)."""
+    boxes = result.boxes
+    if boxes is None or len(boxes) == 0:
+        return Detections.empty()
+    return Detections(
+        xyxy=boxes.xyxy.cpu().numpy(),
+        confidence=boxes.conf.cpu().numpy(),
+        class_id=boxes.cls.cpu().numpy().astype(np.int64),
+    )
+
+
+def read_image(path: str | Path) -> np.ndarray:
+    """A BGR image from disk.
+
+    Raises:
+        UnreadableImageError: missing file or undecodable data.
+    """
+    import cv2
+
+    if not Path(path).is_file():
+        raise UnreadableImageError(f"{path}: no such file")
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise UnreadableImageError(f"{path}: not an image OpenCV can read")
+    return image
+
+
+@dataclass
+class Timing:
+    """Milliseconds spent in the last call, split like Ultralytics' predictor."""
+
+    locate: float = 0.0
+    classify: float = 0.0
+    group: float = 0.0
+
+    @property
+    def total(self) -> float:
+        return self.locate + self.classify + self.group
+
+
+@dataclass
+class CardDetector:
+    """Finds Doppelkopf cards in BGR frames.
+
+    Use :meth:`load`; then :meth:`detect` gives one row per corner index (or whole card) seen,
+    :meth:`cards` one row per physical card, both with ``class_id`` = ``engine.Card.index``.
+    """
+
+    yolo: Any
+    card: ModelCard
+    reader: Any = None  # classifier.IndexReader or None
+    conf: float = 0.25
+    iou: float = 0.6
+    imgsz: int = 640
+    timing: Timing = field(default_factory=Timing)
+
+    @classmethod
+    def load(cls, model: str | Path | None = None, *, conf: float | None = None, imgsz: int | None = None) -> CardDetector:
+        """Loads a model (the shipped one by default).
+
+        Args:
+            model: ``.pt``, ``.onnx`` or ``*_openvino_model`` folder; its ``<stem>.json`` is read.
+            conf: score threshold; lower finds more cards and more false alarms.
+            imgsz: inference size; larger sees smaller cards, at a higher cost.
+
+        Raises:
+            ModelNotFoundError: the path does not exist.
+        """
+        path = Path(model) if model is not None else DEFAULT_MODEL
+        if not path.exists():
+            raise ModelNotFoundError(f"no model at {path}: train one with `dokocam train` or pass --model")
+        from ultralytics import YOLO
+
+        card = ModelCard.load(path)
+        yolo = YOLO(str(path), task="detect")
+        reader = None
+        if card.classifier:
+            from vision.detector.classifier import IndexReader
+
+            reader = IndexReader.load(ModelCard.path_for(path).parent / card.classifier)
+        return cls(yolo=yolo, card=card, reader=reader, conf=card.conf if conf is None else conf, imgsz=imgsz or card.imgsz)
+
+    def detect(self, image: np.ndarray) -> Detections:
+        """What the YOLO saw, read by the classifier if there is one: corner indices or whole cards.
+
+        ``data["kind"]`` is ``0`` for a corner index, ``1`` for a whole card.
+        """
+        start = time.perf_counter()
+        # With a classifier the locator runs at a lower threshold: the classifier vetoes boxes.
+        conf = self.conf * 0.5 if self.reader is not None else self.conf
+        result = self.yolo.predict(image, imgsz=self.imgsz, conf=conf, iou=self.iou, verbose=False, max_det=100)[0]
+        found = from_ultralytics(result)
+        self.timing.locate = (time.perf_counter() - start) * 1000
+        start = time.perf_counter()
+        if self.reader is not None and len(found):
+            from vision.detector.classifier import BACKGROUND
+
+            probs = self.reader.probabilities(image, found.xyxy)
+            best = probs[:, :BACKGROUND].argmax(1)
+            score = np.sqrt(found.confidence * probs[np.arange(len(best)), best])
+            keep = (probs.argmax(1) != BACKGROUND) & (score >= self.conf)
+            found = Detections(xyxy=found.xyxy[keep], confidence=score[keep], class_id=best[keep])
+        self.timing.classify = (time.perf_counter() - start) * 1000
+        kind = 0 if self.card.target == "corners" else 1
+        return found.with_columns(data={"kind": np.full(len(found), kind, dtype=np.int64)})
+
+    def cards(self, image: np.ndarray) -> Detections:
+        """One row per physical card: corner pairs merged (``data["corners"]`` = 1 or 2)."""
+        found = self.detect(image)
+        start = time.perf_counter()
+        if self.card.target == "corners":
+            found = group_corners(found)
+        else:
+            found = found.with_columns(data={"corners": np.zeros(len(found), np.int64)})
+        self.timing.group = (time.perf_counter() - start) * 1000
+        return found
+
+    def update(self, frame: np.ndarray) -> Detections:
+        """The pipeline-stage form of :meth:`cards`."""
+        return self.cards(frame)
+
+    def reset(self) -> None:
+        """Nothing to forget between games: detection is per frame."""
+
+
+def iter_images(paths: list[str]) -> Iterator[Path]:
+    """Image files named directly or found (sorted) inside directories."""
+    from vision.detector.dataset import IMAGE_SUFFIXES
+
+    for name in paths:
+        path = Path(name)
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+        else:
+            yield path

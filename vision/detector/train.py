@@ -1,0 +1,136 @@
+"""Training from scratch: the YOLO locator (Ultralytics) and the index classifier.
+
+Only model configs (``*.yaml``) start a run: no pretrained hub weights exist on this machine and
+none may be downloaded. A run can be resumed from its ``weights/last.pt``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+os.environ.setdefault("YOLO_OFFLINE", "1")
+
+CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+
+
+class FromScratchError(ValueError):
+    """Training was asked to start from weights; only model configs (``.yaml``) may start a run."""
+
+
+class ResumeError(ValueError):
+    """There is no ``weights/last.pt`` to resume from in the run folder."""
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    """Where a run left its weights."""
+
+    run_dir: Path
+    best: Path
+    last: Path
+
+
+def resolve_config(model: str) -> str:
+    """A model config path: a file, one of ours (``yolo11t.yaml``), or an Ultralytics name (``yolo11n.yaml``).
+
+    Raises:
+        FromScratchError: ``model`` is a weights file.
+    """
+    if not model.endswith((".yaml", ".yml")):
+        raise FromScratchError(f"{model!r} is not a model config: dokocam trains from scratch only (e.g. --model yolo11n.yaml)")
+    if Path(model).exists():
+        return str(Path(model))
+    ours = CONFIG_DIR / model
+    return str(ours) if ours.exists() else model
+
+
+def train_locator(
+    data: str | Path,
+    *,
+    model: str = "yolo11n.yaml",
+    out: str | Path = "runs/detector",
+    epochs: int = 30,
+    imgsz: int = 640,
+    batch: int = 16,
+    resume: bool = False,
+    time_hours: float | None = None,
+    single_cls: bool = False,
+    workers: int = 2,
+    seed: int = 0,
+    device: str | None = None,
+    **overrides: object,
+) -> TrainResult:
+    """Trains an Ultralytics YOLO from a config on a YOLO ``data.yaml``.
+
+    Args:
+        data: dataset YAML (``train``/``val`` image folders, 24 card names).
+        model: model config; ``yolo11t.yaml`` is dokocam's thin variant.
+        out: run folder (``runs/NAME``); ``weights/best.pt`` and ``last.pt`` land inside.
+        epochs: passes over the training images.
+        imgsz: training size; smaller trains faster and sees small cards worse.
+        resume: continue ``out/weights/last.pt`` with its own settings.
+        time_hours: wall-clock budget; Ultralytics fits the learning-rate schedule to it.
+        single_cls: learn one class (a locator whose boxes a classifier names).
+        device: ``"cpu"`` or a CUDA index; by default CUDA when present.
+
+    Raises:
+        FromScratchError: ``model`` is a weights file.
+        ResumeError: ``resume`` without a ``last.pt``.
+    """
+    from ultralytics import YOLO
+
+    out = Path(out).resolve()
+    if resume:
+        last = out / "weights" / "last.pt"
+        if not last.exists():
+            raise ResumeError(f"cannot resume: {last} does not exist (start the run without --resume)")
+        YOLO(str(last)).train(resume=True)
+    else:
+        import torch
+
+        if device is None:
+            device = "0" if torch.cuda.is_available() else "cpu"
+        args: dict[str, object] = dict(
+            data=str(data),
+            epochs=epochs,
+            imgsz=imgsz,
+            batch=batch,
+            project=str(out.parent),
+            name=out.name,
+            exist_ok=True,
+            pretrained=False,
+            amp=device != "cpu",  # the AMP self-check would fetch weights; CPU has no AMP anyway
+            plots=False,  # plotting labels fetches a font
+            single_cls=single_cls,
+            workers=workers,
+            seed=seed,
+            deterministic=False,
+            device=device,
+            # Cards are not mirror-symmetric: a flipped "K" or suit is not a real index.
+            fliplr=0.0,
+            val=True,
+        )
+        if time_hours is not None:
+            args["time"] = time_hours
+        args.update(overrides)
+        YOLO(resolve_config(model)).train(**args)
+    return TrainResult(run_dir=out, best=out / "weights" / "best.pt", last=out / "weights" / "last.pt")
+
+
+def ship(result: TrainResult, destination: str | Path, *, target: str, classifier: str | Path | None, imgsz: int, conf: float, **extra: object) -> Path:
+    """Copies a run's best weights to ``destination`` and writes its model card JSON beside it."""
+    from vision.detector.model import ModelCard
+
+    destination = Path(destination)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(result.best, destination)
+    classifier_name = None
+    if classifier is not None:
+        classifier_name = Path(classifier).name
+        if Path(classifier).resolve() != (destination.parent / classifier_name).resolve():
+            shutil.copyfile(classifier, destination.parent / classifier_name)
+    ModelCard(target=target, classifier=classifier_name, imgsz=imgsz, conf=conf).save(destination, **extra)
+    return destination
