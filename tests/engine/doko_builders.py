@@ -64,3 +64,13 @@ GAME_TWO_FOXES = OPENING + (
     "QS QD JS 10D | "  # 11 seat 0 wins 18 (Re)
     "JH JD KD 9D"  # 12 seat 0 wins 8 (Re)
 )
+
+
+def hands_of(line: str) -> list[list[str]]:
+    """The hands that a complete line of plays implies (each seat held what it played)."""
+    game = make_game(line)
+    hands: list[list[str]] = [[], [], [], []]
+    for trick in game.tricks:
+        for seat, card in trick.plays:
+            hands[seat].append(str(card))
+    return hands
