@@ -297,3 +297,94 @@ def test_camera_view_knows_schweinchen_at_the_first_karo_ass() -> None:
     for seat, card in enumerate(["AD", "10H", "9D", "9D"]):
         game.play(seat, card)
     assert game.tricks[0].winner() == 0
+
+
+# -- what a camera sees: noisy input and renege proofs ------------------------------------------
+
+CARDS = st.sampled_from(list(range(24))).map(Card.from_index)
+NOISY_EVENT = st.one_of(
+    st.tuples(st.just("play"), st.integers(0, 3), CARDS),
+    st.tuples(st.just("call"), st.integers(0, 3), st.sampled_from(list(Call))),
+    st.tuples(st.just("close"), st.just(0), st.just(None)),
+)
+
+
+@FAST
+@given(randoms, st.lists(NOISY_EVENT, max_size=70))
+def test_noisy_camera_input_never_crashes(rng: random.Random, events: list) -> None:
+    """Any stream of plays (wrong seat, any card), calls and early trick closes is followed."""
+    game = random_game(rng)  # only for random rules and a random contract
+    seen = Game(game.rules, game.contract)
+    counts = [0] * 24
+    for kind, seat, card in events:
+        try:
+            if kind == "play":
+                seen.play(seat, card)
+                counts[card.index] += 1
+            elif kind == "call":
+                seen.call(seat, card)
+            else:
+                seen.close_trick()
+        except IllegalCallError:
+            pass
+        except ValueError as exc:  # IllegalPlayError: only after the end, or closing no trick
+            assert kind == "close" or seen.is_over, exc
+    assert len(seen.tricks) <= game.rules.hand_size
+    assert seen.to_move in (0, 1, 2, 3) or (seen.to_move is None and seen.is_over)
+    third = [f for f in seen.flags if f.kind == "third_copy"]
+    assert len(third) == sum(max(0, n - c) for n, c in zip(counts, game.rules.copies_of))
+    if seen.is_over:
+        check_entries(seen.result().points)
+    again = Game(game.rules, game.contract)
+    for ev in seen.history:
+        if hasattr(ev, "card"):
+            again.play(ev.seat, ev.card)
+        elif hasattr(ev, "call"):
+            again.call(ev.seat, ev.call)
+        else:
+            again.close_trick()
+    assert state(again) == state(seen)
+    while seen.history:
+        seen.undo()
+    assert state(seen) == state(Game(game.rules, game.contract))
+
+
+@FAST
+@given(randoms)
+def test_every_renege_flag_is_a_real_renege_and_every_provable_one_is_flagged(rng: random.Random) -> None:
+    """Players who sometimes do not follow suit: the flags match the truth the hands know."""
+    template = random_game(rng)
+    hands = hands_of(template)
+    game = Game(template.rules, template.contract, hands=hands)  # not strict: reneges are played
+    truth: list[tuple[int, int, int]] = []  # (seat, trick, suit class) of every real renege
+    while not game.is_over:
+        seat = game.to_move
+        held = list(game.hand(seat).elements())
+        legal = game.legal_cards(seat)
+        card = rng.choice(held) if rng.random() < 0.3 else rng.choice(legal)
+        if card not in legal:
+            truth.append((seat, game.trick_number, game.current_trick.led_class()))
+        game.play(seat, card)
+    order = game.order
+    flags = list(game.flags)
+    event(f"reneges played: {min(len(truth), 3)}+, flagged: {min(len(flags), 3)}+")
+    assert all(f.kind == "renege" for f in flags)
+    for flag in flags:
+        led = order.suit_class[flag.card.index]
+        assert (flag.seat, flag.trick, led) in truth, flag
+    # A renege is provable when the seat later plays that suit class.
+    played_after = {
+        (seat, t, cls)
+        for seat, t, cls in truth
+        if any(
+            s == seat and order.suit_class[c.index] == cls
+            for trick in game.tricks[t + 1 :]
+            for s, c in trick.plays
+        )
+    }
+    proven = {(f.seat, f.trick, order.suit_class[f.card.index]) for f in flags}
+    first_per_suit: dict[tuple[int, int], tuple[int, int, int]] = {}
+    for seat, t, cls in sorted(played_after, key=lambda x: x[1]):
+        first_per_suit.setdefault((seat, cls), (seat, t, cls))
+    # Each seat and suit class is proven at least once, from its earliest provable renege.
+    assert set(first_per_suit.values()) <= proven
