@@ -192,7 +192,8 @@ class Camera:
 
     @cached_property
     def undistort_maps(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """``cv2.remap`` maps from delivered pixels to ideal pixels, or ``None`` without distortion."""
+        """Fixed-point ``cv2.remap`` maps from delivered pixels to the ideal canvas (which has
+        :meth:`margin` pixels of border), or ``None`` without distortion."""
         if self.k1 == 0:
             return None
         # Pixel centres are at i + 0.5 in our continuous coordinates and at i for OpenCV.
@@ -201,7 +202,11 @@ class Camera:
         norm = math.hypot(cx, cy)
         r2 = ((xx - cx) ** 2 + (yy - cy) ** 2) / norm**2
         scale = 1 + self.k1 * r2
-        return (cx + (xx - cx) * scale - 0.5).astype(np.float32), (cy + (yy - cy) * scale - 0.5).astype(np.float32)
+        shift = self.margin() - 0.5
+        mx = (cx + (xx - cx) * scale + shift).astype(np.float32)
+        my = (cy + (yy - cy) * scale + shift).astype(np.float32)
+        map1, map2 = cv2.convertMaps(mx, my, cv2.CV_16SC2)
+        return map1, map2
 
     def margin(self) -> int:
         """Extra ideal-image border needed so barrel distortion never samples outside it."""
@@ -429,7 +434,7 @@ class _Canvas:
 
     def __init__(self, camera: Camera, background: np.ndarray) -> None:
         self.m = camera.margin()
-        self.image = background.astype(np.float32)
+        self.image = background.copy()  # uint8: blending happens per object, in its ROI
         self.owner = np.full(background.shape[:2], OWNER_NONE, np.int16)
         self.h, self.w = background.shape[:2]
         self.to_canvas = _shift(self.m, self.m) @ camera.homography
@@ -447,7 +452,19 @@ class _Canvas:
         cv2.fillPoly(mask, [_fixed(pts - [x0, y0])], 1.0, cv2.LINE_AA, shift=4)
         if blur > 0.3:
             mask = cv2.GaussianBlur(mask, (0, 0), blur)
-        self.image[y0:y1, x0:x1] *= (1 - strength * mask)[..., None]
+        self.darken(x0, y0, 1 - strength * mask)
+
+    def darken(self, x0: int, y0: int, factor: np.ndarray) -> None:
+        """Multiplies the pixels under ``factor`` (float, placed at ``(x0, y0)``)."""
+        h, w = factor.shape
+        region = self.image[y0 : y0 + h, x0 : x0 + w]
+        region[:] = cv2.multiply(region, cv2.merge([factor, factor, factor]), dtype=cv2.CV_8U)
+
+    def blend(self, x0: int, y0: int, pixels: np.ndarray, alpha: np.ndarray) -> None:
+        """Blends uint8 ``pixels`` over the canvas with float ``alpha`` in ``[0, 1]``."""
+        h, w = alpha.shape
+        region = self.image[y0 : y0 + h, x0 : x0 + w]
+        region[:] = cv2.blendLinear(pixels, region, alpha, 1 - alpha)
 
     def paste(self, image: np.ndarray, mask: np.ndarray, hom: np.ndarray, owner: int) -> None:
         """Warps ``image`` (with its 0..255 ``mask``) by ``hom`` (source px -> canvas px)."""
@@ -462,10 +479,7 @@ class _Canvas:
         size = (x1 - x0, y1 - y0)
         warped = cv2.warpPerspective(image, local, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         alpha = cv2.warpPerspective(mask, local, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-        a = alpha.astype(np.float32)[..., None] / 255.0
-        region = self.image[y0:y1, x0:x1]
-        region *= 1 - a
-        region += warped.astype(np.float32) * a
+        self.blend(x0, y0, warped, alpha.astype(np.float32) * (1 / 255.0))
         self.owner[y0:y1, x0:x1][alpha >= 128] = owner
 
 
@@ -567,11 +581,7 @@ def render_scene(
 
     def draw_arms() -> None:
         for arm in arms:
-            polys = [(_apply_h(canvas.to_canvas, p), c) for p, c in _arm_polygons(arm)]
-            for pts, _ in polys:
-                canvas.shadow(pts, tuple(arm_shadow), px_per_cm * 1.5, look.shadow * 0.8)
-            for k, (pts, color) in enumerate(polys):
-                _fill_shaded(canvas, pts, color, rng)
+            _draw_arm(canvas, arm, tuple(arm_shadow), px_per_cm * 1.5, look.shadow * 0.8)
 
     if not arms_over_cards:
         draw_arms()
@@ -592,38 +602,72 @@ def render_scene(
     return image, annotation
 
 
-def _fill_shaded(canvas: _Canvas, pts: np.ndarray, color: tuple[int, int, int], rng: np.random.Generator) -> None:
-    roi = _roi(pts, canvas.w, canvas.h, 2)
+def _soft(mask: np.ndarray, sigma: float) -> np.ndarray:
+    """Gaussian blur of a float mask; wide blurs run at reduced resolution (they are smooth anyway)."""
+    if sigma < 0.3:
+        return mask
+    if sigma < 4:
+        return cv2.GaussianBlur(mask, (0, 0), sigma)
+    f = int(min(8, sigma // 2))
+    h, w = mask.shape
+    small = cv2.resize(mask, (max(1, w // f), max(1, h // f)), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), sigma / f)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def _draw_arm(canvas: _Canvas, arm: Arm, shadow_offset: tuple[float, float], shadow_blur: float, shadow_strength: float) -> None:
+    """Draws one arm (all its parts as one shaded shape) and its shadow."""
+    parts = [(_apply_h(canvas.to_canvas, p), c) for p, c in _arm_polygons(arm)]
+    everything = np.concatenate([p for p, _ in parts])
+    pad = int(3 * shadow_blur + abs(shadow_offset[0]) + abs(shadow_offset[1])) + 2
+    roi = _roi(everything, canvas.w, canvas.h, pad)
     if roi is None:
         return
     x0, y0, x1, y1 = roi
-    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillPoly(mask, [_fixed(pts - [x0, y0])], 255, cv2.LINE_AA, shift=4)
-    a = mask.astype(np.float32)[..., None] / 255.0
+    shape = (y1 - y0, x1 - x0)
+    colours = np.zeros((*shape, 3), np.uint8)
+    cover8 = np.zeros(shape, np.uint8)
+    for pts, colour in parts:
+        fixed = _fixed(pts - [x0, y0])
+        cv2.fillPoly(colours, [fixed], colour, cv2.LINE_8, shift=4)
+        cv2.fillPoly(cover8, [fixed], 255, cv2.LINE_AA, shift=4)
+    # Colours bleed outwards a little so anti-aliased edges never mix with black.
+    colours = cv2.dilate(colours, np.ones((3, 3), np.uint8))
+    coverage = cover8.astype(np.float32) / 255.0
+    if shadow_strength > 0:
+        moved = cv2.warpAffine(coverage, np.float32([[1, 0, shadow_offset[0]], [0, 1, shadow_offset[1]]]), (shape[1], shape[0]))
+        canvas.darken(x0, y0, 1 - shadow_strength * _soft(moved, shadow_blur))
     # Rounded limbs: darker towards the outline.
-    depth = cv2.GaussianBlur(mask, (0, 0), max(1.0, min(mask.shape) / 8)).astype(np.float32)[..., None] / 255.0
-    shade = np.array(color, np.float32) * (0.65 + 0.35 * depth)
-    region = canvas.image[y0:y1, x0:x1]
-    region *= 1 - a
-    region += shade * a
-    canvas.owner[y0:y1, x0:x1][mask >= 128] = OWNER_HIDDEN
+    depth = _soft(coverage, max(1.0, arm.width_cm * shadow_blur / 6))
+    relief = 0.6 + 0.4 * np.clip(depth * 1.6, 0, 1)
+    shade = cv2.multiply(colours, cv2.merge([relief, relief, relief]), dtype=cv2.CV_8U)
+    canvas.blend(x0, y0, shade, coverage)
+    canvas.owner[y0:y1, x0:x1][coverage >= 0.5] = OWNER_HIDDEN
 
 
 def _finish(canvas: _Canvas, camera: Camera, look: Look, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Light, lens and sensor: from the ideal canvas to the delivered image and owner map."""
-    image = canvas.image
+    """Lens, light and sensor: from the ideal canvas to the delivered image and owner map."""
     m = canvas.m
     h, w = camera.height, camera.width
     maps = camera.undistort_maps
     if maps is None:
-        image = image[m : m + h, m : m + w]
+        out = np.ascontiguousarray(canvas.image[m : m + h, m : m + w])
         owner = canvas.owner[m : m + h, m : m + w]
     else:
-        mx, my = maps[0] + m, maps[1] + m
-        image = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        owner = cv2.remap(canvas.owner.astype(np.float32), mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=OWNER_NONE).astype(np.int16)
-    image = np.ascontiguousarray(image)
-    # Light: a smooth gradient, vignette and a glare spot, computed coarse (they are smooth).
+        map1, map2 = maps
+        out = cv2.remap(canvas.image, map1, map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        owner = cv2.remap(canvas.owner, map1, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=OWNER_NONE)
+    if look.motion_blur_px >= 1.5:
+        k = int(round(look.motion_blur_px)) | 1
+        kernel = np.zeros((k, k), np.float32)
+        kernel[k // 2, :] = 1.0 / k
+        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), float(rng.uniform(0, 180)), 1.0)
+        kernel = cv2.warpAffine(kernel, rot, (k, k))
+        kernel /= kernel.sum() or 1.0
+        out = cv2.filter2D(out, -1, kernel)
+    if look.focus_blur_px > 0.3:
+        out = cv2.GaussianBlur(out, (0, 0), look.focus_blur_px)
+    # Light: a gradient, vignette and glare, smooth enough to compute on a coarse grid.
     sh, sw = max(2, h // 16), max(2, w // 16)
     yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
     yy = (yy + 0.5) * (h / sh)
@@ -634,26 +678,16 @@ def _finish(canvas: _Canvas, camera: Camera, look: Look, rng: np.random.Generato
     if look.vignette > 0:
         r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
         gain = gain * (1 - look.vignette * r2)
-    gain3 = cv2.resize(gain.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)[..., None] * np.array(look.color_gain, np.float32)
-    image *= gain3
+    gains = cv2.resize(np.dstack([gain * g for g in look.color_gain]).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    image = cv2.multiply(out, gains, dtype=cv2.CV_32F)
     if look.glare > 0:
         gx, gy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
         sigma = rng.uniform(0.05, 0.2) * max(w, h)
-        spot = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2 * rng.uniform(0.3, 1.0)) / (2 * sigma**2)).astype(np.float32)
-        image += cv2.resize(spot * (look.glare * 200), (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
-    if look.motion_blur_px >= 1.5:
-        k = int(round(look.motion_blur_px)) | 1
-        kernel = np.zeros((k, k), np.float32)
-        kernel[k // 2, :] = 1.0 / k
-        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), float(rng.uniform(0, 180)), 1.0)
-        kernel = cv2.warpAffine(kernel, rot, (k, k))
-        kernel /= kernel.sum() or 1.0
-        image = cv2.filter2D(image, -1, kernel)
-    if look.focus_blur_px > 0.3:
-        image = cv2.GaussianBlur(image, (0, 0), look.focus_blur_px)
+        spot = look.glare * 200 * np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2 * rng.uniform(0.3, 1.0)) / (2 * sigma**2))
+        image += cv2.resize(spot.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
     if look.noise > 0:
-        image += _noise_patch(rng, h, w) * look.noise
-    out = np.clip(image, 0, 255).astype(np.uint8)
+        image += _noise_patch(rng, h, w).astype(np.float32) * (look.noise / 16)
+    out = cv2.convertScaleAbs(np.maximum(image, 0))  # saturates at 255
     if look.jpeg_quality:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(look.jpeg_quality)])
         if ok:
@@ -665,13 +699,17 @@ _NOISE_TILE: list[np.ndarray] = []
 
 
 def _noise_patch(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
-    """Unit Gaussian noise ``(h, w, 3)``: a random window of a fixed tile (fresh noise per pixel is slow)."""
+    """Gaussian noise ``(h, w, 3)`` int8 with sigma 16: a random window of a fixed tile.
+
+    Fresh noise per pixel costs more than the rest of a frame; a shifted window of a large
+    tile looks the same to a detector.
+    """
     if not _NOISE_TILE:
-        _NOISE_TILE.append(np.random.default_rng(12345).standard_normal((1024, 1024, 3), dtype=np.float32))
+        tile = np.random.default_rng(12345).standard_normal((1100, 2000, 3), dtype=np.float32) * 16
+        _NOISE_TILE.append(np.clip(tile, -127, 127).astype(np.int8))
     tile = _NOISE_TILE[0]
     if h > tile.shape[0] or w > tile.shape[1]:
-        reps = (h // tile.shape[0] + 1, w // tile.shape[1] + 1, 1)
-        tile = np.tile(tile, reps)
+        tile = np.tile(tile, (h // tile.shape[0] + 1, w // tile.shape[1] + 1, 1))
     y = int(rng.integers(0, tile.shape[0] - h + 1))
     x = int(rng.integers(0, tile.shape[1] - w + 1))
     return tile[y : y + h, x : x + w]

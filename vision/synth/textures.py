@@ -14,20 +14,36 @@ import numpy as np
 SURFACE_KINDS: tuple[str, ...] = ("wood", "felt", "cloth", "plastic", "stone", "pattern", "glass")
 
 
-def fractal_noise(rng: np.random.Generator, shape: tuple[int, int], scale_px: float, octaves: int = 4) -> np.ndarray:
-    """Smooth noise in ``[-1, 1]``-ish with features about ``scale_px`` pixels wide."""
+def fractal_noise(rng: np.random.Generator, shape: tuple[int, int], scale_px: float, octaves: int = 4, stretch: float = 1.0) -> np.ndarray:
+    """Smooth noise in ``[-1, 1]``-ish with features about ``scale_px`` pixels wide.
+
+    ``stretch`` > 1 makes features that many times longer vertically (wood grain, brushed metal).
+    """
     h, w = shape
     out = np.zeros((h, w), np.float32)
     amplitude, total = 1.0, 0.0
     for _ in range(octaves):
-        gh = max(2, int(h / max(scale_px, 1.0)) + 2)
+        gh = max(2, int(h / max(scale_px * stretch, 1.0)) + 2)
         gw = max(2, int(w / max(scale_px, 1.0)) + 2)
-        grid = rng.standard_normal((gh, gw)).astype(np.float32)
+        grid = rng.standard_normal((gh, gw), dtype=np.float32)
         out += amplitude * cv2.resize(grid, (w, h), interpolation=cv2.INTER_CUBIC)
         total += amplitude
         amplitude *= 0.5
         scale_px /= 2
     return out / total
+
+
+def _muted(rng: np.random.Generator, saturation: float) -> tuple[int, int, int]:
+    """A random colour pulled towards grey: real tables and cloths are rarely neon."""
+    grey = rng.uniform(60, 200)
+    colour = grey + (rng.uniform(0, 255, 3) - grey) * saturation
+    return tuple(int(c) for c in np.clip(colour, 0, 255))  # type: ignore[return-value]
+
+
+# Wood tones (BGR): light oak, beech, pine, walnut, cherry, mahogany, grey-washed, white-washed.
+WOOD_TONES: tuple[tuple[int, int, int], ...] = (
+    (120, 170, 205), (130, 180, 220), (110, 175, 225), (45, 75, 110), (50, 85, 150), (40, 55, 100), (140, 150, 160), (200, 210, 220),
+)
 
 
 @dataclass(frozen=True)
@@ -50,10 +66,10 @@ class Surface:
     def random(cls, rng: np.random.Generator) -> Surface:
         kind = str(rng.choice(SURFACE_KINDS, p=[0.32, 0.12, 0.12, 0.12, 0.1, 0.12, 0.1]))
         if kind == "wood":
-            light = rng.random() < 0.6
-            base = (int(rng.integers(120, 190)), int(rng.integers(160, 210)), int(rng.integers(190, 235))) if light else (int(rng.integers(20, 60)), int(rng.integers(50, 100)), int(rng.integers(80, 150)))
-            accent = tuple(int(c * rng.uniform(0.6, 0.85)) for c in base)
-            scale = float(rng.uniform(0.4, 1.5))
+            tone = np.array(WOOD_TONES[int(rng.integers(len(WOOD_TONES)))], float) * rng.uniform(0.85, 1.1, 3)
+            base = tuple(int(c) for c in np.clip(tone, 0, 255))
+            accent = tuple(int(c * rng.uniform(0.55, 0.8)) for c in base)
+            scale = float(rng.uniform(0.3, 1.2))
         elif kind == "felt":
             base = [(40, 110, 30), (110, 60, 20), (30, 30, 120), (60, 60, 60), (90, 50, 60)][int(rng.integers(5))]
             accent = tuple(int(c * 0.8) for c in base)
@@ -64,8 +80,8 @@ class Surface:
             accent = tuple(min(255, c + int(rng.integers(40, 120))) for c in base)
             scale = float(rng.uniform(0.1, 0.5))
         else:
-            base = tuple(int(c) for c in rng.integers(30, 240, size=3))
-            accent = tuple(int(c) for c in rng.integers(30, 240, size=3))
+            base = _muted(rng, float(rng.uniform(0.1, 0.6)))
+            accent = _muted(rng, float(rng.uniform(0.1, 0.6)))
             scale = float(rng.uniform(1.0, 6.0))
         return cls(kind, (base, accent), scale, int(rng.integers(2**31)))  # type: ignore[arg-type]
 
@@ -77,17 +93,23 @@ class Surface:
         shape = (height, width)
         px = self.scale_cm / max(cm_per_px, 1e-6)
         if self.kind == "wood":
-            warp = fractal_noise(rng, shape, max(8.0, px * 20), 3) * px * 6
+            # Growth rings: a sawtooth across the grain, bent by noise that is long along it.
+            warp = fractal_noise(rng, shape, max(6.0, px * 12), 3, stretch=8.0) * px * 4
             xx = np.arange(width, dtype=np.float32)[None, :] + warp
-            grain = 0.5 + 0.5 * np.sin(xx * (2 * np.pi / max(px, 1.5)))
-            grain = grain**3 + 0.3 * fractal_noise(rng, shape, max(2.0, px), 2)
-            t = np.clip(grain, 0, 1)[..., None]
-            image = base * (1 - t * 0.6) + accent * (t * 0.6)
-            # Planks.
-            plank = px * rng.uniform(15, 40)
+            period = max(px * rng.uniform(1.5, 4.0), 3.0)
+            phase = (xx / period) % 1.0
+            rings = np.clip(phase * 1.4 - 0.4, 0, 1) ** 2
+            fibres = fractal_noise(rng, shape, max(1.5, px * 0.3), 2, stretch=30.0)
+            t = np.clip(rings * 0.8 + fibres * 0.25 + 0.1, 0, 1)[..., None]
+            image = base * (1 - t) + accent * t
+            # Planks with slightly different tones and a dark seam between them.
+            plank = int(max(px * rng.uniform(12, 30), 8))
             if plank < width:
-                seams = (np.arange(width) % int(max(plank, 4))) < max(1, px * 0.15)
-                image[:, seams] *= 0.7
+                columns = np.arange(width) // plank
+                tones = rng.uniform(0.85, 1.12, columns.max() + 1).astype(np.float32)
+                image = image * tones[columns][None, :, None]
+                seams = (np.arange(width) % plank) < max(1, int(px * 0.08))
+                image[:, seams] *= 0.55
         elif self.kind in ("felt", "cloth"):
             n = fractal_noise(rng, shape, 2.0, 2)[..., None]
             image = base + n * 14
