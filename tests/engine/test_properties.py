@@ -388,3 +388,78 @@ def test_every_renege_flag_is_a_real_renege_and_every_provable_one_is_flagged(rn
         first_per_suit.setdefault((seat, cls), (seat, t, cls))
     # Each seat and suit class is proven at least once, from its earliest provable renege.
     assert set(first_per_suit.values()) <= proven
+
+
+# -- announcements: accepted exactly when the rules allow them ----------------------------------
+
+
+def call_allowed(
+    game: Game, hands: list[list[Card]], made: list[tuple[Call, Party, int]], decided_at: int, seat: int, call: Call
+) -> bool:
+    """Whether ``seat`` may make ``call`` now, per the rules of issue 2 (written apart from the engine).
+
+    Args:
+        made: the calls so far as (call, party, cards the call needed).
+        decided_at: 1-based trick that decided a Hochzeit (0: none or not yet).
+    """
+    contract = game.contract
+    if game.is_over:
+        return False
+    hochzeit = contract.type is ContractType.HOCHZEIT
+    if hochzeit and not decided_at and seat != contract.declarer:
+        return False  # nobody but the declarer knows a party before the Hochzeit is decided
+    if contract.type is ContractType.NORMAL:
+        party = RE if Card.parse("QC") in hands[seat] else KONTRA
+    elif contract.type is ContractType.ARMUT:
+        party = RE if seat in (contract.declarer, contract.partner) else KONTRA
+    elif hochzeit and seat != contract.declarer:
+        party = RE if seat == game.hochzeit_partner else KONTRA
+    else:
+        party = RE if seat == contract.declarer else KONTRA
+    held = game.cards_held(seat)
+    own = [c for c, p, _ in made if p is party]
+    other = [need for _, p, need in made if p is not party]
+    if call in (Call.RE, Call.KONTRA):
+        if (call is Call.RE) != (party is RE) or Call.RE in own or Call.KONTRA in own:
+            return False
+        # In time, or the reply rule: one card fewer than the opponents' last call needed.
+        return held >= needed(game, call, decided_at) or bool(other) and held >= other[-1] - 1
+    if Call.RE not in own and Call.KONTRA not in own:
+        return False
+    if any(_LEVEL.get(c, 0) >= _LEVEL[call] for c in own):
+        return False
+    return held >= needed(game, call, decided_at)
+
+
+def needed(game: Game, call: Call, decided_at: int) -> int:
+    """Cards a caller must hold: 11 for Re/Kontra, one fewer per Absage level, two fewer without
+    nines, and later by the tricks a Hochzeit took to be decided."""
+    return 11 - _LEVEL.get(call, 0) - (2 if game.rules.without_nines else 0) - decided_at
+
+
+@FAST
+@given(randoms)
+def test_announcements_are_accepted_exactly_when_allowed(rng: random.Random) -> None:
+    template = random_game(rng, call_chance=0.0)
+    hands = hands_of(template)
+    game = Game(template.rules, template.contract, hands=hands, strict=True)
+    made: list[tuple[Call, Party, int]] = []
+    decided_at = accepted = 0
+    while not game.is_over:
+        for _ in range(2):
+            seat, call = rng.randrange(4), rng.choice(list(Call))
+            allowed = call_allowed(game, hands, made, decided_at, seat, call)
+            try:
+                game.call(seat, call)
+            except IllegalCallError as exc:
+                assert not allowed, f"refused a legal {call.value} by seat {seat}: {exc}"
+            else:
+                assert allowed, f"accepted an illegal {call.value} by seat {seat} holding {game.cards_held(seat)}"
+                made.append((call, game.calls[-1][2], needed(game, call, decided_at)))
+                accepted += 1
+        seat = game.to_move
+        assert seat is not None
+        game.play(seat, rng.choice(game.legal_cards(seat)))
+        if game.contract.type is ContractType.HOCHZEIT and game.hochzeit_decided and not decided_at:
+            decided_at = game.trick_number
+    event(f"calls accepted: {min(accepted, 4)}+")
