@@ -115,7 +115,8 @@ def _run(settings: object, players: str | None) -> int:
     print(f"dokocam dashboard: {url}  (event log: {settings.db})", file=sys.stderr)
     if settings.token_required:
         print(f"table token (needed to change anything from another device): {settings.token}", file=sys.stderr)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
+    # Live pages hold their SSE streams open forever: do not wait for them on shutdown.
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", timeout_graceful_shutdown=1)
     return 0
 
 

@@ -9,7 +9,7 @@ import time
 from dataclasses import fields
 from typing import Any
 
-from engine import Card, Party, Rules
+from engine import Card, Rules
 from engine.rules import PRESETS
 from service import table as t
 from service.feed import FeedFrame

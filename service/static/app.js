@@ -164,7 +164,10 @@ function renderControls() {
 }
 
 function renderHistory() {
-  const g = state.game, names = players(), box = $("#history");
+  // Until the next game's first trick, the finished game stays in view (and correctable).
+  const g = state.game && state.game.tricks.length ? state.game : state.last_game || state.game;
+  const names = players(), box = $("#history");
+  $("#history-title").textContent = g && g !== state.game ? `(Spiel ${g.number})` : "";
   if (!g || !g.tricks.length) { box.replaceChildren(el("p", { class: "hint", text: "Noch kein Stich." })); return; }
   box.replaceChildren(...[...g.tricks].reverse().map((t) => {
     const cells = [0, 1, 2, 3].map((seat) => {
@@ -214,6 +217,7 @@ function renderSheet() {
 function renderFrame(frame) {
   const img = $("#cam-img"), svg = $("#cam-boxes");
   $("#cam-empty").hidden = true;
+  $("#camera").classList.remove("empty");
   img.hidden = false;
   img.src = `/frame.jpg?index=${frame.index}`;
   svg.setAttribute("viewBox", `0 0 ${frame.width} ${frame.height}`);

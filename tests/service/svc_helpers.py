@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
 from fastapi.testclient import TestClient
 
 from service.recorded import legal_plays
@@ -27,3 +36,55 @@ def play_game(client: TestClient, seed: int = 1, upto: int = 48) -> dict:
     for seat, card in legal_plays(seed)[:upto]:
         state = play(client, seat, card)
     return state
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """``dokocam serve`` in a subprocess on a free loopback port."""
+
+    def __init__(self, db: Path, *extra: str) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        args = [sys.executable, "-m", "service.cli", "serve", "--db", str(db), "--port", str(self.port), "--players", ",".join(PLAYERS), *extra]
+        self.log = db.parent / f"server-{self.port}.log"
+        with self.log.open("wb") as log:  # a file, not a pipe: a chatty server must never block
+            self.process = subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while True:
+            if self.process.poll() is not None:
+                raise AssertionError(f"server exited: {self.log.read_text()}")
+            try:
+                if httpx.get(f"{self.url}/state", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise AssertionError("server did not start within 60 s")
+            time.sleep(0.1)
+
+    def get(self, path: str) -> dict:
+        return httpx.get(self.url + path, timeout=10).json()
+
+    def post(self, path: str, body: dict) -> httpx.Response:
+        return httpx.post(self.url + path, json=body, timeout=10)
+
+    def kill(self) -> None:
+        os.kill(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)

@@ -1,0 +1,120 @@
+"""The dashboard in real headless Chromium: a trick appears, Re is announced, a card corrected,
+the score sheet changes. A recorded event list stands in for the camera."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from svc_helpers import Server
+
+from engine import Call, Card, Game
+from service.recorded import deal, game_events, legal_plays
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+SEED = 21
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium; scripts/test.sh does)"),
+]
+
+
+@pytest.fixture
+def browser() -> Iterator[object]:
+    playwright = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    with playwright.sync_playwright() as p:
+        chromium = p.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
+        )
+        yield chromium
+        chromium.close()
+
+
+def _correction_that_moves_the_sheet(re_seat: int) -> tuple[int, str]:
+    """(position of a play, new card) whose correction changes the game's points, found with the engine."""
+    plays = legal_plays(SEED)
+
+    def points(history: list[tuple[int, str]]) -> tuple[int, ...]:
+        game = Game()
+        for i, (seat, card) in enumerate(history):
+            if i == 4:
+                game.call(re_seat, Call.RE)
+            game.play(seat, Card.parse(card))
+        return tuple(game.result().points)
+
+    base = points(plays)
+    for position in range(len(plays) - 1, 3, -1):
+        for card in ("AS", "9S", "10H", "AC"):
+            changed = list(plays)
+            changed[position] = (plays[position][0], card)
+            if card != plays[position][1] and points(changed) != base:
+                return position, card
+    raise AssertionError("no single correction changes this game's points")
+
+
+def test_dashboard_follows_the_game_and_takes_corrections(tmp_path: Path, browser: object) -> None:
+    source = tmp_path / "first-trick.json"
+    source.write_text(json.dumps([e for e in game_events(SEED, start=1.0, interval=0.4) if e.get("trick", 0) == 0]))
+    server = Server(tmp_path / "table.db", "--source", str(source))
+    try:
+        _run(server, browser)
+    finally:
+        server.stop()
+
+
+def _run(server: Server, browser: object) -> None:
+    page = browser.new_page(viewport={"width": 1440, "height": 1000})  # type: ignore[attr-defined]
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server.url + "/")
+
+    # The camera's first trick appears, card by card, with German names.
+    page.wait_for_function("document.querySelectorAll('#table .seat .card').length === 4", timeout=15000)
+    plays = legal_plays(SEED)
+    first_card = Card.parse(plays[0][1])
+    assert first_card.german_name in page.inner_text(f"#table .seat[data-seat='{plays[0][0]}']")
+    assert page.locator(".trick-row").count() == 1
+
+    # Announce Re for a player holding a Kreuz-Dame (11 cards left: just in time).
+    re_seat = next(seat for seat, hand in enumerate(deal(SEED)) if "QC" in hand)
+    page.click(f"#seat-pick button[data-seat='{re_seat}']")
+    page.click("#calls button[data-call='re']")
+    page.wait_for_selector(f"#table .seat[data-seat='{re_seat}'] .badge.call")
+    assert "Re" in page.inner_text(f"#table .seat[data-seat='{re_seat}']")
+
+    # The rest of the game, as if the camera saw it; the score sheet gets its first line.
+    for seat, card in plays[4:]:
+        assert server.post("/games/current/cards", {"seat": seat, "card": card}).status_code == 201
+    page.wait_for_selector("#sheet tbody tr:nth-child(2)")
+    totals_before = page.inner_text("#sheet tr.totals")
+    assert "Re angesagt" in page.inner_text("#result")
+
+    # Correct a card of the finished game in the trick history: the sheet is recomputed.
+    position, card = _correction_that_moves_the_sheet(re_seat)
+    event_id = server.get("/events")[0]["id"] + 1 + position + (1 if position >= 4 else 0)
+    target = server.get("/state")["last_game"]
+    ids = [p["event_id"] for t in target["tricks"] for p in t["plays"]]
+    assert ids[position] == event_id
+    page.click(f".trick-row .mini[data-event='{event_id}']")
+    page.select_option("#fix-card", card)
+    page.click("#btn-fix")
+    page.wait_for_function(
+        "before => document.querySelector('#sheet tr.totals').innerText !== before", arg=totals_before, timeout=10000
+    )
+    assert server.get("/state")["partie"]["sheet"][0]["points"] != {}
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "dashboard-desktop.png"), full_page=True)
+    phone = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)  # type: ignore[attr-defined]
+    phone.goto(server.url + "/")
+    phone.wait_for_selector("#sheet tr.totals")
+    phone.screenshot(path=str(ARTIFACTS / "dashboard-phone.png"), full_page=True)
+    assert errors == []
+
+
+def test_chromium_is_the_debian_one() -> None:
+    assert shutil.which("chromium") == CHROMIUM or Path(CHROMIUM).exists()
