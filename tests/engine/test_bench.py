@@ -27,6 +27,8 @@ def test_run_on_the_reference_and_random_games() -> None:
     assert report["seconds"] > 0
     assert report["games_per_second"] == pytest.approx(report["games"] / report["seconds"], rel=0.01)
     assert report["plays_per_second"] > report["games_per_second"]
+    assert 0 < report["cpu_seconds"] and report["games_per_cpu_second"] > 0
+    assert f"{report['games']} games in" in format_report(report)
 
 
 def test_run_on_given_paths_only(tmp_path: Path) -> None:
