@@ -123,7 +123,8 @@ class TableGeometry:
         src = np.asarray(corners, dtype=np.float32)
         if src.shape != (4, 2):
             raise CalibrationError(f"four corner points (x, y) are needed, got shape {src.shape}")
-        area = 0.5 * abs(float(np.cross(src[2] - src[0], src[3] - src[1])))
+        d1, d2 = src[2] - src[0], src[3] - src[1]
+        area = 0.5 * abs(float(d1[0] * d2[1] - d1[1] * d2[0]))
         if area < 1.0:
             raise CalibrationError("the four corners enclose no area; give the table's corners in order")
         dst = np.array([[1, 1], [-1, 1], [-1, -1], [1, -1]], dtype=np.float32)

@@ -142,7 +142,8 @@ class GameVideo:
         self.target = (rng.uniform(-4.0, 4.0), rng.uniform(-3.0, 3.0))
         self.shake_cm = rng.uniform(0.0, 0.5)
         self.timeline = self._plan(rng)
-        self.duration = (self.timeline[-1].gone if self.timeline else 0.0) + 1.0
+        # A few seconds after the last trick has gone: the table is seen empty (people count).
+        self.duration = (self.timeline[-1].gone if self.timeline else 0.0) + 5.0
 
     def seat_direction(self, seat: int) -> tuple[float, float]:
         """Unit vector from the table centre towards ``seat`` (table cm, y towards the bottom)."""

@@ -126,7 +126,7 @@ class CardTracker:
         min_confidence: float = 0.25,
         gate: float = 1.2,
         landed_gate: float = 0.6,
-        reappear_gate: float = 0.2,
+        reappear_gate: float = 0.4,
         reappear_after: float = 0.3,
         class_penalty: float = 0.6,
         min_hits: int = 2,

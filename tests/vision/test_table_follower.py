@@ -1,0 +1,124 @@
+"""The game follower: seats from turn order and position, tricks, clearing, flags as events."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from engine import Card, Game
+from vision.table.follower import GameFollower
+from vision.table.geometry import TableGeometry
+from vision.table.tracker import CardLanded, CardLeft
+
+CENTER = (640.0, 360.0)
+
+
+def spot(seat: int, seat0_angle: float = 90.0, r: float = 90.0) -> tuple[float, float]:
+    a = math.radians(seat0_angle + 90 * seat)
+    return (CENTER[0] + r * math.cos(a), CENTER[1] + r * math.sin(a))
+
+
+class Table:
+    """Drives a follower with landings and departures, one per call, at 1 s steps."""
+
+    def __init__(self, **kwargs) -> None:
+        self.follower = GameFollower(Game, TableGeometry.default(1280, 720), **kwargs)
+        self.t = 0
+        self.track = 0
+
+    def land(self, card: str, at: tuple[float, float], *, uncertain: bool = False) -> list[dict]:
+        self.t += 1
+        self.track += 1
+        event = CardLanded(self.track, Card.parse(card).index, 0.9, at, self.t * 10, float(self.t),
+                           candidates=((Card.parse(card).index, 0.6), (0, 0.4)), uncertain=uncertain)
+        return [e.to_dict() for e in self.follower.update([event])]
+
+    def clear(self, tracks: list[int]) -> list[dict]:
+        self.t += 1
+        return [e.to_dict() for e in self.follower.update([CardLeft(k, 0, self.t * 10, float(self.t)) for k in tracks])]
+
+
+def test_turn_order_seats_the_first_trick_then_positions_calibrate_the_table():
+    table = Table()
+    seat0_angle = 200.0  # seat 0 sits upper left of the picture, not at the default bottom
+    events = []
+    for seat, card in enumerate(["AC", "9C", "KC", "10C"]):
+        events += table.land(card, spot(seat, seat0_angle))
+    plays = [e for e in events if e["type"] == "card_played"]
+    assert [p["seat"] for p in plays] == [0, 1, 2, 3]
+    assert all(p["seat_by_position"] is None for p in plays)
+    complete = [e for e in events if e["type"] == "trick_complete"]
+    assert len(complete) == 1 and complete[0]["winner"] == 0
+    assert complete[0]["cards"] == ("AC", "9C", "KC", "10C") and complete[0]["augen"] == 25
+    calibrated = [e for e in events if e["type"] == "calibrated"]
+    assert calibrated and calibrated[0]["geometry"]["seat0_angle"] == pytest.approx(seat0_angle, abs=1)
+    # Trick 2: seat 0 leads again; now positions are known and agree with the turn order.
+    plays = [e for e in table.land("AS", spot(0, seat0_angle)) if e["type"] == "card_played"]
+    assert plays[0]["seat_by_position"] == 0 and plays[0]["seat_by_turn"] == 0 and not plays[0]["seat_conflict"]
+
+
+def test_a_fifth_card_before_clearing_starts_the_next_trick_and_clearing_is_reported():
+    table = Table()
+    for seat, card in enumerate(["AC", "9C", "KC", "10C"]):
+        table.land(card, spot(seat))
+    events = table.land("AS", spot(0, r=60))  # trick 1 still lies there
+    assert [e["trick"] for e in events if e["type"] == "card_played"] == [1]
+    assert table.clear([1, 2, 3]) == []
+    assert table.clear([4]) == [{"type": "trick_cleared", "frame": 70, "time": 7.0, "trick": 0}]
+
+
+def test_position_against_turn_order_is_said_in_the_event_and_flagged_by_the_engine():
+    table = Table()
+    for seat, card in enumerate(["AC", "9C", "KC", "10C"]):
+        table.land(card, spot(seat))
+    # Seat 0 (the winner) should lead, but the card lies squarely in front of seat 2.
+    events = table.land("AS", spot(2))
+    played = [e for e in events if e["type"] == "card_played"][0]
+    assert played["seat"] == 2 and played["seat_by_turn"] == 0 and played["seat_conflict"]
+    flags = [e for e in events if e["type"] == "flag"]
+    assert [f["kind"] for f in flags] == ["out_of_turn"] and flags[0]["seat"] == 2
+
+
+def test_an_ambiguous_position_leaves_the_seat_to_the_turn_order_but_says_so():
+    table = Table()
+    for seat, card in enumerate(["AC", "9C", "KC", "10C"]):
+        table.land(card, spot(seat))
+    diagonal = (CENTER[0] - 70, CENTER[1] + 60)  # between seat 0 (bottom) and seat 1 (left), nearer 1
+    played = [e for e in table.land("AS", diagonal) if e["type"] == "card_played"][0]
+    assert played["seat"] == 0 and played["seat_by_position"] == 1 and played["seat_conflict"]
+
+
+def test_a_trick_cleared_with_a_card_missing_is_closed_and_needs_confirmation():
+    table = Table()
+    for seat, card in enumerate(["AC", "9C", "KC"]):
+        table.land(card, spot(seat))
+    events = table.clear([1, 2, 3])
+    kinds = [e["type"] for e in events]
+    assert kinds[:2] == ["trick_cleared", "needs_confirmation"]
+    assert "trick_complete" in kinds and events[1]["reason"] == "incomplete_trick"
+    assert any(e["type"] == "flag" and e["kind"] == "incomplete_trick" for e in events)
+    assert table.follower.game.trick_number == 1 and table.follower.game.to_move == 0
+
+
+def test_uncertain_cards_ask_for_confirmation_and_engine_flags_become_events():
+    table = Table()
+    events = table.land("AC", spot(0), uncertain=True)
+    confirm = [e for e in events if e["type"] == "needs_confirmation"][0]
+    assert confirm["card"] == "AC" and confirm["candidates"][0] == ("AC", 0.6)
+    table.land("9H", spot(1))  # seat 1 does not follow clubs...
+    table.land("KC", spot(2))
+    table.land("10C", spot(3))
+    table.land("AS", spot(0))
+    events = table.land("9C", spot(1))  # ...and plays a club later: renege proven
+    flags = [e for e in events if e["type"] == "flag"]
+    assert [f["kind"] for f in flags] == ["renege"] and flags[0]["seat"] == 1 and flags[0]["trick"] == 0
+
+
+def test_reset_starts_a_new_game_and_keeps_the_calibration():
+    table = Table()
+    for seat, card in enumerate(["AC", "9C", "KC", "10C"]):
+        table.land(card, spot(seat, 200.0))
+    assert table.follower.calibrated
+    table.follower.reset()
+    assert table.follower.game.trick_number == 0 and table.follower.calibrated

@@ -1,0 +1,95 @@
+"""Table geometry: seat assignment, manual and automatic calibration, the stored table setup."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from vision.table.geometry import AutoCalibrator, CalibrationError, TableGeometry, TableSetup
+
+
+def around(center, angle_deg, r):
+    a = math.radians(angle_deg)
+    return (center[0] + r * math.cos(a), center[1] + r * math.sin(a))
+
+
+def test_default_geometry_puts_seat_0_at_the_bottom_and_runs_clockwise():
+    g = TableGeometry.default(1280, 720)
+    c = (640, 360)
+    seats = [g.seat_of(around(c, a, 100)).seat for a in (90, 180, 270, 0)]
+    assert seats == [0, 1, 2, 3]
+    guess = g.seat_of(around(c, 90 + 44, 100))
+    assert guess.seat == 0 and guess.margin == pytest.approx(2, abs=0.01)
+
+
+def test_trick_area_excludes_the_table_edge():
+    g = TableGeometry.default(1280, 720)
+    inside = g.in_trick_area(np.array([[640, 420], [640, 710], [20, 360]]))
+    assert inside.tolist() == [True, False, False]
+
+
+def test_manual_calibration_from_centre_and_seat_0_direction():
+    g = TableGeometry.from_seat_direction((600, 300), (600, 100), radius=200)  # seat 0 at the top
+    assert g.method == "manual"
+    assert g.seat_of((600, 250)).seat == 0
+    assert g.seat_of((650, 300)).seat == 1  # clockwise from the top is the right
+    assert g.seat_of((600, 350)).seat == 2
+    with pytest.raises(CalibrationError):
+        TableGeometry.from_seat_direction((1, 1), (1, 1), radius=10)
+
+
+def test_four_corner_calibration_undoes_the_perspective():
+    # A table seen obliquely: the far edge (seat 2) is shorter than the near one (seat 0).
+    corners = [(1000, 650), (280, 650), (450, 150), (830, 150)]
+    g = TableGeometry.from_corners(corners)
+    assert g.to_plane((640, 650)) == pytest.approx((0, 1), abs=1e-6)
+    assert g.to_plane((640, 150)) == pytest.approx((0, -1), abs=1e-6)
+    assert g.seat_of((640, 560)).seat == 0
+    assert g.seat_of((420, 400)).seat == 1
+    assert g.seat_of((640, 230)).seat == 2
+    with pytest.raises(CalibrationError, match="no area"):
+        TableGeometry.from_corners([(0, 0), (1, 0), (2, 0), (3, 0)])
+
+
+def test_five_places_skip_the_dealer():
+    g = TableGeometry(center=(0, 0), places=5, vorhand=2, radius=10)
+    # Engine seat 0 sits at place 2; the dealer (place 1) never plays.
+    assert [g.place_of_seat(s) for s in range(4)] == [2, 3, 4, 0]
+    assert g.seat_angle(0) == pytest.approx((90 + 2 * 72) % 360)
+
+
+@pytest.mark.parametrize("seat0_angle,clockwise", [(90, True), (200, True), (-30, False)])
+def test_auto_calibration_finds_centre_and_seat_directions_from_one_trick(seat0_angle, clockwise):
+    center = (700.0, 340.0)
+    step = 90 if clockwise else -90
+    leader = 0
+    trick = [(around(center, seat0_angle + step * s, 90 + 10 * s), s) for s in range(leader, leader + 4)]
+    base = TableGeometry.default(1280, 720)
+    found = AutoCalibrator().update(base, trick)
+    assert found is not None and found.method == "auto" and found.clockwise is clockwise
+    assert found.center == pytest.approx(center, abs=20)
+    for s in range(4):
+        assert found.seat_of(around(center, seat0_angle + step * s, 60)).seat == s
+
+
+def test_auto_calibration_waits_when_the_trick_does_not_make_it_clear():
+    center = (640.0, 360.0)
+    # All four cards piled on one side: no consistent seat directions.
+    trick = [(around(center, 80 + 10 * s, 90), s) for s in range(4)]
+    assert AutoCalibrator().update(TableGeometry.default(1280, 720), trick) is None
+
+
+def test_the_table_setup_round_trips_through_json_and_bad_files_say_why(tmp_path):
+    g = TableGeometry.from_corners([(1000, 650), (280, 650), (450, 150), (830, 150)])
+    path = tmp_path / "table.json"
+    TableSetup(g, ("Anna", "Ben", "Cem", "Dora")).save(path)
+    back = TableSetup.load(path)
+    assert back.players == ("Anna", "Ben", "Cem", "Dora")
+    assert back.geometry.seat_of((420, 400)).seat == 1
+    (tmp_path / "bad.json").write_text('{"geometry": {"center": [1]}}')
+    with pytest.raises(CalibrationError, match="malformed"):
+        TableSetup.load(tmp_path / "bad.json")
+    with pytest.raises(CalibrationError, match="cannot read"):
+        TableSetup.load(tmp_path / "missing.json")
