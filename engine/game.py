@@ -343,60 +343,34 @@ class Game:
     def _apply_play(self, seat: int, card: Card) -> None:
         index = card.index
         trick = self.current_trick
-        t = len(self.tricks)
-        flags = self.flags
-        in_turn = seat == self.to_move
-        if not in_turn:
-            flags.append(
-                Flag("out_of_turn", t, seat, card, f"seat {seat} played {card} in trick {t + 1} but seat {self.to_move} was to move")
-            )
+        plays = trick.plays
+        if seat != self.to_move:
+            self._flag_out_of_turn(seat, card)
         seen = self._seen
         seen[index] += 1
         if seen[index] > self._copies[index]:
-            flags.append(
-                Flag("third_copy", t, seat, card, f"{card} seen {seen[index]} times; the deck holds {self._copies[index]}")
-            )
-        order = self._order
-        cls = order.suit_class[index]
+            self._flag_third_copy(seat, card)
+        suit_class = self._order.suit_class
+        cls = suit_class[index]
         # Renege proof from played cards only: this card's suit was once not followed by this seat.
         voids = self._voids[seat]
-        if cls in voids:
-            failed = voids.pop(cls)
-            flags.append(
-                Flag(
-                    "renege",
-                    failed,
-                    seat,
-                    card,
-                    f"seat {seat} did not follow {SUIT_NAMES[cls]} in trick {failed + 1} but later played {card}",
-                )
-            )
-        if trick.plays:
-            led = order.suit_class[trick.plays[0][1].index]
+        if voids:
+            if cls in voids:
+                self._flag_renege(seat, card, cls, voids.pop(cls))
+        if plays:
+            led = suit_class[plays[0][1].index]
             if cls != led and led not in voids:
-                voids[led] = t
+                voids[led] = len(self.tricks)
         if self._remaining is not None:
             self._remaining[seat][index] -= 1
         self._played[seat] += 1
         if index == _QC:
             self._qc_seats.append(seat)
             self._reveal(seat, Party.RE)
-        if index == _FOX:
-            self._fox_seats.append(seat)
-            if (
-                len(self._fox_seats) == 2
-                and self._fox_seats[0] == seat
-                and self._schweinchen_seat is None
-                and self.rules.schweinchen
-                and self.contract.allows_schweinchen
-                and self._hand_counts is None
-            ):
-                # Both Karo-Asse came from one seat: they were Schweinchen all along.
-                self._schweinchen_seat = seat
-                self._rebuild()
-                return
+        elif index == _FOX and self._fox_played(seat):
+            return
         trick.add(seat, card)
-        if len(trick.plays) == 4:
+        if len(plays) == 4:
             self._finish_trick()
         else:
             # The next seat clockwise that has not played into this trick yet.
@@ -405,6 +379,44 @@ class Game:
             while mask & (1 << nxt):
                 nxt = (nxt + 1) & 3
             self.to_move = nxt
+
+    def _flag_out_of_turn(self, seat: int, card: Card) -> None:
+        t = len(self.tricks)
+        self.flags.append(
+            Flag("out_of_turn", t, seat, card, f"seat {seat} played {card} in trick {t + 1} but seat {self.to_move} was to move")
+        )
+
+    def _flag_third_copy(self, seat: int, card: Card) -> None:
+        n, copies = self._seen[card.index], self._copies[card.index]
+        self.flags.append(Flag("third_copy", len(self.tricks), seat, card, f"{card} seen {n} times; the deck holds {copies}"))
+
+    def _flag_renege(self, seat: int, card: Card, cls: int, failed: int) -> None:
+        self.flags.append(
+            Flag(
+                "renege",
+                failed,
+                seat,
+                card,
+                f"seat {seat} did not follow {SUIT_NAMES[cls]} in trick {failed + 1} but later played {card}",
+            )
+        )
+
+    def _fox_played(self, seat: int) -> bool:
+        """Note a Karo-Ass; True when it proved Schweinchen and the game was rebuilt with it."""
+        self._fox_seats.append(seat)
+        if (
+            len(self._fox_seats) == 2
+            and self._fox_seats[0] == seat
+            and self._schweinchen_seat is None
+            and self.rules.schweinchen
+            and self.contract.allows_schweinchen
+            and self._hand_counts is None
+        ):
+            # Both Karo-Asse came from one seat: they were Schweinchen all along.
+            self._schweinchen_seat = seat
+            self._rebuild()
+            return True
+        return False
 
     def _finish_trick(self) -> None:
         trick = self.current_trick
@@ -643,9 +655,16 @@ class Game:
             IllegalCallError / IllegalPlayError: an event breaks a rule (as when it was first made).
         """
         game = cls(rules, contract, players, hands, **kwargs)  # type: ignore[arg-type]
+        fast = not game.strict
+        n_tricks = game._n_tricks
         for event in history:
-            if isinstance(event, PlayEvent):
-                game.play(event.seat, event.card)
+            if type(event) is PlayEvent:
+                # Fast path for the common case; play() repeats every check with its message.
+                if fast and type(event.card) is Card and event.seat in _SEATS and len(game.tricks) < n_tricks:
+                    game.history.append(event)
+                    game._apply_play(event.seat, event.card)
+                else:
+                    game.play(event.seat, event.card)
             elif isinstance(event, CallEvent):
                 game.call(event.seat, event.call)
             else:
@@ -704,6 +723,7 @@ class Game:
         )
 
 
+_SEATS = frozenset(range(4))
 _LEVEL_NAME = {0: "Re/Kontra", 1: "keine 90", 2: "keine 60", 3: "keine 30", 4: "schwarz"}
 
 

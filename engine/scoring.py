@@ -19,7 +19,7 @@ three times for the soloist. Each Bock doubles the value.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from engine.cards import Card, Rank, Suit
 from engine.contract import ContractType
@@ -38,8 +38,7 @@ _AGAINST = {1: ("120 gegen keine 90", 120), 2: ("90 gegen keine 60", 90), 3: ("6
 _UNDER = ((90, "unter 90"), (60, "unter 60"), (30, "unter 30"))
 
 
-@dataclass(frozen=True, slots=True)
-class ScoreItem:
+class ScoreItem(NamedTuple):
     """One line of the game value: ``name`` earned by ``party`` worth ``value`` points."""
 
     name: str
@@ -130,115 +129,121 @@ def score_game(game: Game, *, penalties: bool = False) -> GameResult:
         )
     rules = game.rules
     parties, solo = _final_parties(game)
-    RE, KONTRA = Party.RE, Party.KONTRA
-    is_re = [p is RE for p in parties]
-    augen_re = tricks_re = 0
-    augen_all = 0
+    # Parties as indices (0 = Re, 1 = Kontra): enum-keyed dicts are slow on this hot path.
+    side = [0 if p is Party.RE else 1 for p in parties]
+    augen = [0, 0]
+    tricks_won = [0, 0]
     suit_class = game.order.suit_class
     heart_trick = False
     for trick in game.tricks:
-        augen_all += trick.augen
-        if is_re[trick.winner()]:  # type: ignore[index]
-            augen_re += trick.augen
-            tricks_re += 1
-        if not heart_trick and len(trick.plays) == 4 and all(suit_class[c.index] == _HEARTS for _, c in trick.plays):
+        w = side[trick.plays[trick._winner_pos][0]]
+        augen[w] += trick.augen
+        tricks_won[w] += 1
+        if (
+            not heart_trick
+            and suit_class[trick.plays[0][1].index] == _HEARTS
+            and len(trick.plays) == 4
+            and all(suit_class[c.index] == _HEARTS for _, c in trick.plays)
+        ):
             heart_trick = True
-    augen = {RE: augen_re, KONTRA: augen_all - augen_re}
-    tricks_won = {RE: tricks_re, KONTRA: len(game.tricks) - tricks_re}
 
     # Announcements: the highest level per party (an Absage includes the lower ones).
-    announced = {RE: False, KONTRA: False}
-    level = {RE: 0, KONTRA: 0}
-    for _, call, party in game.calls:
-        if call.level == 0:
-            announced[party] = True
-        else:
-            level[party] = max(level[party], call.level)
+    announced = [False, False]
+    level = [0, 0]
+    for record in game._calls:
+        i = 0 if record.party is Party.RE else 1
+        lvl = record.call.level
+        if lvl == 0:
+            announced[i] = True
+        elif lvl > level[i]:
+            level[i] = lvl
 
-    def reached(party: Party, lvl: int) -> bool:
-        """Whether ``party`` met the target of an Absage of level ``lvl`` (0: plain win)."""
-        if lvl == 4:
-            return tricks_won[party.other] == 0
-        return augen[party] >= _TARGET[lvl]
+    def reached(i: int) -> bool:
+        """Whether side ``i`` met the target of its own Absage."""
+        if level[i] == 4:
+            return tricks_won[1 - i] == 0
+        return augen[i] >= _TARGET[level[i]]
 
-    def against(party: Party) -> bool:
-        """Whether ``party`` reached what the opponents' Absage left it (90/60/30/one trick)."""
-        lvl = level[party.other]
+    def against(i: int) -> bool:
+        """Whether side ``i`` reached what the opponents' Absage left it (90/60/30/one trick)."""
+        lvl = level[1 - i]
         if lvl == 4:
-            return tricks_won[party] > 0
-        return augen[party] >= 240 - _TARGET[lvl] + 1
+            return tricks_won[i] > 0
+        return augen[i] >= 240 - _TARGET[lvl] + 1
 
     penalty = None
-    renege = next((f for f in game.flags if f.kind == "renege"), None)
-    if penalties and renege is not None:
-        offender = parties[renege.seat]  # type: ignore[index]
-        winner: Party | None = offender.other
+    winner: int | None
+    renege = next((f for f in game.flags if f.kind == "renege"), None) if penalties else None
+    if renege is not None:
+        winner = 1 - side[renege.seat]  # type: ignore[index]
         penalty = f"renege: seat {renege.seat} in trick {renege.trick + 1} (DDV 9.4: the game is lost for its party)"
-    elif level[RE] or level[KONTRA]:
-        re_ok = reached(RE, level[RE]) if level[RE] else against(RE)
-        kontra_ok = reached(KONTRA, level[KONTRA]) if level[KONTRA] else against(KONTRA)
-        winner = RE if re_ok and not kontra_ok else KONTRA if kontra_ok and not re_ok else None
+    elif level[0] or level[1]:
+        re_ok = reached(0) if level[0] else against(0)
+        kontra_ok = reached(1) if level[1] else against(1)
+        winner = 0 if re_ok and not kontra_ok else 1 if kontra_ok and not re_ok else None
     else:
-        re_needs = 120 if announced[KONTRA] and not announced[RE] else 121
-        winner = RE if augen[RE] >= re_needs else KONTRA
+        re_needs = 120 if announced[1] and not announced[0] else 121
+        winner = 0 if augen[0] >= re_needs else 1
 
     items: list[ScoreItem] = []
+    add = items.append
     is_solo = solo is not None
     if winner is not None:
-        loser = winner.other
-        items.append(ScoreItem("gewonnen", winner))
+        wp = _PARTY[winner]
+        loser = 1 - winner
+        add(ScoreItem("gewonnen", wp))
         if penalty is None:
             for limit, name in _UNDER:
                 if augen[loser] < limit:
-                    items.append(ScoreItem(name, winner))
+                    add(ScoreItem(name, wp))
             if tricks_won[loser] == 0:
-                items.append(ScoreItem("schwarz", winner))
+                add(ScoreItem("schwarz", wp))
         else:
             # DDV 9.4: the Absagen of the innocent party count as made.
             for lvl in range(1, level[winner] + 1):
-                items.append(ScoreItem(("unter 90", "unter 60", "unter 30", "schwarz")[lvl - 1], winner))
-        for party in (RE, KONTRA):
-            if announced[party]:
-                items.append(ScoreItem(f"{party.german_name} angesagt", winner, 2))
-        for party in (RE, KONTRA):
-            for lvl in range(1, level[party] + 1):
-                items.append(ScoreItem(f"{_ABSAGE_NAME[lvl]} abgesagt ({party.german_name})", winner))
+                add(ScoreItem(("unter 90", "unter 60", "unter 30", "schwarz")[lvl - 1], wp))
+        for i in (0, 1):
+            if announced[i]:
+                add(ScoreItem(_ANNOUNCED[i], wp, 2))
+        for i in (0, 1):
+            for lvl in range(1, level[i] + 1):
+                add(ScoreItem(f"{_ABSAGE_NAME[lvl]} abgesagt ({_PARTY[i].german_name})", wp))
     if penalty is None:
-        for party in (RE, KONTRA):
-            lvl = level[party.other]
-            for k in range(1, lvl + 1):
+        for i in (0, 1):
+            for k in range(1, level[1 - i] + 1):
                 if k == 4:
-                    if tricks_won[party] > 0:
-                        items.append(ScoreItem("Stich gegen schwarz", party))
-                elif augen[party] >= _AGAINST[k][1]:
-                    items.append(ScoreItem(_AGAINST[k][0], party))
-    if winner is KONTRA and (not is_solo or rules.gegen_die_alten_in_solo):
-        items.append(ScoreItem("gegen die Alten", KONTRA))
+                    if tricks_won[i] > 0:
+                        add(ScoreItem("Stich gegen schwarz", _PARTY[i]))
+                elif augen[i] >= _AGAINST[k][1]:
+                    add(ScoreItem(_AGAINST[k][0], _PARTY[i]))
+    if winner == 1 and (not is_solo or rules.gegen_die_alten_in_solo):
+        add(ScoreItem("gegen die Alten", Party.KONTRA))
     if penalty is None and (not is_solo or rules.solo_special_points):
-        items.extend(_special_points(game, parties))
+        _special_points(game, side, items)
 
-    reference = winner if winner is not None else RE
-    base = sum(i.value for i in items if i.party is reference) - sum(
-        i.value for i in items if i.party is not reference
-    )
+    reference = winner if winner is not None else 0
+    ref_party = _PARTY[reference]
+    base = 0
+    for item in items:
+        base += item.value if item.party is ref_party else -item.value
     value = base * 2**game.bock
-    sign = {reference: value, reference.other: -value}
+    signs = (value, -value) if reference == 0 else (-value, value)
     if solo is not None:
-        points = tuple(sign[parties[s]] * (3 if s == solo else 1) for s in range(4))
+        points = tuple(signs[side[s]] * (3 if s == solo else 1) for s in range(4))
     else:
-        points = tuple(sign[parties[s]] for s in range(4))
+        points = tuple(signs[side[s]] for s in range(4))
 
-    lost_announced = winner is not None and (announced[winner.other] or level[winner.other] > 0)
-    bock_trigger = rules.starts_bock(
-        tie_120=augen[RE] == 120 and augen[KONTRA] == 120,
-        lost_solo=is_solo and game.contract.type is ContractType.SOLO and winner is KONTRA,
+    lost_announced = winner is not None and (announced[1 - winner] or level[1 - winner] > 0)
+    bock_trigger = rules.bockrunden and rules.starts_bock(
+        tie_120=augen[0] == 120 and augen[1] == 120,
+        lost_solo=is_solo and game.contract.type is ContractType.SOLO and winner == 1,
         heart_trick=heart_trick,
         lost_announced=lost_announced,
     )
     return GameResult(
-        winner=winner,
-        augen=augen,
-        tricks_won=tricks_won,
+        winner=None if winner is None else _PARTY[winner],
+        augen={Party.RE: augen[0], Party.KONTRA: augen[1]},
+        tricks_won={Party.RE: tricks_won[0], Party.KONTRA: tricks_won[1]},
         items=items,
         base_value=base,
         game_value=value,
@@ -252,32 +257,34 @@ def score_game(game: Game, *, penalties: bool = False) -> GameResult:
     )
 
 
+_PARTY = (Party.RE, Party.KONTRA)
+_ANNOUNCED = ("Re angesagt", "Kontra angesagt")
 _ABSAGE_NAME = {1: Call.NO90.german_name, 2: Call.NO60.german_name, 3: Call.NO30.german_name, 4: Call.BLACK.german_name}
 
 
-def _special_points(game: Game, parties: tuple[Party, ...]) -> list[ScoreItem]:
+def _special_points(game: Game, side: list[int], items: list[ScoreItem]) -> None:
+    """Append the special points of the normal game (both parties; netted by the caller)."""
     rules = game.rules
-    items: list[ScoreItem] = []
     foxes = game.schweinchen_seat is None  # Schweinchen are no Füchse
     tricks = game.tricks
     last = len(tricks) - 1
     for t, trick in enumerate(tricks):
-        winner = trick.winner()
-        party = parties[winner]  # type: ignore[index]
+        plays = trick.plays
+        w = side[plays[trick._winner_pos][0]]
+        party = _PARTY[w]
         if trick.augen >= 40:
             items.append(ScoreItem("Doppelkopf", party))
         if foxes:
-            for seat, card in trick.plays:
-                if card.index == _AD and parties[seat] is not party:
+            for seat, card in plays:
+                if card.index == _AD and side[seat] != w:
                     items.append(ScoreItem("Fuchs gefangen", party))
-        if t == last and len(trick.plays) == 4:
-            top = trick.winning_card().index  # type: ignore[union-attr]
+        if t == last and len(plays) == 4:
+            top = plays[trick._winner_pos][1].index
             if top == _JC:
                 items.append(ScoreItem("Karlchen", party))
             if rules.fuchs_am_end and foxes and top == _AD:
                 items.append(ScoreItem("Fuchs am End", party))
             if rules.karlchen_fangen:
-                for seat, card in trick.plays:
-                    if card.index == _JC and parties[seat] is not party:
+                for seat, card in plays:
+                    if card.index == _JC and side[seat] != w:
                         items.append(ScoreItem("Karlchen gefangen", party))
-    return items
