@@ -25,6 +25,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     gen.add_argument("--closeup-fraction", type=float, default=0.5, help="share of phone-style close-ups (default 0.5)")
     gen.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     gen.set_defaults(func=_generate)
+
+    preview = actions.add_parser("preview", help="write a contact sheet of generated scenes with their label boxes")
+    preview.add_argument("out", metavar="PNG", help="output image path")
+    preview.add_argument("--images", type=int, default=16, help="number of scenes (default 16)")
+    preview.add_argument("--seed", type=int, default=0)
+    preview.add_argument("--imgsz", type=int, default=640)
+    preview.add_argument("--target", choices=("corners", "cards", "both"), default="corners")
+    preview.add_argument("--faces", action="append", default=[], metavar="DIR")
+    preview.add_argument("--closeup-fraction", type=float, default=0.5)
+    preview.set_defaults(func=_preview)
+
+    bench = actions.add_parser("benchmark", help="measure generation speed (dataset images/s, 1280x720 frame ms)")
+    bench.add_argument("--images", type=int, default=40, help="dataset images to time (default 40)")
+    bench.add_argument("--frames", type=int, default=50, help="video frames to time (default 50)")
+    bench.set_defaults(func=_benchmark)
     dataset.set_defaults(func=lambda args: dataset.print_help() or 2)
 
 
@@ -56,4 +71,32 @@ def _generate(args: argparse.Namespace) -> int:
         raise SystemExit(f"dokocam dataset generate: {exc}") from None
     elapsed = time.perf_counter() - start
     print(f"{args.images} images, {labels} labels in {elapsed:.1f} s ({args.images / elapsed:.1f} images/s) -> {args.out}/data.yaml")
+    return 0
+
+
+def _preview(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.synth.dataset import DeckPool, SceneConfig, generate_image
+    from vision.synth.faces import FaceFolderError, load_face_folder
+    from vision.synth.preview import contact_sheet, draw_labels
+
+    try:
+        for folder in args.faces:
+            load_face_folder(folder)
+    except FaceFolderError as exc:
+        raise SystemExit(f"dokocam dataset preview: {exc}") from None
+    config = SceneConfig(imgsz=args.imgsz, closeup_fraction=args.closeup_fraction)
+    pool = DeckPool(args.seed, config.procedural_decks, args.faces)
+    shown = [draw_labels(*generate_image(i, args.seed, config, pool), target=args.target) for i in range(args.images)]
+    if not cv2.imwrite(args.out, contact_sheet(shown)):
+        raise SystemExit(f"dokocam dataset preview: cannot write {args.out}")
+    print(args.out)
+    return 0
+
+
+def _benchmark(args: argparse.Namespace) -> int:
+    from vision.synth.bench import benchmark
+
+    print(benchmark(images=args.images, frames=args.frames))
     return 0
