@@ -19,10 +19,15 @@ House rules that belong to the sheet, and the choices made where the rule texts 
   Bock marks on a paper sheet do: a game under k Bocks counts 2**k (`BockStacking.OVERLAP`).
   `BockStacking.APPEND` instead queues the new round after the Bock games already owed, so a
   game never counts more than double. Abandoned games neither use nor trigger Bocks.
-- Length: a number of games, a number of rounds, or a point target (once a player's total
-  reaches it, the round is finished), or open-ended when none is given.
+- Length: a number of scored games, a number of rounds, or a point target (once a player's
+  total reaches it, the round is finished), or open-ended when none is given.
 - A game ended early because a player left gets no score; if that player leaves the table and
   fewer than four remain, the Partie ends.
+- A hand thrown in (Schmeißen) or an Armut nobody takes is dealt again by the same dealer:
+  nothing is written and the deal stays as it is.
+
+Each game is built for its deal with `Partie.new_game` (players in seat order, rules, Bocks)
+and written with `Partie.record_game` once it is over.
 
 >>> p = Partie(["Anna", "Ben", "Cem", "Dora"], rounds=1)
 >>> p.deal.dealer, p.deal.seats
@@ -44,6 +49,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from engine.contract import Contract, ContractType
+from engine.errors import EngineError
 from engine.rules import Rules
 
 if TYPE_CHECKING:
@@ -64,8 +70,8 @@ __all__ = [
 SEATS = 4
 
 
-class SheetError(ValueError):
-    """A score sheet operation that cannot be done as asked."""
+class SheetError(EngineError):
+    """A score sheet operation that cannot be done as asked (a ``ValueError``)."""
 
 
 class ScoreCheckError(SheetError):
