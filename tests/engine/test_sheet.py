@@ -439,3 +439,15 @@ def test_csv_export_has_entries_and_running_totals() -> None:
     assert third[2:5] == ["Ben", "Herzsolo", "2"]
     assert third[6:11] == ["2", "", "-6", "2", "2"]
     assert third[11:] == ["3", "-1", "-7", "3", "2"]
+
+
+def test_no_game_after_the_end() -> None:
+    p = Partie(FOUR, games=1)
+    p.record(FakeResult((1, -1, -1, 1)))
+    with pytest.raises(PartieOverError, match="no more games can be dealt"):
+        p.new_game()
+    with pytest.raises(PartieOverError, match="no more games can be recorded"):
+        p.record(FakeResult((1, -1, -1, 1)))
+    with pytest.raises(PartieOverError, match="over"):
+        p.abandon()
+    assert isinstance(PartieOverError("x"), ValueError)
