@@ -69,7 +69,7 @@ def _demo(args: argparse.Namespace) -> int:
     if source is None:
         print(f"no demo video in {DEMO_DIR}: playing a recorded demo game instead", file=sys.stderr)
     db = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="dokocam-demo-")) / "demo.db"
-    settings = Settings(host=args.host, port=args.port, db=db, source=source or "demo:recorded", realtime=not args.fast, demo=True)
+    settings = Settings(host=args.host, port=args.port, db=db, source=source or "demo:recorded", realtime=not args.fast)
     return _run(settings, args.players or DEMO_PLAYERS)
 
 

@@ -39,7 +39,6 @@ class Settings(BaseSettings):
         None, description="the table token; generated at start when the host is not loopback"
     )
     frame_fps: float = Field(5.0, gt=0, le=30, description="how often pages get a new camera image")
-    demo: bool = Field(False, description="start a Partie by itself so the demo shows a game at once")
 
     @field_validator("host")
     @classmethod

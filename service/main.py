@@ -56,6 +56,10 @@ def create_app(
         title="dokocam",
         summary="The live Doppelkopf table: camera, tricks, announcements, score sheet.",
         lifespan=lifespan,
+        # Swagger UI and ReDoc load their scripts from a CDN; the table may have no internet.
+        # The OpenAPI document itself stays at /openapi.json.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.settings = config
     for module in (partie, games, events, settings, stream):

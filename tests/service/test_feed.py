@@ -1,0 +1,85 @@
+"""The seam to the pipeline: recorded events stand in for the camera."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from svc_helpers import PLAYERS
+
+from service.config import Settings
+from service.feed import Box, FeedError, FeedEvent, FeedFrame, RecordedFeed, load_event_list
+from service.main import create_app
+from service.recorded import game_events, legal_plays
+
+
+def _wait(client: TestClient, until, timeout: float = 10.0) -> dict:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while True:
+        state = client.get("/state").json()
+        if until(state):
+            return state
+        assert time.monotonic() < deadline, "the feed did not get there"
+        time.sleep(0.02)
+
+
+def test_camera_plays_land_in_the_log_and_an_uncertain_card_can_be_confirmed(tmp_path: Path) -> None:
+    events = game_events(31, interval=0.0, uncertain=(2,))[:7]  # 5 cards, one doubted, one trick_complete
+    app = create_app(Settings(db=tmp_path / "t.db"), feed=RecordedFeed(events, realtime=False), players=PLAYERS)
+    with TestClient(app) as client:
+        state = _wait(client, lambda s: len(s["game"]["current_trick"]["plays"]) == 1)
+        game = state["game"]
+        assert [(p["seat"], p["card"]["code"]) for t in game["tricks"] for p in t["plays"]] == legal_plays(31)[:4]
+        doubted = game["uncertain"]
+        assert [p["card"]["code"] for p in doubted] == [legal_plays(31)[2][1]] and doubted[0]["confidence"] == 0.55
+        kinds = [e["kind"] for e in client.get("/events").json()]
+        assert kinds == ["partie_started"] + ["card_observed"] * 3 + ["card_doubted"] + ["card_observed"] * 2
+        confirmed = client.post(f"/games/cards/{doubted[0]['event_id']}/confirm")
+        assert confirmed.status_code == 200 and confirmed.json()["state"]["game"]["uncertain"] == []
+        assert client.post(f"/games/cards/{doubted[0]['event_id']}/confirm").status_code == 409
+
+
+def test_pipeline_seats_count_from_vorhand(tmp_path: Path) -> None:
+    """In the second game Ben (table seat 1) is Vorhand: the pipeline's seat 0 is Ben."""
+    app = create_app(Settings(db=tmp_path / "t.db"), players=PLAYERS)
+    with TestClient(app) as client:
+        client.post("/games/current/end", json={})
+        table = app.state.table
+        table.observe(FeedEvent("card_played", 1.0, {"seat": 0, "card": "QC", "confidence": 0.9}), 1)
+        play = client.get("/games/current").json()["current_trick"]["plays"][0]
+        assert (play["seat"], play["player"]) == (1, "Ben")
+        assert table.observe(FeedEvent("trick_complete", 1.0, {"trick": 0}), 2) is None
+        # A card the engine cannot read is refused without touching the log.
+        before = len(client.get("/events").json())
+        assert table.observe(FeedEvent("card_played", 2.0, {"seat": 1, "card": "XX"}), 3) is None
+        assert len(client.get("/events").json()) == before
+
+
+def test_frames_are_kept_for_the_pages(tmp_path: Path) -> None:
+    frame = FeedFrame(7, 0.5, b"\xff\xd8jpeg", 640, 360, [Box((1, 2, 30, 40), "QC", 0.9)])
+    app = create_app(Settings(db=tmp_path / "t.db"), feed=RecordedFeed([], realtime=False))
+    with TestClient(app) as client:
+        assert client.get("/frame.jpg").status_code == 404
+        app.state.table.show_frame(frame)
+        response = client.get("/frame.jpg", params={"index": 7})
+        assert response.status_code == 200 and response.content == frame.jpeg
+        assert client.get("/frame.jpg", params={"index": 3}).status_code == 404
+
+
+def test_recorded_lists_are_checked(tmp_path: Path) -> None:
+    with pytest.raises(FeedError, match="needs a 'kind'"):
+        RecordedFeed([{"time": 0}])
+    with pytest.raises(FeedError, match="sort the list"):
+        RecordedFeed([{"time": 2, "kind": "card_played"}, {"time": 1, "kind": "card_played"}])
+    bad = tmp_path / "bad.json"
+    bad.write_text("[{")
+    with pytest.raises(FeedError, match="not valid JSON"):
+        load_event_list(bad)
+    lines = tmp_path / "ok.jsonl"
+    lines.write_text("\n".join(json.dumps(e) for e in game_events(1)[:3]))
+    assert [e.kind for e in RecordedFeed(lines, realtime=False)] == ["card_played"] * 3
+    with pytest.raises(FeedError, match="cannot read"):
+        load_event_list(tmp_path / "missing.json")
