@@ -148,7 +148,7 @@ class Flag:
 class _CallRecord:
     seat: int
     call: Call
-    party: Party
+    party: Party | None  # None: an Absage whose party the cards have not revealed yet
     required: int  # cards the caller needed to hold (for the reply rule)
 
 
@@ -278,8 +278,16 @@ class Game:
 
     @property
     def calls(self) -> list[tuple[int, Call, Party]]:
-        """Announcements so far as ``(seat, call, party)``."""
-        return [(c.seat, c.call, c.party) for c in self._calls]
+        """Announcements so far as ``(seat, call, party)``.
+
+        The party is None only for an Absage made while both parties had announced and the
+        caller's party was not known yet, until the cards reveal it.
+        """
+        return [(c.seat, c.call, self._party_of(c)) for c in self._calls]
+
+    def _party_of(self, record: _CallRecord) -> Party | None:
+        """The call's party; an Absage by a seat of then unknown party resolves once it is known."""
+        return record.party if record.party is not None else self.parties()[record.seat]
 
     def cards_held(self, seat: int) -> int:
         """How many cards ``seat`` still holds (hand size minus cards played)."""
@@ -479,7 +487,8 @@ class Game:
         record = self._check_call(seat, call)
         self.history.append(CallEvent(seat, call))
         self._calls.append(record)
-        self._reveal(seat, record.party)
+        if record.party is not None:
+            self._reveal(seat, record.party)
 
     def _limits_shift(self) -> int:
         shift = 2 if self.rules.without_nines else 0
@@ -503,9 +512,19 @@ class Game:
                 f"seat {seat} cannot say {name}: the Hochzeit is not decided yet, so the parties are unknown"
             )
         party = self._caller_party(seat, call)
-        made = [r for r in self._calls if r.party is party]
         held = self.cards_held(seat)
         required = self.required_cards(call)
+        if party is None:
+            # Both parties announced; the caller's side shows later. Check what holds for either.
+            if held < required:
+                raise IllegalCallError(
+                    f"seat {seat} cannot say {name}: it holds {held} cards, {name} needs at least {required}"
+                )
+            levels = [max((r.call.level for r in self._calls if self._party_of(r) is p), default=0) for p in Party]
+            if min(levels) >= call.level:
+                raise IllegalCallError(f"seat {seat} cannot say {name}: both parties already said {name} or more")
+            return _CallRecord(seat, call, None, required)
+        made = [r for r in self._calls if self._party_of(r) is party]
         if call.level == 0:
             if (call is Call.RE) != (party is Party.RE):
                 raise IllegalCallError(
@@ -514,7 +533,7 @@ class Game:
             if any(r.call.level == 0 for r in made):
                 raise IllegalCallError(f"seat {seat} cannot say {name}: the {party.german_name} party already said it")
             if held < required:
-                opposing = [r for r in self._calls if r.party is not party]
+                opposing = [r for r in self._calls if self._party_of(r) not in (party, None)]
                 # Reply rule: answer the opponents' last call while holding at most one card fewer than it needed.
                 if not opposing or held < opposing[-1].required - 1:
                     raise IllegalCallError(
@@ -538,7 +557,7 @@ class Game:
                 )
         return _CallRecord(seat, call, party, required)
 
-    def _caller_party(self, seat: int, call: Call) -> Party:
+    def _caller_party(self, seat: int, call: Call) -> Party | None:
         truth = self._true_party(seat)
         if truth is not None:
             return truth
@@ -557,9 +576,7 @@ class Game:
             raise IllegalCallError(
                 f"seat {seat} cannot say {call.german_name}: no party has announced Re or Kontra yet"
             )
-        raise IllegalCallError(
-            f"seat {seat} cannot say {call.german_name}: its party is not known yet (both parties announced)"
-        )
+        return None  # both parties announced: either side may say it
 
     def _true_party(self, seat: int) -> Party | None:
         """The party as far as anything known tells it: contract, hands, revealed cards and calls."""
@@ -587,8 +604,7 @@ class Game:
             kontra = [s for s in range(4) if known[s] is Party.KONTRA]
             if len(re) >= 2:
                 return tuple(Party.RE if s in re else Party.KONTRA for s in range(4))
-            if len(kontra) >= 2 and not (len(qc) == 1 and len(re) == 1):
-                return tuple(Party.KONTRA if s in kontra else Party.RE for s in range(4))
+            # Two known Kontra players prove nothing: one Re player may hold both Kreuz-Damen.
             if len(kontra) >= 3:
                 return tuple(Party.KONTRA if s in kontra else Party.RE for s in range(4))
         return tuple(known)
@@ -635,7 +651,8 @@ class Game:
             record = self._check_call(event.seat, event.call)
             self.history.append(event)
             self._calls.append(record)
-            self._reveal(event.seat, record.party)
+            if record.party is not None:
+                self._reveal(event.seat, record.party)
         else:
             self.close_trick()
 

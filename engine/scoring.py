@@ -7,8 +7,8 @@ wins: only the points for reaching 120/90/60/30 against the other party's Absage
 points count, netted between the parties.
 
 Game value (7.2): gewonnen 1; unter 90/60/30, schwarz 1 each; Re 2, Kontra 2; each Absage 1
-(an Absage includes the lower ones); 1 each for reaching 120/90/60/30 (one trick against
-schwarz) against the opponents' Absage. Special points of the normal game: gegen die Alten
+(an Absage includes the lower ones); 1 each for reaching 120/90/60/30 Augen against the
+opponents' keine 90/60/30/schwarz (winning against schwarz takes one trick, the point 30 Augen). Special points of the normal game: gegen die Alten
 (Kontra wins), Doppelkopf (a trick of 40 Augen or more), Fuchs gefangen (an opponent's
 Karo-Ass), Karlchen (the Kreuz-Bube wins the last trick), plus the house rules Fuchs am End and
 Karlchen fangen. The special points of both parties are netted, so the winner's value may
@@ -34,7 +34,12 @@ _JC = Card(Rank.JACK, Suit.CLUBS).index
 _AD = Card(Rank.ACE, Suit.DIAMONDS).index
 _HEARTS = 2  # suit class id of plain Herz
 _TARGET = {0: 121, 1: 151, 2: 181, 3: 211}
-_AGAINST = {1: ("120 gegen keine 90", 120), 2: ("90 gegen keine 60", 90), 3: ("60 gegen keine 30", 60)}
+_AGAINST = {
+    1: ("120 gegen keine 90", 120),
+    2: ("90 gegen keine 60", 90),
+    3: ("60 gegen keine 30", 60),
+    4: ("30 gegen schwarz", 30),
+}
 _UNDER = ((90, "unter 90"), (60, "unter 60"), (30, "unter 30"))
 
 
@@ -150,9 +155,11 @@ def score_game(game: Game, *, penalties: bool = False) -> GameResult:
     # Announcements: the highest level per party (an Absage includes the lower ones).
     announced = [False, False]
     level = [0, 0]
-    for record in game._calls:
-        i = 0 if record.party is Party.RE else 1
-        lvl = record.call.level
+    for _, call, party in game.calls:
+        if party is None:
+            continue  # an Absage whose party never showed (cards missing)
+        i = 0 if party is Party.RE else 1
+        lvl = call.level
         if lvl == 0:
             announced[i] = True
         elif lvl > level[i]:
@@ -211,10 +218,7 @@ def score_game(game: Game, *, penalties: bool = False) -> GameResult:
     if penalty is None:
         for i in (0, 1):
             for k in range(1, level[1 - i] + 1):
-                if k == 4:
-                    if tricks_won[i] > 0:
-                        add(ScoreItem("Stich gegen schwarz", _PARTY[i]))
-                elif augen[i] >= _AGAINST[k][1]:
+                if augen[i] >= _AGAINST[k][1]:
                     add(ScoreItem(_AGAINST[k][0], _PARTY[i]))
     if winner == 1 and (not is_solo or rules.gegen_die_alten_in_solo):
         add(ScoreItem("gegen die Alten", Party.KONTRA))

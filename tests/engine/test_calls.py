@@ -119,3 +119,15 @@ def test_game_record_replay_checks_calls_too():
     game = make_game(GAME_158)
     with pytest.raises(IllegalCallError, match="the game is over"):
         game.call(0, Call.RE)
+
+
+def test_absage_by_a_seat_of_unknown_party_resolves_when_the_cards_tell():
+    game = Game()
+    game.call(0, Call.RE)
+    game.call(1, Call.KONTRA)
+    game.call(2, Call.NO90)  # seat 2 knows its side; the camera does not yet
+    assert game.calls[-1] == (2, Call.NO90, None)
+    play_line(game, "9C 9C QC")  # seat 2 plays a Kreuz-Dame: the Absage was Re's
+    assert game.calls[-1] == (2, Call.NO90, Party.RE)
+    with pytest.raises(IllegalCallError, match="already said keine 90"):
+        game.call(0, Call.NO90)

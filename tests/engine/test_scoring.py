@@ -194,3 +194,31 @@ def test_result_to_dict_is_json_ready():
     assert json.loads(json.dumps(data))["points"] == [4, -4, 4, -4]
     assert data["winner"] == "re" and data["augen"] == {"re": 158, "kontra": 82}
     assert {"name": "unter 90", "party": "re", "value": 1} in data["items"]
+
+
+def test_against_schwarz_takes_one_trick_to_win_and_30_augen_for_the_point():
+    # Re says schwarz; Kontra wins with its 4 tricks (82 Augen) and gets the point for 30 Augen.
+    result = make_game(with_calls(GAME_158, ["0:re", "0:black"])).result()
+    assert result.winner is KONTRA and "30 gegen schwarz" in names(result, KONTRA)
+    # Kontra says schwarz and loses; Re reached 158 against it: 120, 90, 60 and 30 points.
+    result = make_game(with_calls(GAME_158, ["1:kontra", "1:black"])).result()
+    assert result.winner is RE
+    assert {"120 gegen keine 90", "90 gegen keine 60", "60 gegen keine 30", "30 gegen schwarz"} <= set(names(result, RE))
+
+
+def test_a_trick_below_30_augen_wins_against_schwarz_without_the_point():
+    # Re (seats 0, 2) takes eleven tricks; seat 1 (Kontra) takes only the last: 9D JH KD JD = 8 Augen.
+    line = (
+        "AC 9C 10C KC | AC 9C 10C KC | AS 9S KS 10S | AS 9S KS 10S | AH 9H KH 9H | AH KH JD 9D | "
+        "QC JH JS 10D | QS QD QC KD | 10H QH JC AD | 10H QH JC AD | QS QD JS 10D | 9D JH KD JD"
+    )
+    game = make_game(with_calls(line, ["0:re", "0:black"]))
+    assert game.flags == [] and game.tricks[-1].winner() == 1
+    result = game.result()
+    assert result.augen == {RE: 232, KONTRA: 8} and result.winner is KONTRA
+    assert names(result, KONTRA) == [
+        "Re angesagt", "gegen die Alten", "gewonnen", "keine 30 abgesagt (Re)", "keine 60 abgesagt (Re)",
+        "keine 90 abgesagt (Re)", "schwarz abgesagt (Re)",
+    ]
+    assert names(result, RE) == ["Fuchs gefangen", "Fuchs gefangen"]
+    assert result.base_value == 1 + 2 + 4 + 1 - 2 and result.points == (-6, 6, -6, 6)
