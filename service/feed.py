@@ -8,6 +8,7 @@ pipeline concluded: a card was played, a trick is complete, a card needs a perso
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -77,7 +78,9 @@ class Feed(Protocol):
 class RecordedFeed:
     """A recorded list of pipeline events played back as if a camera saw them.
 
-    Each entry is ``{"time": seconds, "kind": ..., **data}``.
+    Each entry is ``{"time": seconds, "kind": ..., **data}``. An entry of kind ``frame`` is a
+    camera image: ``{"kind": "frame", "time", "index", "jpeg": base64, "width", "height",
+    "boxes": [{"xyxy": [...], "card": "QC", "confidence": 0.9}]}``.
 
     Args:
         entries: the events, or a path to a ``.json`` list or a ``.jsonl`` file.
@@ -91,7 +94,7 @@ class RecordedFeed:
     def __init__(self, entries: str | Path | Iterable[Mapping[str, Any]], *, realtime: bool = True, speed: float = 1.0) -> None:
         if isinstance(entries, (str, Path)):
             entries = load_event_list(entries)
-        self.events = [_to_event(i, e) for i, e in enumerate(entries)]
+        self.events = [_to_item(i, e) for i, e in enumerate(entries)]
         for before, after in zip(self.events, self.events[1:]):
             if after.time < before.time:
                 raise FeedError(f"recorded event at time {after.time} comes after time {before.time}; sort the list")
@@ -135,15 +138,18 @@ def load_event_list(path: str | Path) -> list[dict[str, Any]]:
     return data
 
 
-def _to_event(position: int, entry: Mapping[str, Any]) -> FeedEvent:
+def _to_item(position: int, entry: Mapping[str, Any]) -> FeedItem:
     if not isinstance(entry, Mapping) or not isinstance(entry.get("kind"), str):
         raise FeedError(f"recorded event #{position} needs a 'kind' string, got {entry!r}")
     data = {k: v for k, v in entry.items() if k not in ("kind", "time")}
     try:
         when = float(entry.get("time", position))
-    except (TypeError, ValueError) as exc:
-        raise FeedError(f"recorded event #{position} has a time that is not a number: {entry.get('time')!r}") from exc
-    return FeedEvent(entry["kind"], when, data)
+        if entry["kind"] != "frame":
+            return FeedEvent(entry["kind"], when, data)
+        boxes = [Box(tuple(float(v) for v in b["xyxy"]), str(b["card"]), float(b.get("confidence", 1.0))) for b in data.get("boxes", [])]  # type: ignore[misc]
+        return FeedFrame(int(data["index"]), when, base64.b64decode(data["jpeg"]), int(data["width"]), int(data["height"]), boxes)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise FeedError(f"recorded event #{position} ({entry['kind']}) is malformed: {exc!r}") from exc
 
 
 def is_recorded(source: str) -> bool:

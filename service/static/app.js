@@ -267,6 +267,15 @@ async function submitFix(event) {
   await api("PATCH", `/games/cards/${fixTarget.event_id}`, body).then(() => toast("Berichtigt – alles danach neu berechnet.")).catch(() => {});
 }
 
+const SWITCH_NAMES = {
+  without_nines: "ohne Neunen", second_dulle_beats_first: "zweite Dulle sticht die erste",
+  second_dulle_except_last_trick: "… außer im letzten Stich", schweinchen: "Schweinchen", fuchs_am_end: "Fuchs am End",
+  karlchen_fangen: "Karlchen fangen", armut: "Armut", schmeissen: "Schmeißen", bockrunden: "Bockrunden",
+  bock_after_120: "Bock nach 120 : 120", bock_after_lost_solo: "Bock nach verlorenem Solo",
+  bock_after_heart_trick: "Bock nach Herz-Stich", bock_after_lost_announcement: "Bock nach verlorener Ansage",
+  pflichtsolo: "Pflichtsolo", solo_special_points: "Sonderpunkte im Solo", gegen_die_alten_in_solo: "gegen die Alten im Solo",
+};
+
 function openSettings() {
   const r = state.rules;
   $("#rules-preset").replaceChildren(...r.presets.map((p) => el("option", { value: p }, p === "pub" ? "Kneipendoppelkopf" : "Turnier (DDV)")));
@@ -274,7 +283,7 @@ function openSettings() {
   $("#rules-preset").disabled = !r.settable;
   $("#rules-note").textContent = r.settable ? "Gilt für die nächste Partie." : "Eine Partie läuft: die Regeln stehen fest.";
   $("#rules-switches").replaceChildren(...Object.entries(r.switches).map(([k, v]) =>
-    el("label", { class: k in r.differs ? "differs" : "" }, el("input", { type: "checkbox", name: k, checked: v, disabled: !r.settable }), k.replaceAll("_", " "))));
+    el("label", { class: k in r.differs ? "differs" : "" }, el("input", { type: "checkbox", name: k, checked: v, disabled: !r.settable }), SWITCH_NAMES[k] || k.replaceAll("_", " "))));
   $("#btn-rules").hidden = !r.settable;
   $("#dlg-settings").showModal();
 }

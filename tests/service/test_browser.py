@@ -3,6 +3,7 @@ the score sheet changes. A recorded event list stands in for the camera."""
 
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 from collections.abc import Iterator
@@ -57,9 +58,22 @@ def _correction_that_moves_the_sheet(re_seat: int) -> tuple[int, str]:
     raise AssertionError("no single correction changes this game's points")
 
 
+def _camera_frame() -> dict:
+    """A recorded camera image: felt with one card-sized box the page must label."""
+    import cv2
+    import numpy as np
+
+    image = np.full((360, 640, 3), (46, 92, 30), np.uint8)
+    cv2.rectangle(image, (300, 150), (360, 240), (250, 250, 250), -1)
+    jpeg = cv2.imencode(".jpg", image)[1].tobytes()
+    box = {"xyxy": [300, 150, 360, 240], "card": "QC", "confidence": 0.93}
+    return {"time": 0.5, "kind": "frame", "index": 1, "jpeg": base64.b64encode(jpeg).decode(), "width": 640, "height": 360, "boxes": [box]}
+
+
 def test_dashboard_follows_the_game_and_takes_corrections(tmp_path: Path, browser: object) -> None:
     source = tmp_path / "first-trick.json"
-    source.write_text(json.dumps([e for e in game_events(SEED, start=1.0, interval=0.4) if e.get("trick", 0) == 0]))
+    first_trick = [e for e in game_events(SEED, start=1.0, interval=0.4) if e.get("trick", 0) == 0]
+    source.write_text(json.dumps([_camera_frame(), *first_trick]))
     server = Server(tmp_path / "table.db", "--source", str(source))
     try:
         _run(server, browser)
@@ -79,6 +93,9 @@ def _run(server: Server, browser: object) -> None:
     first_card = Card.parse(plays[0][1])
     assert first_card.german_name in page.inner_text(f"#table .seat[data-seat='{plays[0][0]}']")
     assert page.locator(".trick-row").count() == 1
+    # The camera image, with its card boxed and named.
+    assert "♣D Kreuz-Dame" in page.text_content("#cam-boxes")
+    assert page.evaluate("document.querySelector('#cam-img').naturalWidth") == 640
 
     # Announce Re for a player holding a Kreuz-Dame (11 cards left: just in time).
     re_seat = next(seat for seat, hand in enumerate(deal(SEED)) if "QC" in hand)
