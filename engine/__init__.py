@@ -18,7 +18,7 @@ from engine.errors import (
     RulesError,
 )
 from engine.game import Call, CallEvent, Flag, Game, Party, PlayEvent
-from engine.rules import Rules, schmeissen_reason
+from engine.rules import Rules, armut_possible, schmeissen_reason
 from engine.scoring import GameResult, ScoreItem
 from engine.trick import Trick
 
@@ -48,6 +48,7 @@ __all__ = [
     "SoloKind",
     "Suit",
     "Trick",
+    "armut_possible",
     "parse_cards",
     "schmeissen_reason",
 ]

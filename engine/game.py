@@ -190,6 +190,12 @@ class Game:
         self._hands: tuple[Counter[Card], ...] | None = None
         if hands is not None:
             self._hand_counts = _parse_hands(hands, self.rules)
+            declarer = self.contract.declarer
+            if (
+                self.contract.type in (ContractType.HOCHZEIT, ContractType.SILENT_HOCHZEIT)
+                and self._hand_counts[declarer][_QC] != 2  # type: ignore[index]
+            ):
+                raise RulesError(f"a {self.contract.name} needs both Kreuz-Damen in the hand of seat {declarer}")
         if strict and self._hand_counts is None:
             raise RulesError("a strict game needs the hands")
         self.strict = strict

@@ -21,7 +21,7 @@ from typing import Any
 from engine.cards import Card, Rank
 from engine.errors import RulesError
 
-__all__ = ["Rules", "PRESETS", "schmeissen_reason"]
+__all__ = ["Rules", "PRESETS", "schmeissen_reason", "armut_possible"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,3 +159,23 @@ def schmeissen_reason(hand: Iterable[Card], rules: Rules) -> str | None:
     if counts[Rank.KING] >= 5:
         return f"{counts[Rank.KING]} kings"
     return None
+
+
+def armut_possible(hand: Iterable[Card], rules: Rules) -> bool:
+    """Whether ``hand`` may declare Armut under ``rules``: 3 or fewer trumps of the normal game.
+
+    With Schweinchen on, a hand holding both Karo-Asse counts them as trumps like any other.
+
+    >>> from engine.cards import parse_cards
+    >>> rules = Rules.from_dict({"armut": True})
+    >>> armut_possible(parse_cards("QC JD AD AC AC 10C KS KS AH AH KH 9S"), rules)
+    True
+    >>> armut_possible(parse_cards("QC JD AD 9D AC 10C KS KS AH AH KH 9S"), rules)
+    False
+    """
+    if not rules.armut:
+        return False
+    from engine.contract import Contract
+
+    order = Contract.normal().card_order()
+    return sum(1 for card in hand if order.is_trump(card)) <= 3

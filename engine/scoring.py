@@ -14,6 +14,15 @@ Karo-Ass), Karlchen (the Kreuz-Bube wins the last trick), plus the house rules F
 Karlchen fangen. The special points of both parties are netted, so the winner's value may
 become negative. A solo (also a silent or unresolved Hochzeit) has no special points and counts
 three times for the soloist. Each Bock doubles the value.
+
+>>> from engine import Game
+>>> game = Game()
+>>> for code in ("AC 9C 10C KC AC 9C 10C KC 9S AS KS 10S AS 9S KS 10S AH 9H KH 9H AH KH JD 9D "
+...              "JH QC JS 10D QS QD QC KD 10H QH JC AD 10H QH JC AD QS QD JS 10D JH JD KD 9D").split():
+...     game.play(game.to_move, code)
+>>> result = game.result()
+>>> result.winner, result.augen[result.winner], [item.name for item in result.items], result.points
+(<Party.RE: 're'>, 158, ['gewonnen', 'unter 90', 'Fuchs gefangen', 'Fuchs gefangen'], (4, -4, 4, -4))
 """
 
 from __future__ import annotations

@@ -199,3 +199,24 @@ def test_penalty_for_a_proven_renege_on_request():
     penalized = make_game(line).result(penalties=True)
     assert penalized.winner is RE and "DDV 9.4" in penalized.penalty  # seat 1 is Kontra
     assert [i.name for i in penalized.items] == ["gewonnen"] and penalized.points == (1, -1, 1, -1)
+
+
+def test_hochzeit_hands_must_hold_both_kreuz_damen():
+    from engine import RulesError
+
+    hands = hands_of(GAME_158)  # seats 0 and 2 hold one Kreuz-Dame each
+    with pytest.raises(RulesError, match="needs both Kreuz-Damen in the hand of seat 0"):
+        Game(contract=Contract.hochzeit(0), hands=hands)
+    with pytest.raises(RulesError, match="Armut is not played"):
+        Game(contract=Contract.armut(0, 1))
+
+
+def test_hands_must_match_the_deck():
+    from engine import RulesError
+
+    hands = hands_of(GAME_158)
+    hands[0][0], hands[1][0] = hands[1][0], "QC"
+    with pytest.raises(RulesError, match="the hands hold"):
+        Game(hands=hands)
+    with pytest.raises(RulesError, match="has 11 cards"):
+        Game(hands=[h[:11] for h in hands])
