@@ -512,7 +512,31 @@ def _arm_polygons(arm: Arm) -> list[tuple[np.ndarray, tuple[int, int, int]]]:
 
 
 _MAX_TEXTURE = 560
+_TEXTURE_CACHE: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray]] = {}
 _BACKGROUND_CACHE: dict[tuple[Any, ...], np.ndarray] = {}
+
+
+def _texture(surface: Surface, lo: np.ndarray, hi: np.ndarray, cm_per_px: float) -> tuple[np.ndarray, np.ndarray]:
+    """The surface over at least ``[lo, hi]`` (cm) and its pixel-to-table map.
+
+    Extents snap to a 10 cm grid and resolutions to quarter octaves, so a shaking video camera
+    reuses one texture for many frames.
+    """
+    lo = np.floor(lo / 10) * 10
+    hi = np.ceil(hi / 10) * 10
+    size = hi - lo
+    cm_per_px = max(cm_per_px, float(size.max()) / _MAX_TEXTURE)
+    cm_per_px = float(2 ** (math.ceil(math.log2(cm_per_px) * 4) / 4))
+    key = (surface, *lo.tolist(), *hi.tolist(), cm_per_px)
+    cached = _TEXTURE_CACHE.get(key)
+    if cached is None:
+        tw, th = int(math.ceil(size[0] / cm_per_px)), int(math.ceil(size[1] / cm_per_px))
+        texture = surface.render(tw, th, cm_per_px)
+        tex_to_table = np.array([[cm_per_px, 0, lo[0]], [0, cm_per_px, lo[1]], [0, 0, 1]])
+        if len(_TEXTURE_CACHE) >= 6:
+            _TEXTURE_CACHE.pop(next(iter(_TEXTURE_CACHE)))
+        cached = _TEXTURE_CACHE[key] = (texture, tex_to_table)
+    return cached
 
 
 def render_background(table: Table, camera: Camera) -> np.ndarray:
@@ -526,20 +550,12 @@ def render_background(table: Table, camera: Camera) -> np.ndarray:
     to_canvas = _shift(m, m) @ camera.homography
     inv = np.linalg.inv(to_canvas)
     corners_cm = _apply_h(inv, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))
-    lo, hi = corners_cm.min(axis=0), corners_cm.max(axis=0)
     # Texture resolution follows the image centre's scale, capped: sensor noise, blur and JPEG
     # hide finer detail, and the cap keeps steep tilts and big frames cheap.
-    cm_per_px = camera.view_width_cm / camera.width
-    tw = (hi[0] - lo[0]) / cm_per_px
-    th = (hi[1] - lo[1]) / cm_per_px
-    shrink = min(1.0, _MAX_TEXTURE / max(tw, th))
-    tw, th = int(tw * shrink) + 2, int(th * shrink) + 2
-    sx, sy = (hi[0] - lo[0]) / tw, (hi[1] - lo[1]) / th
-    texture = table.surface.render(tw, th, max(sx, sy))
-    tex_to_table = np.array([[sx, 0, lo[0]], [0, sy, lo[1]], [0, 0, 1]])
-    background = cv2.warpPerspective(texture, to_canvas @ tex_to_table, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
-    if len(_BACKGROUND_CACHE) > 8:
-        _BACKGROUND_CACHE.clear()
+    texture, tex_to_table = _texture(table.surface, corners_cm.min(axis=0), corners_cm.max(axis=0), camera.view_width_cm / camera.width)
+    background = cv2.warpPerspective(texture, _shift(-0.5, -0.5) @ to_canvas @ tex_to_table @ _shift(0.5, 0.5), (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    if len(_BACKGROUND_CACHE) >= 4:
+        _BACKGROUND_CACHE.pop(next(iter(_BACKGROUND_CACHE)))
     _BACKGROUND_CACHE[key] = background
     return background
 
@@ -679,15 +695,17 @@ def _finish(canvas: _Canvas, camera: Camera, look: Look, rng: np.random.Generato
         r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
         gain = gain * (1 - look.vignette * r2)
     gains = cv2.resize(np.dstack([gain * g for g in look.color_gain]).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
-    image = cv2.multiply(out, gains, dtype=cv2.CV_32F)
+    # uint8 arithmetic with saturation throughout: a float copy of a 1280x720 frame costs more
+    # than everything drawn on it.
+    out = cv2.multiply(out, gains, dtype=cv2.CV_8U)
     if look.glare > 0:
         gx, gy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
         sigma = rng.uniform(0.05, 0.2) * max(w, h)
         spot = look.glare * 200 * np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2 * rng.uniform(0.3, 1.0)) / (2 * sigma**2))
-        image += cv2.resize(spot.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
+        glare = cv2.resize(spot.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+        out = cv2.add(out, cv2.merge([glare, glare, glare]), dtype=cv2.CV_8U)
     if look.noise > 0:
-        image += _noise_patch(rng, h, w).astype(np.float32) * (look.noise / 16)
-    out = cv2.convertScaleAbs(np.maximum(image, 0))  # saturates at 255
+        out = cv2.addWeighted(out, 1.0, _noise_patch(rng, h, w), look.noise / 16, 0.0, dtype=cv2.CV_8U)
     if look.jpeg_quality:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(look.jpeg_quality)])
         if ok:
@@ -695,24 +713,21 @@ def _finish(canvas: _Canvas, camera: Camera, look: Look, rng: np.random.Generato
     return out, owner
 
 
-_NOISE_TILE: list[np.ndarray] = []
+_NOISE_TILES: dict[int, np.ndarray] = {}
 
 
 def _noise_patch(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
-    """Gaussian noise ``(h, w, 3)`` int8 with sigma 16: a random window of a fixed tile.
+    """Gaussian noise ``(h, w, 3)`` int8 with sigma 16: a random band of a fixed tile.
 
-    Fresh noise per pixel costs more than the rest of a frame; a shifted window of a large
-    tile looks the same to a detector.
+    Fresh noise per pixel costs more than the rest of a frame; a shifted band of a tile looks the
+    same to a detector. Bands are whole rows, so the window stays contiguous (fast to add).
     """
-    if not _NOISE_TILE:
-        tile = np.random.default_rng(12345).standard_normal((1100, 2000, 3), dtype=np.float32) * 16
-        _NOISE_TILE.append(np.clip(tile, -127, 127).astype(np.int8))
-    tile = _NOISE_TILE[0]
-    if h > tile.shape[0] or w > tile.shape[1]:
-        tile = np.tile(tile, (h // tile.shape[0] + 1, w // tile.shape[1] + 1, 1))
+    tile = _NOISE_TILES.get(w)
+    if tile is None or tile.shape[0] < h + 64:
+        noise = np.random.default_rng(12345).standard_normal((h + 256, w, 3), dtype=np.float32) * 16
+        tile = _NOISE_TILES[w] = np.clip(noise, -127, 127).astype(np.int8)
     y = int(rng.integers(0, tile.shape[0] - h + 1))
-    x = int(rng.integers(0, tile.shape[1] - w + 1))
-    return tile[y : y + h, x : x + w]
+    return tile[y : y + h]
 
 
 def _annotate(placed: list[tuple[PlacedCard, Face, np.ndarray]], owner: np.ndarray, camera: Camera, canvas: _Canvas) -> SceneAnnotation:
@@ -731,18 +746,21 @@ def _annotate(placed: list[tuple[PlacedCard, Face, np.ndarray]], owner: np.ndarr
         full_area = _polygon_area(project(outline))
         code = card.code if card.face_up else "back"
         class_id = CARD_CODES.index(card.code) if card.face_up and card.code in CARD_CODES else None
-        mine = owner == i if card.face_up else None
         box, fraction = None, 0.0
-        if mine is not None:
-            count = int(mine.sum())
-            fraction = count / full_area if full_area > 0 else 0.0
-            box = _mask_box(mine) if count else None
         indices, visibility, boxes = [], [], []
         if card.face_up:
+            # Only the card's own region of the owner map can hold its pixels.
+            roi = _roi(project(outline), w, h, 2) or (0, 0, 1, 1)
+            x0, y0, x1, y1 = roi
+            mine = owner[y0:y1, x0:x1] == i
+            count = int(mine.sum())
+            fraction = count / full_area if full_area > 0 else 0.0
+            local = _mask_box(mine) if count else None
+            box = None if local is None else [local[0] + x0, local[1] + y0, local[2] + x0, local[3] + y0]
             for quad in face.indices:
                 q = project(_densify(quad.astype(np.float64), 4))
                 indices.append(project(quad.astype(np.float64)))
-                vis, qbox = _region_visibility(q, mine, w, h)  # type: ignore[arg-type]
+                vis, qbox = _region_visibility(q, mine, roi, w, h)
                 visibility.append(vis)
                 boxes.append(qbox)
         cards.append(CardAnnotation(code, class_id, card.face_up, corners, indices, visibility, boxes, min(fraction, 1.0), box))
@@ -751,13 +769,10 @@ def _annotate(placed: list[tuple[PlacedCard, Face, np.ndarray]], owner: np.ndarr
 
 def _densify(polygon: np.ndarray, per_edge: int = 8) -> np.ndarray:
     """Adds points along each edge so a curved (distorted) outline stays accurate."""
-    out = []
-    n = len(polygon)
-    for k in range(n):
-        a, b = polygon[k], polygon[(k + 1) % n]
-        for t in np.arange(per_edge) / per_edge:
-            out.append(a + (b - a) * t)
-    return np.array(out)
+    t = (np.arange(per_edge) / per_edge)[None, :, None]
+    a = polygon[:, None, :]
+    b = np.roll(polygon, -1, axis=0)[:, None, :]
+    return (a + (b - a) * t).reshape(-1, 2)
 
 
 def _mask_box(mask: np.ndarray) -> list[float] | None:
@@ -779,15 +794,22 @@ def _coverage(polygon: np.ndarray, shape: tuple[int, int], sub: int = 4) -> np.n
     return cv2.resize(big, (shape[1], shape[0]), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
 
 
-def _region_visibility(polygon: np.ndarray, mine: np.ndarray, w: int, h: int) -> tuple[float, list[float] | None]:
+def _region_visibility(polygon: np.ndarray, mine: np.ndarray, mine_roi: tuple[int, int, int, int], w: int, h: int) -> tuple[float, list[float] | None]:
+    """Visible fraction of ``polygon`` and the box of its visible pixels.
+
+    ``mine`` marks the card's own pixels inside ``mine_roi`` (x0, y0, x1, y1) of the image.
+    """
     area = _polygon_area(polygon)
     if area <= 0:
         return 0.0, None
     roi = _roi(polygon, w, h, 1)
     if roi is None:
         return 0.0, None
-    x0, y0, x1, y1 = roi
-    seen = (_coverage(polygon - [x0, y0], (y1 - y0, x1 - x0)) >= 0.5) & mine[y0:y1, x0:x1]
+    mx0, my0, mx1, my1 = mine_roi
+    x0, y0, x1, y1 = max(roi[0], mx0), max(roi[1], my0), min(roi[2], mx1), min(roi[3], my1)
+    if x0 >= x1 or y0 >= y1:
+        return 0.0, None
+    seen = (_coverage(polygon - [x0, y0], (y1 - y0, x1 - x0)) >= 0.5) & mine[y0 - my0 : y1 - my0, x0 - mx0 : x1 - mx0]
     count = int(seen.sum())
     if not count:
         return 0.0, None
