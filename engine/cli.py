@@ -97,11 +97,11 @@ def format_result(game: Any, result: Any) -> str:
     lines.append(f"Winner: {winner}")
     if result.penalty:
         lines.append(f"Penalty: {result.penalty}")
-    lines.append("Game value:")
+    lines.append("Game value (sign: for or against the winner; party: who earned it):")
     reference = result.winner.value if result.winner is not None else "re"
     for item in result.items:
         sign = "+" if item.party.value == reference else "-"
-        lines.append(f"  {sign}{item.value}  {item.name} ({item.party.german_name})")
+        lines.append(f"  {sign}{item.value}  {item.party.german_name:<7} {item.name}")
     lines.append(f"  = {result.base_value}")
     if result.bock:
         lines.append(f"  x{2 ** result.bock} Bock = {result.game_value}")

@@ -32,7 +32,7 @@ def test_score_prints_tricks_augen_items_and_points(finished, capsys):
     assert code == 0
     assert " 1. Anna:AC  Ben:9C  Cem:10C  Dora:KC" in out and "-> Anna (25)" in out
     assert "Augen: Re (Anna, Cem) 158 : Kontra (Ben, Dora) 82" in out
-    assert "Winner: Re" in out and "+2  Re angesagt (Re)" in out and "+1  unter 90 (Re)" in out
+    assert "Winner: Re" in out and "+2  Re      Re angesagt" in out and "+1  Re      unter 90" in out
     assert "Points: Anna +6  Ben -6  Cem +6  Dora -6" in out
 
 
