@@ -29,16 +29,28 @@ class VisionFeed:
         fps: how many frames a second are encoded for the pages.
         stride: run the detector on every ``stride``-th frame of a file.
         model: detector weights; the shipped model when None.
+        detector: anything with ``update(image) -> Detections`` to use instead of loading ``model``.
 
     Raises:
         SourceError, ModelNotFoundError: the source or the model cannot be opened.
     """
 
-    def __init__(self, source: str, *, realtime: bool = True, fps: float = 5.0, stride: int = 2, model: str | None = None) -> None:
-        from vision.detector.model import CardDetector
+    def __init__(
+        self,
+        source: str,
+        *,
+        realtime: bool = True,
+        fps: float = 5.0,
+        stride: int = 2,
+        model: str | None = None,
+        detector: Any = None,
+    ) -> None:
+        if detector is None:
+            from vision.detector.model import CardDetector
 
+            detector = CardDetector.load(model)
         self.source = open_source(source, stride=stride)
-        self.detector = CardDetector.load(model)
+        self.detector = detector
         self.realtime = realtime
         self.frame_interval = 1.0 / fps
         # The table sets this to build each game as it stands (players, rules, contract), so the

@@ -1,0 +1,61 @@
+"""The camera path end to end on a rendered video: source -> detections -> vision.table -> table.
+
+The detector is replaced by the video's ground truth (no weights needed); everything after it
+is the real pipeline.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from service.config import Settings
+from service.main import create_app
+
+pytestmark = pytest.mark.slow
+STRIDE = 2
+
+
+class TruthDetector:
+    """Stands in for the card detector: the rendered video's true cards, frame by frame."""
+
+    def __init__(self, frames_jsonl: Path) -> None:
+        from vision.table.pipeline import truth_frames
+
+        self._frames: Iterator = iter(truth_frames(frames_jsonl, stride=STRIDE))
+
+    def update(self, image: object) -> object:
+        return next(self._frames)[2]
+
+
+@pytest.fixture(scope="module")
+def video(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from service.cli import main
+
+    out = tmp_path_factory.mktemp("video") / "game.mp4"
+    assert main(["render-game", str(out), "--seed", "3", "--tricks", "1", "--size", "480x270", "--fps", "8"]) == 0
+    return out
+
+
+def test_a_rendered_trick_reaches_the_table_with_its_frames(tmp_path: Path, video: Path) -> None:
+    from service.vision_feed import VisionFeed
+
+    truth = json.loads(video.with_suffix(".json").read_text())
+    feed = VisionFeed(str(video), realtime=False, stride=STRIDE, detector=TruthDetector(video.with_suffix(".frames.jsonl")))
+    app = create_app(Settings(db=tmp_path / "t.db"), feed=feed, players=truth["players"])
+    with TestClient(app) as client:
+        deadline = time.monotonic() + 60
+        while not client.get("/state").json()["game"]["tricks"]:
+            assert time.monotonic() < deadline, "the trick never completed"
+            time.sleep(0.1)
+        game = client.get("/games/current").json()
+        assert [(p["seat"], p["card"]["code"]) for p in game["tricks"][0]["plays"]] == [(e["seat"], e["play"]) for e in truth["events"]]
+        frame = app.state.table.frame()
+        assert frame is not None and frame.jpeg[:2] == b"\xff\xd8" and frame.width == 480
+        response = client.get("/frame.jpg")
+        assert response.status_code == 200 and response.headers["content-type"] == "image/jpeg"
