@@ -122,3 +122,17 @@ def test_reset_starts_a_new_game_and_keeps_the_calibration():
     assert table.follower.calibrated
     table.follower.reset()
     assert table.follower.game.trick_number == 0 and table.follower.calibrated
+
+
+def test_the_same_card_landing_again_at_the_same_spot_is_not_a_second_play():
+    table = Table()
+    table.land("AC", spot(0))
+    events = table.land("AC", (spot(0)[0] + 25, spot(0)[1] - 10))  # its track was lost and found
+    assert events == []
+    assert len(table.follower.game.history) == 1
+    # ...and both track ids belong to the trick, so clearing waits for both.
+    table.land("9C", spot(1))
+    table.land("KC", spot(2))
+    table.land("10C", spot(3))
+    assert table.clear([1, 3, 4, 5]) == []
+    assert [e["type"] for e in table.clear([2])] == ["trick_cleared"]

@@ -51,6 +51,10 @@ class GameFollower:
             place to outvote the turn order; raising it leans on the turn order more, lowering it
             on positions (a missed card then shifts fewer seats).
         calibrator: the automatic calibrator (a default one when ``None``).
+        duplicate_window: seconds within which the same card landing again at the same spot is
+            taken for the first landing (a track lost and found again), not a second copy.
+        duplicate_distance: how near (as a fraction of the trick area's radius) counts as the
+            same spot; raising it merges more, and may swallow a second copy laid close by.
     """
 
     def __init__(
@@ -61,12 +65,16 @@ class GameFollower:
         auto_calibrate: bool = True,
         trust_position: float = 30.0,
         calibrator: AutoCalibrator | None = None,
+        duplicate_window: float = 3.0,
+        duplicate_distance: float = 0.25,
     ) -> None:
         self.game_factory = game_factory
         self.initial_geometry = geometry
         self.auto_calibrate = auto_calibrate
         self.trust_position = trust_position
         self.calibrator = calibrator or AutoCalibrator()
+        self.duplicate_window = duplicate_window
+        self.duplicate_distance = duplicate_distance
         self.reset()
 
     def reset(self) -> None:
@@ -77,6 +85,7 @@ class GameFollower:
         self._tricks: dict[int, _TableTrick] = {}
         self._track_trick: dict[int, int] = {}
         self._flags_seen = 0
+        self._recent: list[tuple[float, int, Any, int]] = []
         self._over_reported = False
 
     @property
@@ -99,7 +108,7 @@ class GameFollower:
         from engine import Card
 
         game = self.game
-        if game.is_over:
+        if game.is_over or self._relinked(event):
             return []
         out: list[TableEvent] = []
         trick_number = game.trick_number
@@ -162,6 +171,24 @@ class GameFollower:
             out.extend(self._calibrate(trick, event))
             out.extend(self._game_over(event.frame, event.time))
         return out
+
+    def _relinked(self, event: CardLanded) -> bool:
+        """A landing of the card that landed at the same spot moments ago is that card again (its
+        track was lost while a hand let go of it): it joins its trick silently."""
+        here = self.geometry.to_plane(event.center)
+        near = self.duplicate_distance * self.geometry.radius
+        for time, index, where, trick_number in reversed(self._recent):
+            if event.time - time > self.duplicate_window:
+                break
+            if index == event.card_index and float(((here - where) ** 2).sum()) ** 0.5 < near:
+                trick = self._tricks.get(trick_number)
+                if trick is not None:
+                    trick.on_table.add(event.track_id)
+                    self._track_trick[event.track_id] = trick_number
+                return True
+        self._recent.append((event.time, event.card_index, here, self.game.trick_number))
+        del self._recent[:-8]
+        return False
 
     def _game_over(self, frame: int, time: float) -> list[TableEvent]:
         if not self.game.is_over or self._over_reported:

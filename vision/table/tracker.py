@@ -113,6 +113,10 @@ class CardTracker:
             raising it survives longer occlusions and reports a cleared trick later.
         moved_hold_time: the same for a landed card seen moving away (being collected).
         tentative_hold_time: the same for a track that never landed.
+        collected_after: seconds after which ``collected_count`` or more landed cards, all
+            unseen, are taken to be collected; raising it tolerates longer hands over the trick
+            and reports clearing later.
+        collected_count: how many landed cards must vanish together to count as collected.
         move_tolerance: how far (in card sizes) a landed card must move to count as being collected.
         reread_distance: a new box this close (in card sizes) to a landed card still in view is
             taken for a misreading of it and never lands; raising it guards better against
@@ -137,6 +141,8 @@ class CardTracker:
         hold_time: float = 4.0,
         moved_hold_time: float = 0.4,
         tentative_hold_time: float = 0.5,
+        collected_after: float = 1.0,
+        collected_count: int = 3,
         move_tolerance: float = 0.5,
         reread_distance: float = 0.2,
     ) -> None:
@@ -155,6 +161,8 @@ class CardTracker:
         self.hold_time = hold_time
         self.moved_hold_time = moved_hold_time
         self.tentative_hold_time = tentative_hold_time
+        self.collected_after = collected_after
+        self.collected_count = collected_count
         self.move_tolerance = move_tolerance
         self.reread_distance = reread_distance
         self.reset()
@@ -199,6 +207,13 @@ class CardTracker:
             landed = self._try_land(track, frame, time)
             if landed is not None:
                 events.append(landed)
+        # Three or more landed cards all vanishing together is a trick being collected, not a
+        # hand resting on them: let them go at once rather than after ``hold_time``.
+        hidden = [t for t in survivors if t.landed and time - t.last_time > self.collected_after]
+        if len(hidden) >= self.collected_count:
+            events.extend(CardLeft(t.id, t.card_index, frame, time) for t in hidden)
+            gone = {t.id for t in hidden}
+            survivors = [t for t in survivors if t.id not in gone]
         self.tracks = survivors
         return events
 
