@@ -17,7 +17,7 @@ from engine.errors import (
     RecordError,
     RulesError,
 )
-from engine.game import Call, CallEvent, Flag, Game, Party, PlayEvent
+from engine.game import Call, CallEvent, CloseTrickEvent, Flag, Game, Party, PlayEvent
 from engine.rules import Rules, armut_possible, schmeissen_reason
 from engine.scoring import GameResult, ScoreItem
 from engine.trick import Trick
@@ -29,6 +29,7 @@ __all__ = [
     "CallEvent",
     "Card",
     "CardOrder",
+    "CloseTrickEvent",
     "Contract",
     "ContractType",
     "EngineError",

@@ -32,7 +32,7 @@ from engine.trick import Trick
 if TYPE_CHECKING:
     from engine.scoring import GameResult
 
-__all__ = ["Party", "Call", "PlayEvent", "CallEvent", "Event", "Flag", "FlagKind", "Game"]
+__all__ = ["Party", "Call", "PlayEvent", "CallEvent", "CloseTrickEvent", "Event", "Flag", "Game"]
 
 QUEEN_OF_CLUBS = Card(Rank.QUEEN, Suit.CLUBS)
 FOX = Card(Rank.ACE, Suit.DIAMONDS)
@@ -105,14 +105,14 @@ class CallEvent(NamedTuple):
         return {"seat": self.seat, "call": self.call.value}
 
 
-Event = PlayEvent | CallEvent
+class CloseTrickEvent(NamedTuple):
+    """A trick closed with fewer than four cards (``Game.close_trick``); record form ``{"close_trick": true}``."""
+
+    def to_dict(self) -> dict[str, object]:
+        return {"close_trick": True}
 
 
-class FlagKind(str, enum.Enum):
-    RENEGE = "renege"
-    THIRD_COPY = "third_copy"
-    OUT_OF_TURN = "out_of_turn"
-    INCOMPLETE_TRICK = "incomplete_trick"
+Event = PlayEvent | CallEvent | CloseTrickEvent
 
 
 @dataclass(frozen=True, slots=True)
@@ -471,7 +471,7 @@ class Game:
         self.flags.append(
             Flag("incomplete_trick", t, None, None, f"trick {t + 1} was closed with {len(trick.plays)} of 4 cards")
         )
-        self.history.append(_CloseEvent())  # type: ignore[arg-type]
+        self.history.append(CloseTrickEvent())
         self._finish_trick()
 
     # -- calls --------------------------------------------------------------------------
@@ -748,13 +748,6 @@ class Game:
 
 _SEATS = frozenset(range(4))
 _LEVEL_NAME = {0: "Re/Kontra", 1: "keine 90", 2: "keine 60", 3: "keine 30", 4: "schwarz"}
-
-
-class _CloseEvent(NamedTuple):
-    """A trick closed with fewer than four cards (``Game.close_trick``)."""
-
-    def to_dict(self) -> dict[str, object]:
-        return {"close_trick": True}
 
 
 def _parse_hands(hands: Sequence[Iterable[Card | str]], rules: Rules) -> tuple[list[int], ...]:

@@ -11,6 +11,8 @@ A record is::
 Seats 0-3 go clockwise; seat 0 is Vorhand and leads the first trick. Optional keys: ``hands``
 (four lists of card codes, the hands the trick play starts from, after any Armut exchange) and
 ``bock`` (Bocks on the game, default 0). Other extra keys (e.g. ``expected``) are kept but ignored.
+Besides plays and calls an event may be ``{"close_trick": true}``: the camera saw a trick taken
+with fewer than four cards (``Game.close_trick``).
 
 >>> record = load_record({"format": "dokocam-game/1", "players": ["A", "B", "C", "D"],
 ...     "rules": {"preset": "tournament"}, "contract": {"type": "normal"},
@@ -36,7 +38,7 @@ from typing import Any
 from engine.cards import Card
 from engine.contract import Contract
 from engine.errors import EngineError, RecordError
-from engine.game import Call, CallEvent, Event, Game, PlayEvent
+from engine.game import Call, CallEvent, CloseTrickEvent, Event, Game, PlayEvent
 from engine.rules import Rules
 
 __all__ = ["FORMAT", "GameRecord", "load_record", "save_record"]
@@ -71,8 +73,10 @@ class GameRecord:
             try:
                 if type(event) is PlayEvent:
                     game.play(event.seat, event.card)
+                elif type(event) is CallEvent:
+                    game.call(event.seat, event.call)
                 else:
-                    game.call(event.seat, event.call)  # type: ignore[union-attr]
+                    game.close_trick()
             except EngineError as exc:
                 raise RecordError(f"event {i}: {exc}") from None
         return game
@@ -154,6 +158,8 @@ def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> GameRecor
 def _parse_event(i: int, raw: Any) -> Event:
     if not isinstance(raw, Mapping):
         raise RecordError(f"event {i}: must be an object like {{'seat': 0, 'play': 'AC'}}, not {raw!r}")
+    if raw.get("close_trick") is True and "play" not in raw and "call" not in raw:
+        return CloseTrickEvent()
     seat = raw.get("seat")
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
         raise RecordError(f"event {i}: seat must be 0..3, not {seat!r}")

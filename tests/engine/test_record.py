@@ -87,3 +87,13 @@ def test_unreadable_files(tmp_path):
 def test_from_game_keeps_extra_keys():
     record = GameRecord.from_game(make_game("AC"), note="x")
     assert record.to_dict()["note"] == "x"
+
+
+def test_a_closed_incomplete_trick_round_trips():
+    game = make_game("AC 9C 10C")
+    game.close_trick()
+    data = json.loads(json.dumps(game.to_dict()))
+    assert data["events"][-1] == {"close_trick": True}
+    again = load_record(data).to_game()
+    assert [f.kind for f in again.flags] == ["incomplete_trick"] and again.to_move == 0
+    assert len(again.tricks) == 1
