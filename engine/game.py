@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from engine.cards import ALL_CARDS, Card, Rank, Suit
-from engine.contract import SUIT_NAMES, TRUMP, Contract, ContractType
+from engine.contract import SUIT_NAMES, Contract, ContractType
 from engine.errors import IllegalCallError, IllegalPlayError, RulesError
 from engine.rules import Rules
 from engine.trick import Trick

@@ -88,11 +88,11 @@ def test_wrong_party_is_refused_when_the_cards_tell():
 
 
 def deal_with_queens_at(a, b):
+    """A deal in card order with one Kreuz-Dame each at seats ``a`` and ``b``."""
     from engine import ALL_CARDS
 
     deck = [c for c in ALL_CARDS for _ in range(2) if str(c) != "QC"]
-    hands = [deck[i * 12 - (1 if i > a else 0) - (1 if i > b else 0):][:12] for i in range(4)]
-    hands = [[], [], [], []]
+    hands: list[list[str]] = [[], [], [], []]
     rest = iter(deck)
     for seat in range(4):
         if seat in (a, b):
