@@ -14,6 +14,7 @@ from pathlib import Path
 DEMO_DIR = Path(__file__).resolve().parent.parent / "datasets" / "demo"
 DEMO_PLAYERS = "Anna,Ben,Cem,Dora"
 _VIDEO_SUFFIXES = (".mp4", ".mkv", ".avi", ".mov", ".webm")
+RECORDED_DEMO = "demo:recorded"  # a generated game's events, when no demo video can be played
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -53,13 +54,14 @@ def _server_options(parser: argparse.ArgumentParser, *, db_default: str | None) 
     parser.add_argument("--db", default=db_default, help="event log file (serve: dokocam.db; demo: a fresh temporary file)")
     parser.add_argument("--players", help=f"start a Partie with these four names (comma-separated) when the log has none, e.g. {DEMO_PLAYERS}")
     parser.add_argument("--fast", action="store_true", help="play a file source as fast as it decodes, not in real time")
+    parser.add_argument("--model", help="detector weights for a camera or video source (default: the shipped model)")
 
 
 def _serve(args: argparse.Namespace) -> int:
     from service.config import Settings
 
     settings = Settings(host=args.host, port=args.port, db=Path(args.db or "dokocam.db"), source=args.source, realtime=not args.fast)
-    return _run(settings, args.players)
+    return _run(settings, args.players, model=args.model)
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -69,8 +71,8 @@ def _demo(args: argparse.Namespace) -> int:
     if source is None:
         print(f"no demo video in {DEMO_DIR}: playing a recorded demo game instead", file=sys.stderr)
     db = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="dokocam-demo-")) / "demo.db"
-    settings = Settings(host=args.host, port=args.port, db=db, source=source or "demo:recorded", realtime=not args.fast)
-    return _run(settings, args.players or DEMO_PLAYERS)
+    settings = Settings(host=args.host, port=args.port, db=db, source=source or RECORDED_DEMO, realtime=not args.fast)
+    return _run(settings, args.players or DEMO_PLAYERS, model=args.model, fallback_to_recorded=True)
 
 
 def find_demo_source() -> str | None:
@@ -84,11 +86,11 @@ def find_demo_source() -> str | None:
     return None
 
 
-def _run(settings: object, players: str | None) -> int:
+def _run(settings: object, players: str | None, *, model: str | None = None, fallback_to_recorded: bool = False) -> int:
     import uvicorn
 
     from service.config import Settings
-    from service.feed import FeedError, RecordedFeed, is_recorded, open_feed
+    from service.feed import Feed, RecordedFeed, is_recorded, open_feed
     from service.main import create_app
 
     assert isinstance(settings, Settings)
@@ -97,19 +99,23 @@ def _run(settings: object, players: str | None) -> int:
     if names is not None and len(names) != 4:
         print(f"--players needs four names separated by commas, got {players!r}", file=sys.stderr)
         return 2
-    feed = None
+    feed: Feed | None = None
     resume = False
-    try:
-        if settings.source == "demo:recorded":
-            from service.recorded import game_events
+    source = settings.source
+    if source is not None and source != RECORDED_DEMO:
+        try:
+            feed = open_feed(source, realtime=settings.realtime, model=model)
+            resume = is_recorded(source) or Path(source).is_file()
+        except ValueError as exc:  # FeedError, SourceError, ModelNotFoundError
+            if not fallback_to_recorded:
+                print(f"cannot open --source {source}: {exc}", file=sys.stderr)
+                return 2
+            print(f"cannot play {source} ({exc}): playing a recorded demo game instead", file=sys.stderr)
+            source = RECORDED_DEMO
+    if source == RECORDED_DEMO:
+        from service.recorded import game_events
 
-            feed = RecordedFeed(game_events(7, start=3.0, interval=1.5, uncertain=(9,)), realtime=settings.realtime)
-        elif settings.source is not None:
-            feed = open_feed(settings.source, realtime=settings.realtime)
-            resume = is_recorded(settings.source) or Path(settings.source).is_file()
-    except (FeedError, ValueError) as exc:
-        print(f"cannot open --source {settings.source}: {exc}", file=sys.stderr)
-        return 2
+        feed = RecordedFeed(game_events(7, start=3.0, interval=1.5, uncertain=(9,)), realtime=settings.realtime)
     app = create_app(settings, feed=feed, resume=resume, players=names)
     url = f"http://{settings.host}:{settings.port}"
     print(f"dokocam dashboard: {url}  (event log: {settings.db})", file=sys.stderr)

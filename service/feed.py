@@ -157,7 +157,7 @@ def is_recorded(source: str) -> bool:
     return source.endswith((".json", ".jsonl"))
 
 
-def open_feed(source: str, *, realtime: bool = True) -> Feed:
+def open_feed(source: str, *, realtime: bool = True, model: str | None = None) -> Feed:
     """Opens a camera index, a video file or a recorded event list as a feed.
 
     Camera and video go through ``vision.table`` (imported here, lazily: it loads the detector).
@@ -166,4 +166,4 @@ def open_feed(source: str, *, realtime: bool = True) -> Feed:
         return RecordedFeed(source, realtime=realtime)
     from service.vision_feed import VisionFeed  # heavy: cv2, the detector
 
-    return VisionFeed(source, realtime=realtime)
+    return VisionFeed(source, realtime=realtime, model=model)

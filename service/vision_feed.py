@@ -45,11 +45,11 @@ class VisionFeed:
         model: str | None = None,
         detector: Any = None,
     ) -> None:
+        self.source = open_source(source, stride=stride)  # first: a wrong path fails before the model loads
         if detector is None:
             from vision.detector.model import CardDetector
 
             detector = CardDetector.load(model)
-        self.source = open_source(source, stride=stride)
         self.detector = detector
         self.realtime = realtime
         self.frame_interval = 1.0 / fps

@@ -1,0 +1,42 @@
+"""The service's subcommands: registered, light to import, clear when a source is wrong."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from service.cli import build_parser
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_serve_demo_and_bench_are_registered() -> None:
+    parser = build_parser()
+    args = parser.parse_args(["serve", "--source", "0", "--host", "0.0.0.0", "--port", "9000", "--db", "x.db"])
+    assert (args.source, args.host, args.port, args.db) == ("0", "0.0.0.0", 9000, "x.db")
+    args = parser.parse_args(["demo"])
+    assert args.host == "127.0.0.1" and args.port == 8000 and args.db is None
+    assert parser.parse_args(["bench-dashboard", "--pages", "20"]).pages == 20
+
+
+def test_importing_the_commands_loads_nothing_heavy() -> None:
+    code = "import sys, service.commands; print(sorted(m for m in ('fastapi', 'uvicorn', 'cv2', 'torch') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_a_missing_source_is_a_clear_error(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "service.cli", "serve", "--source", str(tmp_path / "nope.mp4"), "--db", str(tmp_path / "t.db")],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 2
+    assert "nope.mp4: no such file or folder" in result.stderr
+    bad = tmp_path / "events.json"
+    bad.write_text("[{\"time\": 1}]")
+    result = subprocess.run(
+        [sys.executable, "-m", "service.cli", "serve", "--source", str(bad), "--db", str(tmp_path / "t.db")],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 2 and "needs a 'kind'" in result.stderr
