@@ -80,7 +80,9 @@ class GameResult:
         bock_trigger: the game starts Bock rounds under the rules.
         parties: the final party of each seat.
         flags: the game's flags.
-        penalty: the DDV penalty applied, if any (e.g. ``"renege: seat 2, trick 4 (DDV 9.4)"``).
+        penalty: the DDV ruling applied on request, if any: a proven renege makes its party lose
+            (DDV 9.3), unless the game was already decided before that trick (DDV 9.4: it counts
+            as played).
     """
 
     winner: Party | None
@@ -190,9 +192,13 @@ def score_game(game: Game, *, penalties: bool = False) -> GameResult:
     penalty = None
     winner: int | None
     renege = next((f for f in game.flags if f.kind == "renege"), None) if penalties else None
+    if renege is not None and _decided_before(game, side, renege.trick, announced, level):
+        # DDV 9.4: a rule broken when the game was already decided does not change its result.
+        penalty = f"renege: seat {renege.seat} in trick {renege.trick + 1} (DDV 9.4: the game was already decided and counts as played)"
+        renege = None
     if renege is not None:
         winner = 1 - side[renege.seat]  # type: ignore[index]
-        penalty = f"renege: seat {renege.seat} in trick {renege.trick + 1} (DDV 9.4: the game is lost for its party)"
+        penalty = f"renege: seat {renege.seat} in trick {renege.trick + 1} (DDV 9.3: the game is lost for its party)"
     elif level[0] or level[1]:
         re_ok = reached(0) if level[0] else against(0)
         kontra_ok = reached(1) if level[1] else against(1)
@@ -201,6 +207,7 @@ def score_game(game: Game, *, penalties: bool = False) -> GameResult:
         re_needs = 120 if announced[1] and not announced[0] else 121
         winner = 0 if augen[0] >= re_needs else 1
 
+    penalized = renege is not None
     items: list[ScoreItem] = []
     add = items.append
     is_solo = solo is not None
@@ -208,14 +215,14 @@ def score_game(game: Game, *, penalties: bool = False) -> GameResult:
         wp = _PARTY[winner]
         loser = 1 - winner
         add(ScoreItem("gewonnen", wp))
-        if penalty is None:
+        if not penalized:
             for limit, name in _UNDER:
                 if augen[loser] < limit:
                     add(ScoreItem(name, wp))
             if tricks_won[loser] == 0:
                 add(ScoreItem("schwarz", wp))
         else:
-            # DDV 9.4: the Absagen of the innocent party count as made.
+            # DDV 9.3: the Absagen of the innocent party count as made.
             for lvl in range(1, level[winner] + 1):
                 add(ScoreItem(("unter 90", "unter 60", "unter 30", "schwarz")[lvl - 1], wp))
         for i in (0, 1):
@@ -224,14 +231,14 @@ def score_game(game: Game, *, penalties: bool = False) -> GameResult:
         for i in (0, 1):
             for lvl in range(1, level[i] + 1):
                 add(ScoreItem(f"{_ABSAGE_NAME[lvl]} abgesagt ({_PARTY[i].german_name})", wp))
-    if penalty is None:
+    if not penalized:
         for i in (0, 1):
             for k in range(1, level[1 - i] + 1):
                 if augen[i] >= _AGAINST[k][1]:
                     add(ScoreItem(_AGAINST[k][0], _PARTY[i]))
     if winner == 1 and (not is_solo or rules.gegen_die_alten_in_solo):
         add(ScoreItem("gegen die Alten", Party.KONTRA))
-    if penalty is None and (not is_solo or rules.solo_special_points):
+    if not penalized and (not is_solo or rules.solo_special_points):
         _special_points(game, side, items)
 
     reference = winner if winner is not None else 0
@@ -268,6 +275,33 @@ def score_game(game: Game, *, penalties: bool = False) -> GameResult:
         flags=list(game.flags),
         penalty=penalty,
     )
+
+
+def _decided_before(game: Game, side: list[int], trick: int, announced: list[bool], level: list[int]) -> bool:
+    """Whether a party had already reached its winning target before ``trick`` (0-based)."""
+    augen = [0, 0]
+    tricks = [0, 0]
+    for t in game.tricks[:trick]:
+        w = side[t.plays[t._winner_pos][0]]
+        augen[w] += t.augen
+        tricks[w] += 1
+    for i in (0, 1):
+        own, other = level[i], level[1 - i]
+        if own:
+            if own < 4 and augen[i] >= _TARGET[own]:
+                return True
+        elif other == 4:
+            if tricks[i] > 0:
+                return True
+        elif other:
+            if augen[i] >= 241 - _TARGET[other]:
+                return True
+        else:
+            kontra_only = announced[1] and not announced[0]
+            needs = (120 if kontra_only else 121) if i == 0 else (121 if kontra_only else 120)
+            if augen[i] >= needs:
+                return True
+    return False
 
 
 _PARTY = (Party.RE, Party.KONTRA)

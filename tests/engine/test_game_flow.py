@@ -197,8 +197,22 @@ def test_penalty_for_a_proven_renege_on_request():
     clean = make_game(line).result()
     assert clean.winner is KONTRA
     penalized = make_game(line).result(penalties=True)
-    assert penalized.winner is RE and "DDV 9.4" in penalized.penalty  # seat 1 is Kontra
+    assert penalized.winner is RE and "DDV 9.3" in penalized.penalty  # seat 1 is Kontra
     assert [i.name for i in penalized.items] == ["gewonnen"] and penalized.points == (1, -1, 1, -1)
+
+
+def test_a_renege_in_a_decided_game_counts_as_played():
+    from engine.scoring import _decided_before
+
+    game = make_game(GAME_158)
+    side = [0, 1, 0, 1]
+    # Re has 50 Augen after trick 2, 132 after trick 10 (121 needed without announcements).
+    assert not _decided_before(game, side, 2, [False, False], [0, 0])
+    assert _decided_before(game, side, 10, [False, False], [0, 0])
+    # After Re's keine 90 it needs 151: 150 after trick 11 is not yet decided.
+    assert not _decided_before(game, side, 11, [True, False], [1, 0])
+    # Kontra only: Re needs 120 and has 132.
+    assert _decided_before(game, side, 10, [False, True], [0, 0])
 
 
 def test_hochzeit_hands_must_hold_both_kreuz_damen():
