@@ -116,7 +116,7 @@ def table_scene(rng: np.random.Generator, deck: Deck, imgsz: int) -> tuple[list[
     camera = Camera(
         width=imgsz,
         height=imgsz,
-        view_width_cm=float(rng.uniform(35, 100)),
+        view_width_cm=float(rng.uniform(30, 85)),  # 85 cm over 640 px: an index is still ~10 px
         tilt_deg=float(min(abs(rng.normal(0, 15)), 35)),
         tilt_toward_deg=float(rng.uniform(0, 360)),
         yaw_deg=float(rng.uniform(0, 360)),

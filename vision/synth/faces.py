@@ -326,48 +326,114 @@ def _draw_index(canvas: np.ndarray, rank_text: str, suit: str, style: FaceStyle)
     return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
 
 
+def _poly(image: np.ndarray, points: list[tuple[float, float]] | np.ndarray, colour: tuple[int, int, int], outline: tuple[int, int, int] | None = (20, 20, 20)) -> None:
+    pts = np.round(np.asarray(points, np.float64) * 16).astype(np.int32)
+    cv2.fillPoly(image, [pts], colour, cv2.LINE_AA, shift=4)
+    if outline is not None:
+        cv2.polylines(image, [pts], True, outline, 1, cv2.LINE_AA, shift=4)
+
+
+def _pattern(image: np.ndarray, mask: np.ndarray, colour: tuple[int, int, int], kind: int, step: int) -> None:
+    """Fills ``mask`` (bool) with stripes, checks or dots in ``colour``: the busy print of court robes."""
+    h, w = mask.shape
+    yy, xx = np.mgrid[0:h, 0:w]
+    if kind == 0:
+        on = (yy // step) % 2 == 0
+    elif kind == 1:
+        on = ((yy // step) + (xx // step)) % 2 == 0
+    elif kind == 2:
+        on = ((yy % step) - step / 2) ** 2 + ((xx % step) - step / 2) ** 2 < (step / 3.5) ** 2
+    else:
+        on = ((xx + yy) // step) % 2 == 0
+    image[mask & on] = colour
+
+
 def _draw_court_picture(canvas: np.ndarray, rank: str, suit: str, style: FaceStyle, rng: np.random.Generator, box: tuple[int, int, int, int]) -> None:
-    """A picture-like court area: random figure shapes in the top half, mirrored below."""
+    """A court picture in the manner of French-suited decks: a crowned or capped bust with a busy
+    robe in the top half, turned 180 degrees into the bottom half (split straight or diagonally)."""
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
     half = np.full((h, w, 3), style.stock, np.uint8)
     palette = [tuple(int(c) for c in p) for p in style.palette]
-    skin = (int(rng.integers(150, 200)), int(rng.integers(180, 220)), int(rng.integers(220, 250)))
-    hh = int(h * 0.6)  # the figure's extent; the split below keeps its upper part
-    # Robe: stripes and blocks.
-    for _ in range(int(rng.integers(4, 9))):
-        color = palette[int(rng.integers(len(palette)))]
-        pts = np.stack([rng.uniform(0, w, 4), rng.uniform(hh * 0.35, hh, 4)], axis=1)
-        cv2.fillPoly(half, [np.round(pts).astype(np.int32)], color, cv2.LINE_AA)
-    for _ in range(int(rng.integers(3, 8))):
-        color = palette[int(rng.integers(len(palette)))]
-        yy = int(rng.uniform(hh * 0.4, hh))
-        cv2.line(half, (0, yy), (w, yy + int(rng.integers(-20, 20))), color, int(rng.integers(1, 4)), cv2.LINE_AA)
-    # Head, hair, crown.
-    hx = int(w * rng.uniform(0.35, 0.65))
-    hy = int(hh * rng.uniform(0.22, 0.35))
-    hr = int(w * rng.uniform(0.1, 0.15))
-    hair = palette[int(rng.integers(len(palette)))]
-    cv2.ellipse(half, (hx, hy + hr // 3), (int(hr * 1.25), int(hr * 1.4)), 0, 0, 360, hair, -1, cv2.LINE_AA)
-    cv2.ellipse(half, (hx, hy), (hr, int(hr * 1.2)), 0, 0, 360, skin, -1, cv2.LINE_AA)
-    cv2.circle(half, (hx - hr // 3, hy - hr // 6), max(1, hr // 8), (30, 30, 30), -1, cv2.LINE_AA)
-    cv2.circle(half, (hx + hr // 3, hy - hr // 6), max(1, hr // 8), (30, 30, 30), -1, cv2.LINE_AA)
-    crown = palette[int(rng.integers(len(palette)))]
-    top = hy - int(hr * 1.1)
-    crown_pts = np.array([[hx - hr, top], [hx - hr, top - hr], [hx - hr // 2, top - hr // 2], [hx, top - int(hr * 1.3)], [hx + hr // 2, top - hr // 2], [hx + hr, top - hr], [hx + hr, top]])
-    cv2.fillPoly(half, [crown_pts.astype(np.int32)], crown, cv2.LINE_AA)
-    # A big pip in the picture, as most French-suited court cards carry.
-    _draw_pip(half, suit, w * rng.uniform(0.15, 0.3), hh * rng.uniform(0.12, 0.3), w * 0.22, style.inks[suit], flip=False)
-    outline = (int(rng.integers(0, 60)),) * 3
-    for _ in range(int(rng.integers(2, 6))):
-        pts = np.stack([rng.uniform(0, w, 3), rng.uniform(0, hh, 3)], axis=1).astype(np.int32)
-        cv2.polylines(half, [pts], False, outline, 1, cv2.LINE_AA)
+    pick = lambda: palette[int(rng.integers(len(palette)))]  # noqa: E731
+    ink = (20, 20, 20)
+    skin = (int(rng.integers(170, 215)), int(rng.integers(200, 230)), int(rng.integers(230, 252)))
+    hh = h * 0.58  # the figure's extent; the split keeps its upper part
+    cx = w * rng.uniform(0.45, 0.58)
+    head_r = w * rng.uniform(0.11, 0.14)
+    head_y = hh * rng.uniform(0.3, 0.36)
+    # Robe: shoulders to the split, with a centre panel and sleeves in different prints.
+    shoulder_y = head_y + head_r * 1.5
+    robe = [(cx - w * 0.42, hh * 1.05), (cx - w * 0.36, shoulder_y + head_r * 0.3), (cx - head_r * 0.9, shoulder_y - head_r * 0.1), (cx + head_r * 0.9, shoulder_y - head_r * 0.1), (cx + w * 0.36, shoulder_y + head_r * 0.3), (cx + w * 0.42, hh * 1.05)]
+    _poly(half, robe, pick(), ink)
+    for side in (-1, 1):
+        sleeve = [(cx + side * w * 0.36, shoulder_y + head_r * 0.3), (cx + side * w * 0.2, shoulder_y), (cx + side * w * 0.17, hh * 1.05), (cx + side * w * 0.42, hh * 1.05)]
+        mask = np.zeros((h, w), np.uint8)
+        cv2.fillPoly(mask, [np.round(np.array(sleeve)).astype(np.int32)], 1)
+        _pattern(half, mask.astype(bool), pick(), int(rng.integers(4)), max(2, int(w * rng.uniform(0.025, 0.05))))
+        cv2.polylines(half, [np.round(np.array(sleeve)).astype(np.int32)], True, ink, 1, cv2.LINE_AA)
+    panel = [(cx - head_r * 0.8, shoulder_y), (cx + head_r * 0.8, shoulder_y), (cx + head_r * 1.1, hh * 1.05), (cx - head_r * 1.1, hh * 1.05)]
+    mask = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(mask, [np.round(np.array(panel)).astype(np.int32)], 1)
+    half[mask.astype(bool)] = pick()
+    _pattern(half, mask.astype(bool), pick(), int(rng.integers(4)), max(2, int(w * rng.uniform(0.02, 0.04))))
+    cv2.polylines(half, [np.round(np.array(panel)).astype(np.int32)], True, ink, 1, cv2.LINE_AA)
+    # Collar.
+    cv2.ellipse(half, (int(cx), int(shoulder_y)), (int(head_r * 1.3), int(head_r * 0.45)), 0, 0, 360, pick(), -1, cv2.LINE_AA)
+    cv2.ellipse(half, (int(cx), int(shoulder_y)), (int(head_r * 1.3), int(head_r * 0.45)), 0, 0, 360, ink, 1, cv2.LINE_AA)
+    # Hair, head, face.
+    hair = [(40, 120, 200), (30, 60, 110), (30, 30, 40), (60, 160, 220)][int(rng.integers(4))]
+    cv2.ellipse(half, (int(cx), int(head_y + head_r * 0.3)), (int(head_r * 1.3), int(head_r * 1.35)), 0, 0, 360, hair, -1, cv2.LINE_AA)
+    if rank == "K":  # beard
+        _poly(half, [(cx - head_r * 0.8, head_y + head_r * 0.3), (cx + head_r * 0.8, head_y + head_r * 0.3), (cx, head_y + head_r * 1.9)], hair, ink)
+    cv2.ellipse(half, (int(cx), int(head_y)), (int(head_r), int(head_r * 1.15)), 0, 0, 360, skin, -1, cv2.LINE_AA)
+    cv2.ellipse(half, (int(cx), int(head_y)), (int(head_r), int(head_r * 1.15)), 0, 0, 360, ink, 1, cv2.LINE_AA)
+    eye = max(1, int(head_r * 0.12))
+    for side in (-1, 1):
+        cv2.circle(half, (int(cx + side * head_r * 0.38), int(head_y - head_r * 0.15)), eye, ink, -1, cv2.LINE_AA)
+    cv2.line(half, (int(cx), int(head_y - head_r * 0.1)), (int(cx + head_r * 0.12), int(head_y + head_r * 0.3)), ink, 1, cv2.LINE_AA)
+    cv2.line(half, (int(cx - head_r * 0.3), int(head_y + head_r * 0.6)), (int(cx + head_r * 0.3), int(head_y + head_r * 0.6)), (40, 40, 170), max(1, eye), cv2.LINE_AA)
+    # Headwear: crown for kings and queens, a cap for jacks.
+    top = head_y - head_r * 0.95
+    gold = (40, 190, 230)
+    if rank in ("K", "Q"):
+        spikes = 3 if rank == "Q" else 5
+        pts = [(cx - head_r, top)]
+        for k in range(spikes):
+            left = cx - head_r + 2 * head_r * k / spikes
+            pts += [(left + head_r / spikes, top - head_r * (1.1 if rank == "K" else 0.8)), (left + 2 * head_r / spikes, top - head_r * 0.4)]
+        pts[-1] = (cx + head_r, top)
+        _poly(half, pts, gold, ink)
+        for k in range(spikes):
+            cv2.circle(half, (int(cx - head_r + head_r / spikes * (2 * k + 1)), int(top - head_r * 0.2)), max(1, eye), pick(), -1, cv2.LINE_AA)
+    else:
+        _poly(half, [(cx - head_r * 1.2, top + head_r * 0.2), (cx - head_r, top - head_r * 0.6), (cx + head_r * 0.9, top - head_r * 0.7), (cx + head_r * 1.3, top + head_r * 0.1)], pick(), ink)
+        cv2.line(half, (int(cx + head_r * 0.8), int(top - head_r * 0.5)), (int(cx + head_r * 2.2), int(top - head_r * 1.6)), pick(), max(1, eye), cv2.LINE_AA)
+    # What the figure holds: a sword, a flower or a halberd.
+    hand_x = cx + (w * 0.3 if rng.random() < 0.5 else -w * 0.3)
+    if rank == "K":
+        cv2.line(half, (int(hand_x), int(hh * 0.05)), (int(hand_x), int(hh)), (170, 170, 170), max(2, eye * 2), cv2.LINE_AA)
+        cv2.line(half, (int(hand_x - head_r * 0.6), int(hh * 0.72)), (int(hand_x + head_r * 0.6), int(hh * 0.72)), gold, max(2, eye * 2), cv2.LINE_AA)
+    elif rank == "Q":
+        cv2.line(half, (int(hand_x), int(hh * 0.35)), (int(hand_x), int(hh * 0.8)), (40, 120, 40), max(1, eye), cv2.LINE_AA)
+        for k in range(5):
+            a = 2 * math.pi * k / 5
+            cv2.circle(half, (int(hand_x + math.cos(a) * head_r * 0.3), int(hh * 0.35 + math.sin(a) * head_r * 0.3)), max(2, int(head_r * 0.22)), pick(), -1, cv2.LINE_AA)
+    else:
+        cv2.line(half, (int(hand_x), int(hh * 0.02)), (int(hand_x), int(hh)), (60, 90, 130), max(1, eye), cv2.LINE_AA)
+        _poly(half, [(hand_x, hh * 0.02), (hand_x + head_r * 0.5, hh * 0.12), (hand_x, hh * 0.2)], (170, 170, 170), ink)
+    # The suit's pip beside the head, as French-suited courts carry it.
+    px = w * 0.16 if hand_x > cx else w * 0.84
+    _draw_pip(half, suit, px, hh * rng.uniform(0.1, 0.2), w * rng.uniform(0.16, 0.22), style.inks[suit], flip=False)
     yy, xx = np.mgrid[0:h, 0:w]
     if rng.random() < 0.5:  # diagonal split as on English-pattern courts
         lower = yy / h + xx / w > 1.0
     else:
         lower = yy * 2 >= h
     picture = np.where(lower[..., None], np.rot90(half, 2), half)
+    if not (yy * 2 >= h).all():
+        divider = (np.abs(yy / h + xx / w - 1.0) < 0.004) if (lower != (yy * 2 >= h)).any() else (np.abs(yy * 2 - h) <= 0)
+        picture[divider] = style.frame
     canvas[y0:y1, x0:x1] = picture
     cv2.rectangle(canvas, (x0, y0), (x1 - 1, y1 - 1), style.frame, max(1, w // 80), cv2.LINE_AA)
 

@@ -337,6 +337,10 @@ class CardAnnotation:
 TARGETS = ("corners", "cards", "both")
 
 
+def _big_enough(box: list[float], min_size: float) -> bool:
+    return box[2] - box[0] >= min_size and box[3] - box[1] >= min_size
+
+
 @dataclass
 class SceneAnnotation:
     """Everything known about one rendered image."""
@@ -345,7 +349,7 @@ class SceneAnnotation:
     height: int
     cards: list[CardAnnotation]
 
-    def boxes(self, target: str = "corners", *, index_threshold: float = 0.6, card_threshold: float = 0.5) -> list[tuple[int, list[float]]]:
+    def boxes(self, target: str = "corners", *, index_threshold: float = 0.6, card_threshold: float = 0.5, min_size: float = 3.0) -> list[tuple[int, list[float]]]:
         """Labelled boxes ``(class_id, [x1, y1, x2, y2])`` in pixels.
 
         Args:
@@ -355,6 +359,7 @@ class SceneAnnotation:
                 unoccluded and inside the image; raising it drops more half-hidden indices.
             card_threshold: a card with no visible index still gets a card box when at least
                 this fraction of it shows.
+            min_size: boxes narrower or lower than this many pixels are dropped (unreadable).
 
         Raises:
             ValueError: unknown ``target``.
@@ -365,10 +370,10 @@ class SceneAnnotation:
         for card in self.cards:
             if card.class_id is None:
                 continue
-            visible = [b for b, v in zip(card.index_boxes, card.index_visibility) if b is not None and v >= index_threshold]
+            visible = [b for b, v in zip(card.index_boxes, card.index_visibility) if b is not None and v >= index_threshold and _big_enough(b, min_size)]
             if target in ("corners", "both"):
                 out.extend((card.class_id, b) for b in visible)
-            if target in ("cards", "both") and card.box is not None and (visible or card.visible_fraction >= card_threshold):
+            if target in ("cards", "both") and card.box is not None and _big_enough(card.box, min_size) and (visible or card.visible_fraction >= card_threshold):
                 out.append((card.class_id, card.box))
         return out
 
