@@ -64,6 +64,23 @@ class LiveTable:
         with self._lock:
             return self._view
 
+    def sheet_csv(self) -> str | None:
+        """The score sheet as CSV, or None before the first Partie."""
+        with self._lock:
+            partie = self.state.partie
+            return partie.to_csv() if partie is not None else None
+
+    def game_record(self, number: int) -> dict[str, Any] | None:
+        """Game ``number`` of the Partie as a ``dokocam-game/1`` record, or None when there is none."""
+        with self._lock:
+            games = [f.state for f in self.state.finished]
+            if self.state.current is not None:
+                games.append(self.state.current)
+            for game in games:
+                if game.number == number:
+                    return game.game.to_dict()
+            return None
+
     def events(self, after: int = 0) -> list[StoredEvent]:
         with self._lock:
             return [e for e in self._events if e.id > after]
@@ -116,8 +133,8 @@ class LiveTable:
             else:
                 self._replayer.apply(event)
             self._view = self._build_view()
-            view = self._view
-        self.hub.publish("state", view)
+            # Published under the lock, so pages (and the hub's last-state replay) see states in log order.
+            self.hub.publish("state", self._view)
         return event
 
     # -- validation (nothing is written when these raise) --------------------------------

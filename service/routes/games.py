@@ -71,11 +71,7 @@ def end_game_early(*, table: TableDep, body: GameEnd | None = None) -> Accepted:
 @router.get("/{number}/record")
 def export_game(*, table: TableDep, number: int = Path(..., ge=1, le=100000)) -> dict[str, Any]:
     """One game as a ``dokocam-game/1`` record (the engine's JSON game format)."""
-    games = [f.state for f in table.state.finished]
-    if table.state.current is not None:
-        games.append(table.state.current)
-    for game in games:
-        if game.number == number:
-            return game.game.to_dict()
-    known = ", ".join(str(g.number) for g in games) or "none yet"
-    raise HTTPException(status.HTTP_404_NOT_FOUND, detail=f"no game {number} in this Partie; games: {known}")
+    record = table.game_record(number)
+    if record is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, detail=f"no game {number} in this Partie; GET /partie lists the games on the sheet")
+    return record

@@ -37,11 +37,11 @@ def read_partie(*, table: TableDep) -> PartiePublic:
 @router.get("/sheet.csv", response_class=Response, responses={200: {"content": {"text/csv": {}}}})
 def export_sheet(*, table: TableDep) -> Response:
     """The score sheet as CSV: one row per game, entries then running totals."""
-    partie = table.state.partie
-    if partie is None:
+    text = table.sheet_csv()
+    if text is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, detail="no Partie yet; start one with POST /partie")
     return Response(
-        partie.to_csv(),
+        text,
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": 'attachment; filename="dokocam-sheet.csv"'},
     )
