@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from engine.cards import ALL_CARDS, Card, Rank, Suit
-from engine.contract import SUIT_NAMES, Contract, ContractType
+from engine.contract import SUIT_NAMES, CardOrder, Contract, ContractType
 from engine.errors import IllegalCallError, IllegalPlayError, RulesError
 from engine.rules import Rules
 from engine.trick import Trick
@@ -278,12 +278,12 @@ class Game:
         return self._schweinchen_seat
 
     @property
-    def order(self):  # noqa: ANN201 - CardOrder, kept short for hot paths
+    def order(self) -> CardOrder:
         """The contract's card order in force (with Schweinchen once known)."""
         return self._order
 
     @property
-    def calls(self) -> list[tuple[int, Call, Party]]:
+    def calls(self) -> list[tuple[int, Call, Party | None]]:
         """Announcements so far as ``(seat, call, party)``.
 
         The party is None only for an Absage made while both parties had announced and the
