@@ -17,7 +17,7 @@ from engine.errors import (
     RecordError,
     RulesError,
 )
-from engine.game import Call, CallEvent, CloseTrickEvent, Flag, Game, Party, PlayEvent
+from engine.game import Call, CallEvent, CloseTrickEvent, Flag, Game, Party, PlayEvent, SchweinchenEvent
 from engine.rules import Rules, armut_possible, schmeissen_reason
 from engine.scoring import GameResult, ScoreItem
 from engine.trick import Trick
@@ -45,6 +45,7 @@ __all__ = [
     "RecordError",
     "Rules",
     "RulesError",
+    "SchweinchenEvent",
     "ScoreItem",
     "SoloKind",
     "Suit",

@@ -32,7 +32,7 @@ from engine.trick import Trick
 if TYPE_CHECKING:
     from engine.scoring import GameResult
 
-__all__ = ["Party", "Call", "PlayEvent", "CallEvent", "CloseTrickEvent", "Event", "Flag", "Game"]
+__all__ = ["Party", "Call", "PlayEvent", "CallEvent", "CloseTrickEvent", "SchweinchenEvent", "Event", "Flag", "Game"]
 
 QUEEN_OF_CLUBS = Card(Rank.QUEEN, Suit.CLUBS)
 FOX = Card(Rank.ACE, Suit.DIAMONDS)
@@ -112,7 +112,19 @@ class CloseTrickEvent(NamedTuple):
         return {"close_trick": True}
 
 
-Event = PlayEvent | CallEvent | CloseTrickEvent
+class SchweinchenEvent(NamedTuple):
+    """``seat`` says "Schweinchen": it holds both Karo-Asse (``Game.announce_schweinchen``).
+
+    Record form ``{"seat": 0, "announce": "schweinchen"}``.
+    """
+
+    seat: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {"seat": self.seat, "announce": "schweinchen"}
+
+
+Event = PlayEvent | CallEvent | CloseTrickEvent | SchweinchenEvent
 
 
 @dataclass(frozen=True, slots=True)
@@ -642,7 +654,11 @@ class Game:
                 self._apply_event(event)
         finally:
             self.strict = strict
-        if schweinchen is not None and self._fox_seats.count(schweinchen) < 2:
+        if (
+            schweinchen is not None
+            and self._fox_seats.count(schweinchen) < 2
+            and SchweinchenEvent(schweinchen) not in self.history
+        ):
             # The undo removed the proof; follow the game without Schweinchen again.
             events, self.history = self.history, []
             self._reset()
@@ -659,8 +675,39 @@ class Game:
             self._calls.append(record)
             if record.party is not None:
                 self._reveal(event.seat, record.party)
+        elif type(event) is SchweinchenEvent:
+            self._check_schweinchen(event.seat)
+            self.history.append(event)
         else:
             self.close_trick()
+
+    def announce_schweinchen(self, seat: int) -> None:
+        """``seat`` says "Schweinchen" (both Karo-Asse in its hand, said with the first one).
+
+        Both Karo-Asse of that seat are the highest trumps from the start of the game, so the
+        tricks played so far are followed again. Without it the camera learns the Schweinchen
+        only when the second Karo-Ass comes from the same seat.
+
+        Raises:
+            IllegalCallError: Schweinchen are not played under these rules or in this contract,
+                another seat played a Karo-Ass, or the hands show the seat lacks them.
+        """
+        self._check_schweinchen(seat)
+        self.history.append(SchweinchenEvent(seat))
+        if self._schweinchen_seat != seat:
+            self._schweinchen_seat = seat
+            self._rebuild()
+
+    def _check_schweinchen(self, seat: int) -> None:
+        if seat not in (0, 1, 2, 3):
+            raise IllegalCallError(f"seat must be 0..3, not {seat!r}")
+        if not (self.rules.schweinchen and self.contract.allows_schweinchen):
+            raise IllegalCallError(f"seat {seat} cannot say Schweinchen: not played under these rules in a {self.contract.name}")
+        others = [s for s in self._fox_seats if s != seat]
+        if others:
+            raise IllegalCallError(f"seat {seat} cannot say Schweinchen: seat {others[0]} played a Karo-Ass")
+        if self._hand_counts is not None and self._hand_counts[seat][_FOX] != 2:
+            raise IllegalCallError(f"seat {seat} cannot say Schweinchen: it does not hold both Karo-Asse")
 
     @classmethod
     def replay(
@@ -690,6 +737,8 @@ class Game:
                     game.play(event.seat, event.card)
             elif isinstance(event, CallEvent):
                 game.call(event.seat, event.call)
+            elif isinstance(event, SchweinchenEvent):
+                game.announce_schweinchen(event.seat)
             else:
                 game.close_trick()
         return game

@@ -11,8 +11,9 @@ A record is::
 Seats 0-3 go clockwise; seat 0 is Vorhand and leads the first trick. Optional keys: ``hands``
 (four lists of card codes, the hands the trick play starts from, after any Armut exchange) and
 ``bock`` (Bocks on the game, default 0). Other extra keys (e.g. ``expected``) are kept but ignored.
-Besides plays and calls an event may be ``{"close_trick": true}``: the camera saw a trick taken
-with fewer than four cards (``Game.close_trick``).
+Besides plays and calls an event may be ``{"close_trick": true}`` (the camera saw a trick taken
+with fewer than four cards, ``Game.close_trick``) or ``{"seat": S, "announce": "schweinchen"}``
+(``Game.announce_schweinchen``).
 
 >>> record = load_record({"format": "dokocam-game/1", "players": ["A", "B", "C", "D"],
 ...     "rules": {"preset": "tournament"}, "contract": {"type": "normal"},
@@ -38,7 +39,7 @@ from typing import Any
 from engine.cards import Card
 from engine.contract import Contract
 from engine.errors import EngineError, RecordError
-from engine.game import Call, CallEvent, CloseTrickEvent, Event, Game, PlayEvent
+from engine.game import Call, CallEvent, CloseTrickEvent, Event, Game, PlayEvent, SchweinchenEvent
 from engine.rules import Rules
 
 __all__ = ["FORMAT", "GameRecord", "load_record", "save_record"]
@@ -75,6 +76,8 @@ class GameRecord:
                     game.play(event.seat, event.card)
                 elif type(event) is CallEvent:
                     game.call(event.seat, event.call)
+                elif type(event) is SchweinchenEvent:
+                    game.announce_schweinchen(event.seat)
                 else:
                     game.close_trick()
             except EngineError as exc:
@@ -163,6 +166,8 @@ def _parse_event(i: int, raw: Any) -> Event:
     seat = raw.get("seat")
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
         raise RecordError(f"event {i}: seat must be 0..3, not {seat!r}")
+    if raw.get("announce") == "schweinchen" and "play" not in raw and "call" not in raw:
+        return SchweinchenEvent(seat)
     if "play" in raw and "call" not in raw:
         try:
             return PlayEvent(seat, Card.parse(raw["play"]))

@@ -14,6 +14,7 @@ from engine import (
     InvalidCardError,
     Party,
     PlayEvent,
+    SchweinchenEvent,
     Rules,
     SoloKind,
 )
@@ -234,3 +235,32 @@ def test_hands_must_match_the_deck():
         Game(hands=hands)
     with pytest.raises(RulesError, match="has 11 cards"):
         Game(hands=[h[:11] for h in hands])
+
+
+def test_schweinchen_announced_with_the_first_karo_ass():
+    game = Game(Rules.pub())
+    game.announce_schweinchen(0)
+    play_line(game, "AD 10H 9D 9D")
+    assert game.tricks[0].winner() == 0 and game.schweinchen_seat == 0
+    # Said after the card was seen: the trick is followed again.
+    late = make_game("AD 10H 9D 9D", rules=Rules.pub())
+    assert late.tricks[0].winner() == 1
+    late.announce_schweinchen(0)
+    assert late.tricks[0].winner() == 0 and late.to_move == 0
+    again = Game.replay(late.rules, late.contract, late.players, late.history)
+    assert again.tricks[0].winner() == 0
+    assert late.undo() == SchweinchenEvent(0) and late.tricks[0].winner() == 1
+
+
+def test_schweinchen_announcement_is_checked():
+    from engine import IllegalCallError
+
+    with pytest.raises(IllegalCallError, match="not played under these rules"):
+        Game().announce_schweinchen(0)
+    with pytest.raises(IllegalCallError, match="not played under these rules"):
+        Game(Rules.pub(), Contract.solo(SoloKind.DIAMONDS, 0)).announce_schweinchen(0)
+    game = make_game("AD", rules=Rules.pub())
+    with pytest.raises(IllegalCallError, match="seat 0 played a Karo-Ass"):
+        game.announce_schweinchen(1)
+    with pytest.raises(IllegalCallError, match="does not hold both"):
+        Game(Rules.pub(), hands=hands_of(GAME_158)).announce_schweinchen(0)

@@ -97,3 +97,11 @@ def test_a_closed_incomplete_trick_round_trips():
     again = load_record(data).to_game()
     assert [f.kind for f in again.flags] == ["incomplete_trick"] and again.to_move == 0
     assert len(again.tricks) == 1
+
+
+def test_schweinchen_announcement_round_trips():
+    game = make_game("AD 10H 9D 9D", rules=Rules.pub())
+    game.announce_schweinchen(0)
+    data = json.loads(json.dumps(game.to_dict()))
+    assert data["events"][-1] == {"seat": 0, "announce": "schweinchen"}
+    assert load_record(data).to_game().tricks[0].winner() == 0
