@@ -221,3 +221,29 @@ def test_cli_generate_writes_a_repeatable_yolo_dataset(tmp_path: Path) -> None:
 def test_cli_reports_a_broken_face_folder(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="lacks faces for AS"):
         _cli(["dataset", "generate", str(tmp_path / "out"), "--images", "1", "--faces", str(_face_folder(tmp_path, skip="AS"))])
+
+
+def test_workers_do_not_change_the_output(tmp_path: Path) -> None:
+    from vision.synth.dataset import write_dataset
+
+    config = SceneConfig(imgsz=128, procedural_decks=2)
+    for name, workers in (("one", 1), ("two", 2)):
+        for _ in write_dataset(tmp_path / name, 4, seed=9, config=config, workers=workers):
+            pass
+    one = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*") if p.is_file() and p.name != "data.yaml")
+    assert len(one) == 12  # 4 images, 4 labels, 4 geometry files
+    for rel in one:
+        assert (tmp_path / "one" / rel).read_bytes() == (tmp_path / "two" / rel).read_bytes(), rel
+
+
+def test_generation_does_not_import_torch(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from vision.synth.cli import register; import argparse; p = argparse.ArgumentParser(); "
+        "register(p.add_subparsers()); a = p.parse_args(['dataset', 'generate', sys.argv[1], '--images', '1', '--imgsz', '96']); "
+        "a.func(a); print('torch' in sys.modules, 'ultralytics' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code, str(tmp_path / "out")], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2])
+    assert result.stdout.strip().splitlines()[-1] == "False False"
