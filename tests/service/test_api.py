@@ -282,3 +282,13 @@ def test_the_page_and_its_files_are_served(client: TestClient) -> None:
     for name in ("app.js", "style.css"):
         assert client.get(f"/static/{name}").status_code == 200
     assert "http" not in "".join(line for line in page.text.splitlines() if "src=" in line or "href=" in line)
+
+
+def test_an_owed_pflichtsolo_is_shown_and_the_vorfuehrung_enforced(client: TestClient) -> None:
+    state = start(client, rules={"preset": "tournament", "pflichtsolo": True}, length={"rounds": 1})
+    assert state["partie"]["pflichtsolo_owed"] == PLAYERS
+    assert state["game"]["forced_solo"] == "Anna"  # Vorhand in the last (only) round
+    refused = client.put("/games/current/contract", json={"type": "hochzeit", "declarer": 0})
+    assert refused.status_code == 409 and "Pflichtsolo" in refused.json()["detail"]
+    solo = client.put("/games/current/contract", json={"type": "solo", "kind": "jacks", "declarer": 0})
+    assert solo.status_code == 200 and solo.json()["state"]["game"]["contract"]["label"] == "Bubensolo (Anna)"
