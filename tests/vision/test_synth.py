@@ -216,6 +216,7 @@ def test_cli_generate_writes_a_repeatable_yolo_dataset(tmp_path: Path) -> None:
     data = yaml.safe_load((a / "data.yaml").read_text())
     assert [data["names"][i] for i in range(24)] == list(CARD_CODES)
     assert Path(data["path"]) == a.resolve()
+    assert data["target"] == "both"
 
 
 def test_cli_reports_a_broken_face_folder(tmp_path: Path) -> None:

@@ -109,6 +109,17 @@ def table_scene(rng: np.random.Generator, deck: Deck, imgsz: int) -> tuple[list[
         angle = side + float(rng.normal(0, 12 if rng.random() < 0.8 else 40))
         cards.append(PlacedCard(code, tuple(_rot(offset, side)), angle))
     arms = []
+    # Hands held low over the table's edge: a fan of backs and the hand holding it.
+    for side in SIDES_DEG:
+        if rng.random() < 0.2:
+            grip = _rot(np.array([rng.uniform(-15, 15), rng.uniform(38, 50)]), side)
+            spread = rng.uniform(6, 14)
+            count = int(rng.integers(3, 10))
+            for k in range(count):
+                fan = side + 180 + (k - (count - 1) / 2) * spread / count * 3
+                tip = grip + _rot(np.array([0.0, -4.0]), fan - 180)
+                cards.append(PlacedCard("back", tuple(tip), float(fan), face_up=False))
+            arms.append(_arm_from(rng, side, grip + _rot(np.array([0.0, 2.0]), side), 75.0))
     for _ in range(int(rng.choice([0, 0, 1, 1, 2]))):
         side = float(rng.choice(SIDES_DEG))
         reach = _rot(np.array([rng.uniform(-12, 12), rng.uniform(0, 25)]), side)
@@ -213,10 +224,14 @@ def _write_one(job: tuple[int, Path, str, str]) -> int:
     return len(lines)
 
 
-def data_yaml(root: Path) -> str:
-    """Ultralytics dataset file for ``root`` with the 24 names in class-id order."""
+def data_yaml(root: Path, target: str = "corners") -> str:
+    """Ultralytics dataset file for ``root`` with the 24 names in class-id order.
+
+    ``target`` (what a box covers: corners, cards or both) is recorded for dokocam's own tools;
+    Ultralytics ignores the key.
+    """
     names = "".join(f"  {i}: {code}\n" for i, code in enumerate(CARD_CODES))
-    return f"# dokocam synthetic Doppelkopf scenes\npath: {root.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names}"
+    return f"# dokocam synthetic Doppelkopf scenes\npath: {root.resolve()}\ntrain: images/train\nval: images/val\ntarget: {target}\nnames:\n{names}"
 
 
 def write_dataset(
@@ -251,7 +266,7 @@ def write_dataset(
     for kind in ("images", "labels", "meta"):
         for split in ("train", "val"):
             (root / kind / split).mkdir(parents=True, exist_ok=True)
-    (root / "data.yaml").write_text(data_yaml(root))
+    (root / "data.yaml").write_text(data_yaml(root, target))
     n_val = int(round(images * val_fraction))
     jobs = [(i, root, "val" if i < n_val else "train", target) for i in range(images)]
     folder_names = [str(f) for f in folders]
