@@ -27,10 +27,6 @@ import numpy as np
 from vision.synth.faces import CARD_CODES, Face, FaceStyle, draw_back, draw_face
 from vision.synth.textures import Surface
 
-# Physical card sizes in centimetres (width, height).
-POKER_CM = (6.35, 8.89)
-SKAT_CM = (5.9, 9.1)
-
 OWNER_NONE = -1  # background
 OWNER_HIDDEN = -2  # an occluder or a face-down card: hides what is below, labels nothing
 
@@ -47,7 +43,7 @@ class Deck:
         self._faces: dict[str, Face] = dict(faces or {})
         self._procedural = faces is None
         self.back = draw_back(style, seed)
-        if size_cm is None:
+        if size_cm is None:  # from Skat (5.9 cm) and bridge (5.7 cm) to poker (6.35 cm) widths
             width_cm = float(np.random.default_rng(seed).uniform(5.7, 6.4))
             size_cm = (width_cm, width_cm * style.aspect)
         self.size_cm = size_cm
@@ -62,8 +58,9 @@ class Deck:
     def from_faces(cls, faces: Mapping[str, Face], seed: int, width_cm: float = 6.3) -> Deck:
         """A deck of given face images (see :func:`~vision.synth.faces.load_face_folder`)."""
         w, h = faces[CARD_CODES[0]].size
-        style = FaceStyle.random(np.random.default_rng(np.random.SeedSequence([seed, 1])), width=w)
-        style = FaceStyle(width=w, aspect=h / w, corner_radius=style.corner_radius, stock=style.stock)
+        drawn = FaceStyle.random(np.random.default_rng(np.random.SeedSequence([seed, 1])), width=w)
+        # Only the back is drawn for such a deck: give it the faces' proportions.
+        style = FaceStyle(width=w, aspect=h / w, corner_radius=drawn.corner_radius, stock=drawn.stock)
         return cls(style, seed, faces=faces, size_cm=(width_cm, width_cm * h / w))
 
     @property
