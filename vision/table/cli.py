@@ -56,6 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--record", help="the ground-truth game record (default: OUT.json)")
     p.add_argument("--tricks", type=int, default=12, help="tricks to play (default 12, a whole game)")
     p.add_argument("--size", default="1280x720", help="frame size WxH (default 1280x720)")
+    p.add_argument("--steady", action="store_true", help="no camera shake, noise or light drift (small files)")
     p.set_defaults(func=_render_game)
 
     p = subparsers.add_parser(
@@ -258,7 +259,7 @@ def _render_game(args: argparse.Namespace) -> int:
         return _error(f"--size {args.size!r}: use WIDTHxHEIGHT, e.g. 1280x720")
     if args.fps <= 0 or not 1 <= args.tricks <= 12:
         return _error("--fps must be positive and --tricks between 1 and 12")
-    video = GameVideo(seed=args.seed, tricks=args.tricks, width=width, height=height, fps=args.fps)
+    video = GameVideo(seed=args.seed, tricks=args.tricks, width=width, height=height, fps=args.fps, steady=args.steady)
     summary = video.write(args.out, record_path=args.record, progress=sys.stderr.isatty())
     print(json.dumps(summary))
     return 0
