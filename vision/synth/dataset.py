@@ -167,8 +167,8 @@ def closeup_scene(rng: np.random.Generator, deck: Deck, imgsz: int, distractors:
     camera = Camera(
         width=imgsz,
         height=imgsz,
-        view_width_cm=float(max(extent, h) * rng.uniform(1.15, 2.2)),
-        tilt_deg=float(min(abs(rng.normal(0, 12)), 35)),
+        view_width_cm=float(max(extent, h) * rng.uniform(0.95, 2.2)),  # sometimes cut by the frame
+        tilt_deg=float(min(abs(rng.normal(0, 18)), 35)),  # phones are rarely held level
         tilt_toward_deg=float(rng.uniform(0, 360)),
         yaw_deg=float(rng.normal(0, 6)),
         target=(float(rng.normal(0, 1.5)), float(rng.normal(0, 1.5))),
