@@ -248,3 +248,24 @@ def test_generation_does_not_import_torch(tmp_path: Path) -> None:
     )
     result = subprocess.run([sys.executable, "-c", code, str(tmp_path / "out")], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2])
     assert result.stdout.strip().splitlines()[-1] == "False False"
+
+
+@pytest.mark.parametrize("kind", ["wood", "felt", "cloth", "plastic", "stone", "pattern", "glass"])
+def test_every_surface_kind_renders_a_textured_image(kind: str) -> None:
+    from vision.synth.textures import SURFACE_KINDS
+
+    assert kind in SURFACE_KINDS
+    surface = Surface(kind, ((120, 150, 180), (60, 80, 100)), 1.0, seed=4)
+    image = surface.render(96, 64, 0.2)
+    assert image.shape == (64, 96, 3) and image.dtype == np.uint8
+    assert image.std() > 1.0  # a texture, not a flat fill
+    assert np.array_equal(image, surface.render(96, 64, 0.2))
+
+
+def test_boxes_reject_unknown_targets_and_drop_tiny_ones() -> None:
+    deck = _coded_deck(["KC"])
+    _, annotation = render_scene(deck, GREY_TABLE, [PlacedCard("KC", (0, 0), 0)], Camera(width=160, height=160, view_width_cm=20), look=FLAT)
+    assert len(annotation.boxes("corners")) == 2
+    assert annotation.boxes("corners", min_size=200) == []
+    with pytest.raises(ValueError, match="target must be one of"):
+        annotation.boxes("whole")

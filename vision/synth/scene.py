@@ -245,6 +245,7 @@ class Look:
         motion_blur_px: length of a linear motion blur (0 = none).
         focus_blur_px: Gaussian blur sigma (0 = sharp).
         noise: Gaussian sensor-noise sigma in grey levels.
+        sharpen: unsharp-mask amount, as phone cameras apply (0 = none).
         jpeg_quality: JPEG re-compression quality, or 0 for none.
     """
 
@@ -258,6 +259,7 @@ class Look:
     motion_blur_px: float = 0.0
     focus_blur_px: float = 0.0
     noise: float = 0.0
+    sharpen: float = 0.0
     jpeg_quality: int = 0
 
     @classmethod
@@ -274,6 +276,7 @@ class Look:
             motion_blur_px=float(rng.uniform(2, 9)) if rng.random() < 0.15 else 0.0,
             focus_blur_px=float(rng.uniform(0.5, 1.8)) if rng.random() < 0.3 else 0.0,
             noise=float(rng.uniform(0, 8)),
+            sharpen=float(rng.uniform(0.3, 1.2)) if rng.random() < 0.3 else 0.0,
             jpeg_quality=int(rng.integers(35, 96)) if rng.random() < 0.8 else 0,
         )
 
@@ -685,6 +688,8 @@ def _finish(canvas: _Canvas, camera: Camera, look: Look, rng: np.random.Generato
         out = cv2.filter2D(out, -1, kernel)
     if look.focus_blur_px > 0.3:
         out = cv2.GaussianBlur(out, (0, 0), look.focus_blur_px)
+    if look.sharpen > 0:
+        out = cv2.addWeighted(out, 1 + look.sharpen, cv2.GaussianBlur(out, (0, 0), 1.2), -look.sharpen, 0)
     # Light: a gradient, vignette and glare, smooth enough to compute on a coarse grid.
     sh, sw = max(2, h // 16), max(2, w // 16)
     yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
