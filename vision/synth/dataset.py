@@ -140,20 +140,34 @@ def table_scene(rng: np.random.Generator, deck: Deck, imgsz: int) -> tuple[list[
 
 
 def closeup_scene(rng: np.random.Generator, deck: Deck, imgsz: int, distractors: float) -> tuple[list[PlacedCard], list[Arm], Camera, bool]:
-    """A phone photo of one to three cards filling much of the frame."""
+    """A phone photo of one to three cards filling much of the frame, or of a spread of several
+    overlapping cards where mostly one index column of each shows."""
     w, h = deck.size_cm
-    n = int(rng.choice([1, 1, 2, 2, 3]))
     pool = list(CARD_CODES)
     extra = [c for c in deck.codes if c in DISTRACTOR_CODES]
+
+    def draw_code() -> str:
+        return str(rng.choice(extra)) if extra and rng.random() < distractors else str(rng.choice(pool))
+
     cards: list[PlacedCard] = []
     base_angle = float(rng.choice([0, 0, 0, 90, 180, 270])) + float(rng.normal(0, 8))
-    spacing = rng.uniform(0.5, 1.2) * w
-    for k in range(n):
-        code = str(rng.choice(extra)) if extra and rng.random() < distractors else str(rng.choice(pool))
-        along = (k - (n - 1) / 2) * spacing
-        center = _rot(np.array([along, rng.normal(0, 0.2 * h)]), base_angle)
-        angle = base_angle + float(rng.normal(0, 10 if rng.random() < 0.7 else 45))
-        cards.append(PlacedCard(code, tuple(center), angle))
+    if rng.random() < 0.25:
+        # A spread: each card shifted sideways over the previous one, fanned a little.
+        n = int(rng.integers(3, 8))
+        spacing = rng.uniform(0.22, 0.45) * w
+        fan = rng.uniform(0, 8)
+        for k in range(n):
+            along = (k - (n - 1) / 2) * spacing
+            center = _rot(np.array([along, abs(k - (n - 1) / 2) * fan * 0.04 * h]), base_angle)
+            cards.append(PlacedCard(draw_code(), tuple(center), base_angle - (k - (n - 1) / 2) * fan))
+    else:
+        n = int(rng.choice([1, 1, 2, 2, 3]))
+        spacing = rng.uniform(0.5, 1.2) * w
+        for k in range(n):
+            along = (k - (n - 1) / 2) * spacing
+            center = _rot(np.array([along, rng.normal(0, 0.2 * h)]), base_angle)
+            angle = base_angle + float(rng.normal(0, 10 if rng.random() < 0.7 else 45))
+            cards.append(PlacedCard(draw_code(), tuple(center), angle))
     if rng.random() < 0.3:  # parts of more cards at the frame's edge
         for _ in range(int(rng.integers(1, 3))):
             spot = rng.uniform(-1, 1, 2) * [w * 2.5, h * 2.0]

@@ -246,6 +246,7 @@ class Look:
         focus_blur_px: Gaussian blur sigma (0 = sharp).
         noise: Gaussian sensor-noise sigma in grey levels.
         sharpen: unsharp-mask amount, as phone cameras apply (0 = none).
+        grayscale: deliver a black-and-white photo (suits then differ only by shape).
         jpeg_quality: JPEG re-compression quality, or 0 for none.
     """
 
@@ -260,6 +261,7 @@ class Look:
     focus_blur_px: float = 0.0
     noise: float = 0.0
     sharpen: float = 0.0
+    grayscale: bool = False
     jpeg_quality: int = 0
 
     @classmethod
@@ -277,6 +279,7 @@ class Look:
             focus_blur_px=float(rng.uniform(0.5, 1.8)) if rng.random() < 0.3 else 0.0,
             noise=float(rng.uniform(0, 8)),
             sharpen=float(rng.uniform(0.3, 1.2)) if rng.random() < 0.3 else 0.0,
+            grayscale=bool(rng.random() < 0.12),
             jpeg_quality=int(rng.integers(35, 96)) if rng.random() < 0.8 else 0,
         )
 
@@ -713,6 +716,8 @@ def _finish(canvas: _Canvas, camera: Camera, look: Look, rng: np.random.Generato
         out = cv2.add(out, cv2.merge([glare, glare, glare]), dtype=cv2.CV_8U)
     if look.noise > 0:
         out = cv2.addWeighted(out, 1.0, _noise_patch(rng, h, w), look.noise / 16, 0.0, dtype=cv2.CV_8U)
+    if look.grayscale:
+        out = cv2.cvtColor(cv2.cvtColor(out, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     if look.jpeg_quality:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(look.jpeg_quality)])
         if ok:
