@@ -10,6 +10,10 @@ import argparse
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from service.feed import Feed
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "datasets" / "demo"
 DEMO_PLAYERS = "Anna,Ben,Cem,Dora"
@@ -90,7 +94,7 @@ def _run(settings: object, players: str | None, *, model: str | None = None, fal
     import uvicorn
 
     from service.config import Settings
-    from service.feed import Feed, RecordedFeed, is_recorded, open_feed
+    from service.feed import RecordedFeed, is_recorded, open_feed
     from service.main import create_app
 
     assert isinstance(settings, Settings)
@@ -110,8 +114,9 @@ def _run(settings: object, players: str | None, *, model: str | None = None, fal
             if not fallback_to_recorded:
                 print(f"cannot open --source {source}: {exc}", file=sys.stderr)
                 return 2
-            print(f"cannot play {source} ({exc}): playing a recorded demo game instead", file=sys.stderr)
-            source = RECORDED_DEMO
+            feed = _demo_with_truth(source, exc, realtime=settings.realtime)
+            resume = feed is not None
+            source = source if feed is not None else RECORDED_DEMO
     if source == RECORDED_DEMO:
         from service.recorded import game_events
 
@@ -124,6 +129,18 @@ def _run(settings: object, players: str | None, *, model: str | None = None, fal
     # Live pages hold their SSE streams open forever: do not wait for them on shutdown.
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", timeout_graceful_shutdown=1)
     return 0
+
+
+def _demo_with_truth(video: str, why: Exception, *, realtime: bool) -> Feed | None:
+    """The demo video with its ground truth standing in for a detector that cannot be loaded."""
+    truth = Path(video).with_suffix(".frames.jsonl")
+    if not truth.is_file():
+        print(f"cannot play {video} ({why}): playing a recorded demo game instead", file=sys.stderr)
+        return None
+    from service.vision_feed import TruthDetector, VisionFeed
+
+    print(f"{why}\nplaying the demo video with its recorded ground truth in place of the detector", file=sys.stderr)
+    return VisionFeed(video, realtime=realtime, stride=1, detector=TruthDetector(truth, stride=1))
 
 
 def _bench(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -68,11 +68,42 @@ FeedItem = FeedEvent | FeedFrame
 
 
 class Feed(Protocol):
-    """What the service consumes: iterate it on a worker thread; ``close()`` stops it early."""
+    """What the service consumes: iterate it on a worker thread; ``close()`` stops it early.
+
+    ``pacer`` (None for a live camera) lets a resumed file run fast until it reaches new events.
+    """
+
+    pacer: Pacer | None
 
     def __iter__(self) -> Iterator[FeedItem]: ...
 
     def close(self) -> None: ...
+
+
+class Pacer:
+    """Sleeps so that items come at the pace of their source time, from where pacing (re)starts.
+
+    Setting ``realtime`` False runs as fast as possible (a resumed file catching up with its
+    log); turning it on again continues at real speed from the next item on.
+    """
+
+    def __init__(self, *, realtime: bool, speed: float = 1.0) -> None:
+        self.realtime = realtime
+        self.speed = speed
+        self._anchor: tuple[float, float] | None = (time.monotonic(), 0.0) if realtime else None
+
+    def wait(self, when: float, stop: Callable[[], bool] = lambda: False) -> None:
+        """Returns when the item at source time ``when`` is due (or ``stop()`` is true)."""
+        if not self.realtime:
+            self._anchor = None
+            return
+        if self._anchor is None:
+            self._anchor = (time.monotonic(), when)
+        wall, source = self._anchor
+        delay = (when - source) / self.speed - (time.monotonic() - wall)
+        while delay > 0 and not stop():
+            time.sleep(min(delay, 0.1))
+            delay = (when - source) / self.speed - (time.monotonic() - wall)
 
 
 class RecordedFeed:
@@ -98,20 +129,14 @@ class RecordedFeed:
         for before, after in zip(self.events, self.events[1:]):
             if after.time < before.time:
                 raise FeedError(f"recorded event at time {after.time} comes after time {before.time}; sort the list")
-        self.realtime = realtime
-        self.speed = speed
+        self.pacer = Pacer(realtime=realtime, speed=speed)
         self._closed = False
 
     def __iter__(self) -> Iterator[FeedItem]:
-        start = time.monotonic()  # source time 0, as a video starts at 0
         for event in self.events:
             if self._closed:
                 return
-            if self.realtime:
-                delay = event.time / self.speed - (time.monotonic() - start)
-                while delay > 0 and not self._closed:
-                    time.sleep(min(delay, 0.1))
-                    delay = event.time / self.speed - (time.monotonic() - start)
+            self.pacer.wait(event.time, lambda: self._closed)
             yield event
 
     def close(self) -> None:

@@ -248,6 +248,10 @@ class LiveTable:
 
     def _consume(self, feed: Feed, skip: int) -> None:
         seq = 0
+        pacer = getattr(feed, "pacer", None)
+        realtime = pacer is not None and pacer.realtime
+        if skip and pacer is not None:
+            pacer.realtime = False  # catch up with the log at full speed, then play on in real time
         try:
             for item in feed:
                 if isinstance(item, FeedFrame):
@@ -256,6 +260,8 @@ class LiveTable:
                 seq += 1
                 if seq > skip:
                     self.observe(item, seq)
+                elif seq == skip and pacer is not None:
+                    pacer.realtime = realtime
         except Exception:  # a broken camera must not take the dashboard down
             log.exception("the camera feed stopped")
             self.hub.publish("feed", {"state": "stopped", "message": "the camera feed stopped; see the server log"})

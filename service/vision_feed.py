@@ -5,19 +5,37 @@ Imported only when a camera or video source is used (it loads OpenCV and the det
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import cv2
 
 from engine import CARD_CODES
-from service.feed import Box, FeedEvent, FeedFrame, FeedItem
+from service.feed import Box, FeedEvent, FeedFrame, FeedItem, Pacer
+from vision.detections import Detections
 from vision.table.pipeline import TablePipeline
 from vision.table.sources import open_source
 
 _JPEG_QUALITY = 75
 _MAX_WIDTH = 960  # pages need no more; smaller JPEGs reach phones sooner
+
+
+class TruthDetector:
+    """Stands in for the card detector with a rendered video's ground truth (``*.frames.jsonl``).
+
+    Gives the true cards of each frame in turn, so it must see the same frames as the source
+    (same ``stride``). For the demo without a trained model, and for tests.
+    """
+
+    def __init__(self, frames_jsonl: str | Path, *, stride: int = 1) -> None:
+        from vision.table.pipeline import truth_frames
+
+        self._frames = iter(truth_frames(frames_jsonl, stride=stride))
+
+    def update(self, image: Any) -> Detections:
+        found = next(self._frames, None)
+        return found[2] if found is not None else Detections.empty()
 
 
 class VisionFeed:
@@ -51,7 +69,8 @@ class VisionFeed:
 
             detector = CardDetector.load(model)
         self.detector = detector
-        self.realtime = realtime
+        # A live camera paces itself; a file is paced by its frame times.
+        self.pacer = Pacer(realtime=realtime) if Path(str(source)).is_file() else None
         self.frame_interval = 1.0 / fps
         # The table sets this to build each game as it stands (players, rules, contract), so the
         # pipeline follows the turn order of the game that is really played.
@@ -60,16 +79,13 @@ class VisionFeed:
 
     def __iter__(self) -> Iterator[FeedItem]:
         pipeline: TablePipeline | None = None
-        started = time.monotonic()
         last_sent = -1e9
         game_over = False
         for frame in self.source:
             if self._closed:
                 return
-            if self.realtime:
-                ahead = frame.time - (time.monotonic() - started)
-                if ahead > 0:
-                    time.sleep(ahead)
+            if self.pacer is not None:
+                self.pacer.wait(frame.time, lambda: self._closed)
             if pipeline is None:
                 height, width = frame.image.shape[:2]
                 pipeline = TablePipeline.for_video(width, height)

@@ -61,7 +61,7 @@ def test_a_recorded_source_resumes_where_the_log_ends(tmp_path: Path, servers: l
         time.sleep(0.05)
     first.kill()
 
-    second = Server(db, "--source", str(source), "--fast")
+    second = Server(db, "--source", str(source))  # real time again after catching up with the log
     servers.append(second)
     deadline = time.monotonic() + 30
     while not second.get("/state")["partie"]["sheet"]:

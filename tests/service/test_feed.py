@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from svc_helpers import PLAYERS
 
 from service.config import Settings
-from service.feed import Box, FeedError, FeedEvent, FeedFrame, RecordedFeed, load_event_list
+from service.feed import Box, FeedError, FeedEvent, FeedFrame, Pacer, RecordedFeed, load_event_list
 from service.main import create_app
 from service.recorded import game_events, legal_plays
 
@@ -83,3 +83,29 @@ def test_recorded_lists_are_checked(tmp_path: Path) -> None:
     assert [e.kind for e in RecordedFeed(lines, realtime=False)] == ["card_played"] * 3
     with pytest.raises(FeedError, match="cannot read"):
         load_event_list(tmp_path / "missing.json")
+
+
+def test_the_pacer_catches_up_fast_then_plays_in_real_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    from service import feed as feed_module
+
+    clock = [100.0]
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        clock[0] += seconds
+
+    monkeypatch.setattr(feed_module.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(feed_module.time, "sleep", sleep)
+    pacer = Pacer(realtime=True)
+    pacer.wait(2.0)
+    assert sum(slept) == pytest.approx(2.0)  # source time 0 is when playing started
+    pacer.realtime = False
+    slept.clear()
+    pacer.wait(50.0)
+    assert slept == []
+    pacer.realtime = True
+    pacer.wait(51.0)
+    assert slept == []  # real time restarts from this item
+    pacer.wait(52.5)
+    assert sum(slept) == pytest.approx(1.5)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,18 +20,6 @@ pytestmark = pytest.mark.slow
 STRIDE = 2
 
 
-class TruthDetector:
-    """Stands in for the card detector: the rendered video's true cards, frame by frame."""
-
-    def __init__(self, frames_jsonl: Path) -> None:
-        from vision.table.pipeline import truth_frames
-
-        self._frames: Iterator = iter(truth_frames(frames_jsonl, stride=STRIDE))
-
-    def update(self, image: object) -> object:
-        return next(self._frames)[2]
-
-
 @pytest.fixture(scope="module")
 def video(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from service.cli import main
@@ -43,10 +30,10 @@ def video(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_a_rendered_trick_reaches_the_table_with_its_frames(tmp_path: Path, video: Path) -> None:
-    from service.vision_feed import VisionFeed
+    from service.vision_feed import TruthDetector, VisionFeed
 
     truth = json.loads(video.with_suffix(".json").read_text())
-    feed = VisionFeed(str(video), realtime=False, stride=STRIDE, detector=TruthDetector(video.with_suffix(".frames.jsonl")))
+    feed = VisionFeed(str(video), realtime=False, stride=STRIDE, detector=TruthDetector(video.with_suffix(".frames.jsonl"), stride=STRIDE))
     app = create_app(Settings(db=tmp_path / "t.db"), feed=feed, players=truth["players"])
     with TestClient(app) as client:
         deadline = time.monotonic() + 60
