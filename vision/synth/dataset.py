@@ -81,7 +81,7 @@ def _arm_from(rng: np.random.Generator, side_deg: float, reach: np.ndarray, dist
     return Arm(tuple(start), tuple(reach), float(rng.uniform(5.5, 8.0)), SKIN_TONES[int(rng.integers(len(SKIN_TONES)))], sleeve)  # type: ignore[arg-type]
 
 
-def table_scene(rng: np.random.Generator, deck: Deck, imgsz: int) -> tuple[list[PlacedCard], list[Arm], Camera, bool]:
+def table_scene(rng: np.random.Generator, deck: Deck, imgsz: int) -> tuple[list[PlacedCard], list[Arm], Camera]:
     """A whole table: the current trick in the middle, won tricks and hands around it."""
     cards: list[PlacedCard] = []
     # Won tricks: face-down piles in front of players.
@@ -136,10 +136,10 @@ def table_scene(rng: np.random.Generator, deck: Deck, imgsz: int) -> tuple[list[
         k1=float(rng.uniform(-0.08, 0.15)) if rng.random() < 0.5 else 0.0,
         stretch=float(rng.uniform(0.9, 1.1)) if rng.random() < 0.3 else 1.0,
     )
-    return cards, arms, camera, bool(rng.random() < 0.85)
+    return cards, arms, camera
 
 
-def closeup_scene(rng: np.random.Generator, deck: Deck, imgsz: int, distractors: float) -> tuple[list[PlacedCard], list[Arm], Camera, bool]:
+def closeup_scene(rng: np.random.Generator, deck: Deck, imgsz: int, distractors: float) -> tuple[list[PlacedCard], list[Arm], Camera]:
     """A phone photo of one to three cards filling much of the frame, or of a spread of several
     overlapping cards where mostly one index column of each shows."""
     w, h = deck.size_cm
@@ -191,7 +191,7 @@ def closeup_scene(rng: np.random.Generator, deck: Deck, imgsz: int, distractors:
         # Phone exports squash a 3:4 photo into a square: cards look wider than they are.
         stretch=float(rng.choice([1.0, 4 / 3, rng.uniform(0.9, 1.4)])),
     )
-    return cards, arms, camera, True
+    return cards, arms, camera
 
 
 def generate_image(index: int, seed: int, config: SceneConfig, pool: DeckPool) -> tuple[np.ndarray, SceneAnnotation]:
@@ -203,11 +203,11 @@ def generate_image(index: int, seed: int, config: SceneConfig, pool: DeckPool) -
         deck = pool.procedural(int(rng.integers(pool.count)))
     table = Table.random(int(rng.integers(2**31)))
     if rng.random() < config.closeup_fraction:
-        cards, arms, camera, over = closeup_scene(rng, deck, config.imgsz, config.distractors)
+        cards, arms, camera = closeup_scene(rng, deck, config.imgsz, config.distractors)
     else:
-        cards, arms, camera, over = table_scene(rng, deck, config.imgsz)
+        cards, arms, camera = table_scene(rng, deck, config.imgsz)
     look = Look.random(rng)
-    return render_scene(deck, table, cards, camera, arms, seed=int(rng.integers(2**31)), look=look, arms_over_cards=over)
+    return render_scene(deck, table, cards, camera, arms, seed=int(rng.integers(2**31)), look=look)
 
 
 # ---------------------------------------------------------------------------------------------
