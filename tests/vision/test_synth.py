@@ -18,9 +18,11 @@ FLAT = Look()  # no light, blur, noise or JPEG: colours stay exact enough to fin
 GREY_TABLE = Table(Surface("plastic", ((90, 90, 90), (90, 90, 90)), 1.0, seed=0), FLAT)
 
 
+PALETTE = [(0, 0, 255), (0, 255, 0), (255, 0, 0), (0, 255, 255), (255, 0, 255), (255, 255, 0)]
+
+
 def _colour(k: int) -> tuple[int, int, int]:
-    palette = [(0, 0, 255), (0, 255, 0), (255, 0, 0), (0, 255, 255), (255, 0, 255), (255, 255, 0)]
-    return palette[k % len(palette)]
+    return PALETTE[k % len(PALETTE)]
 
 
 def _coded_deck(codes: list[str]) -> Deck:
@@ -43,8 +45,10 @@ def _coded_deck(codes: list[str]) -> Deck:
     return Deck.from_faces(faces, seed=0, width_cm=6.0)
 
 
-def _pixels_of(image: np.ndarray, colour: tuple[int, int, int], others: tuple[tuple[int, int, int], ...] = ((255, 255, 255), (90, 90, 90))) -> np.ndarray:
-    """Pixels nearer to ``colour`` than to the stock and table around it (more than half covered)."""
+def _pixels_of(image: np.ndarray, colour: tuple[int, int, int], others: tuple[tuple[int, int, int], ...] | None = None) -> np.ndarray:
+    """Pixels nearer to ``colour`` than to every other colour drawn (more than half covered)."""
+    if others is None:
+        others = tuple(c for c in PALETTE if c != colour) + ((255, 255, 255), (90, 90, 90))
     pixels = image.astype(int)
     near = np.abs(pixels - colour).sum(axis=2)
     return np.all([near < np.abs(pixels - other).sum(axis=2) for other in others], axis=0)
@@ -62,12 +66,12 @@ def _iou(a: list[float], b: list[float]) -> float:
     return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
 
 
-TILTED = Camera(width=800, height=600, view_width_cm=24, tilt_deg=28, tilt_toward_deg=60, yaw_deg=25, k1=0.12)
+TILTED = Camera(width=800, height=600, view_width_cm=17, tilt_deg=28, tilt_toward_deg=60, yaw_deg=25, k1=0.12)
 
 
 @pytest.mark.parametrize(
     "card",
-    [PlacedCard("QC", (-5, 1), 15), PlacedCard("10H", (1, -2), -70), PlacedCard("AS", (6, 3), 170)],
+    [PlacedCard("QC", (-1.5, 0.5), 15), PlacedCard("10H", (1, -1), -70), PlacedCard("AS", (1.5, 1), 170)],
     ids=["QC", "10H", "AS"],
 )
 def test_corner_boxes_match_the_drawn_indices_through_tilt_and_distortion(card: PlacedCard) -> None:

@@ -474,8 +474,12 @@ class _Canvas:
         region = self.image[y0 : y0 + h, x0 : x0 + w]
         region[:] = cv2.blendLinear(pixels, region, alpha, 1 - alpha)
 
-    def paste(self, image: np.ndarray, mask: np.ndarray, hom: np.ndarray, owner: int) -> None:
-        """Warps ``image`` (with its 0..255 ``mask``) by ``hom`` (source px -> canvas px)."""
+    def paste(self, image: np.ndarray, mask: np.ndarray, hom: np.ndarray, owner: int, tilt: tuple[float, float] = (0.0, 0.0)) -> None:
+        """Warps ``image`` (with its 0..255 ``mask``) by ``hom`` (source px -> canvas px).
+
+        ``tilt`` brightens one side of the pasted image and darkens the other (relative change
+        across its width and height): a card never lies perfectly flat in the light.
+        """
         h, w = mask.shape
         corners = _apply_h(hom, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))
         roi = _roi(corners, self.w, self.h)
@@ -487,6 +491,11 @@ class _Canvas:
         size = (x1 - x0, y1 - y0)
         warped = cv2.warpPerspective(image, local, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         alpha = cv2.warpPerspective(mask, local, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        if tilt != (0.0, 0.0):
+            gx = np.linspace(-0.5, 0.5, size[0], dtype=np.float32) * tilt[0]
+            gy = np.linspace(-0.5, 0.5, size[1], dtype=np.float32) * tilt[1]
+            gain = 1.0 + gy[:, None] + gx[None, :]
+            warped = cv2.multiply(warped, cv2.merge([gain, gain, gain]), dtype=cv2.CV_8U)
         self.blend(x0, y0, warped, alpha.astype(np.float32) * (1 / 255.0))
         self.owner[y0:y1, x0:x1][alpha >= 128] = owner
 
@@ -616,7 +625,8 @@ def render_scene(
         fw, fh = face.size
         outline = _apply_h(hom, np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float64))
         canvas.shadow(outline, tuple(card_shadow), px_per_cm * 0.15, look.shadow)
-        canvas.paste(face.image, face.mask, hom, i if card.face_up else OWNER_HIDDEN)
+        tilt = (float(rng.normal(0, 0.06)), float(rng.normal(0, 0.06)))
+        canvas.paste(face.image, face.mask, hom, i if card.face_up else OWNER_HIDDEN, tilt)
         placed.append((card, face, hom))
     if arms_over_cards:
         draw_arms()
@@ -795,11 +805,12 @@ def _mask_box(mask: np.ndarray) -> list[float] | None:
     return [float(xs[0]), float(ys[0]), float(xs[-1] + 1), float(ys[-1] + 1)]
 
 
-def _coverage(polygon: np.ndarray, shape: tuple[int, int], sub: int = 4) -> np.ndarray:
+def _coverage(polygon: np.ndarray, shape: tuple[int, int], sub: int = 8) -> np.ndarray:
     """Fraction of each pixel inside ``polygon``, by ``sub`` x ``sub`` supersampling.
 
     OpenCV's own anti-aliased fill spreads about half a pixel outwards, which matters for
-    index boxes only 15 pixels wide.
+    index boxes only 15 pixels wide; its plain fill includes one extra sample row and column
+    (a bias of ``1 / sub`` pixel).
     """
     big = np.zeros((shape[0] * sub, shape[1] * sub), np.uint8)
     cv2.fillPoly(big, [_fixed(polygon * sub)], 255, cv2.LINE_8, shift=4)
