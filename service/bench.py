@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import httpx
-
+import urllib.error
+import urllib.request
 from service.recorded import game_events
 
 _ROOT = Path(__file__).resolve().parent.parent
@@ -56,28 +56,39 @@ def run_bench(*, pages: int, interval: float, seed: int) -> int:
     return 0
 
 
+def _get_state(url: str) -> dict:
+    with urllib.request.urlopen(f"{url}/state", timeout=5) as response:
+        return json.loads(response.read())
+
+
 def _wait_ready(url: str) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
-            if httpx.get(f"{url}/state", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
+            _get_state(url)
+            return
+        except (urllib.error.URLError, ConnectionError):
             time.sleep(0.1)
     raise RuntimeError("the bench server did not start within 60 s")
 
 
 async def _listen(url: str, pages: int, *, expected: int, timeout: float) -> tuple[list[float], int]:
-    start_seq = httpx.get(f"{url}/state", timeout=5).json()["seq"]
+    start_seq = _get_state(url)["seq"]
+    host, port = url.removeprefix("http://").split(":")
     delays: list[float] = []
     counts = [0] * pages
 
-    async def page(i: int, client: httpx.AsyncClient) -> None:
-        async with client.stream("GET", f"{url}/stream") as response:
-            name = None
-            async for line in response.aiter_lines():
+    async def page(i: int) -> None:
+        # A bare HTTP/1.0 client (the standard library has no async one): the stream then comes
+        # unchunked, one SSE line after another, as a browser's EventSource reads it.
+        reader, writer = await asyncio.open_connection(host, int(port))
+        writer.write(f"GET /stream HTTP/1.0\r\nHost: {host}\r\nAccept: text/event-stream\r\n\r\n".encode())
+        await writer.drain()
+        name = None
+        try:
+            while line := (await reader.readline()).decode():
                 if line.startswith("event: "):
-                    name = line[7:]
+                    name = line[7:].strip()
                 elif line.startswith("data: ") and name == "state":
                     received = time.time()
                     state = json.loads(line[6:])
@@ -86,11 +97,11 @@ async def _listen(url: str, pages: int, *, expected: int, timeout: float) -> tup
                         counts[i] += 1
                         if counts[i] >= expected:
                             return
+        finally:
+            writer.close()
 
-    limits = httpx.Limits(max_connections=pages + 2)
-    async with httpx.AsyncClient(timeout=None, limits=limits) as client:
-        tasks = [asyncio.create_task(page(i, client)) for i in range(pages)]
-        await asyncio.wait(tasks, timeout=timeout)
-        for task in tasks:
-            task.cancel()
+    tasks = [asyncio.create_task(page(i)) for i in range(pages)]
+    await asyncio.wait(tasks, timeout=timeout)
+    for task in tasks:
+        task.cancel()
     return delays, sum(counts)

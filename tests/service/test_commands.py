@@ -40,3 +40,13 @@ def test_a_missing_source_is_a_clear_error(tmp_path: Path) -> None:
         cwd=ROOT, capture_output=True, text=True, timeout=60,
     )
     assert result.returncode == 2 and "needs a 'kind'" in result.stderr
+
+
+def test_bench_dashboard_reports_every_message_to_every_page() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "service.cli", "bench-dashboard", "--pages", "3", "--interval", "0.02"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "pages: 3  events: 48  messages received: 144 (expected 144)" in result.stdout
+    assert "median" in result.stdout and "p95" in result.stdout
