@@ -57,7 +57,8 @@ class DeckPool:
     def procedural(self, k: int) -> Deck:
         key = ("p", k)
         if key not in self._decks:
-            self._decks[key] = Deck.procedural(seed=self.seed * 1000 + k)
+            # 360 px faces stay sharp in close-ups where a card spans most of a 640 px frame.
+            self._decks[key] = Deck.procedural(seed=self.seed * 1000 + k, face_width=360)
         return self._decks[key]
 
     def folder(self, k: int) -> Deck:
