@@ -203,12 +203,15 @@ def generate_image(index: int, seed: int, config: SceneConfig, pool: DeckPool) -
     else:
         deck = pool.procedural(int(rng.integers(pool.count)))
     table = Table.random(int(rng.integers(2**31)))
-    if rng.random() < config.closeup_fraction:
+    kind = "closeup" if rng.random() < config.closeup_fraction else "table"
+    if kind == "closeup":
         cards, arms, camera = closeup_scene(rng, deck, config.imgsz, config.distractors)
     else:
         cards, arms, camera = table_scene(rng, deck, config.imgsz)
     look = Look.random(rng)
-    return render_scene(deck, table, cards, camera, arms, seed=int(rng.integers(2**31)), look=look)
+    image, annotation = render_scene(deck, table, cards, camera, arms, seed=int(rng.integers(2**31)), look=look)
+    annotation.kind = kind
+    return image, annotation
 
 
 # ---------------------------------------------------------------------------------------------

@@ -346,11 +346,13 @@ def _big_enough(box: list[float], min_size: float) -> bool:
 
 @dataclass
 class SceneAnnotation:
-    """Everything known about one rendered image."""
+    """Everything known about one rendered image (``kind`` says what the generator meant it as:
+    ``"table"`` or ``"closeup"``; empty when rendered directly)."""
 
     width: int
     height: int
     cards: list[CardAnnotation]
+    kind: str = ""
 
     def boxes(self, target: str = "corners", *, index_threshold: float = 0.6, card_threshold: float = 0.5, min_size: float = 3.0) -> list[tuple[int, list[float]]]:
         """Labelled boxes ``(class_id, [x1, y1, x2, y2])`` in pixels.
@@ -390,7 +392,7 @@ class SceneAnnotation:
         return lines
 
     def to_dict(self) -> dict[str, Any]:
-        return {"width": self.width, "height": self.height, "cards": [c.to_dict() for c in self.cards]}
+        return {"width": self.width, "height": self.height, "kind": self.kind, "cards": [c.to_dict() for c in self.cards]}
 
 
 # ---------------------------------------------------------------------------------------------
