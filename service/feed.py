@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 # The pipeline's event kinds (vision/table); anything else is ignored by the service.
 CARD_PLAYED = "card_played"
@@ -104,6 +104,20 @@ class Pacer:
         while delay > 0 and not stop():
             time.sleep(min(delay, 0.1))
             delay = (when - source) / self.speed - (time.monotonic() - wall)
+
+
+@runtime_checkable
+class FollowsGame(Protocol):
+    """A feed that runs its own engine game to tell seats apart (the camera pipeline).
+
+    The table keeps it in step with the game really played: ``game_factory`` builds the next
+    game as the table has it set up; ``contract_changed`` replays the running one under the
+    game type people announced.
+    """
+
+    game_factory: Callable[[], Any] | None
+
+    def contract_changed(self, contract: Any) -> None: ...
 
 
 class RecordedFeed:

@@ -17,7 +17,7 @@ from typing import Any
 from engine import Call, Card, Game, Rules
 from engine.sheet import Partie
 from service import table as t
-from service.feed import CARD_PLAYED, NEEDS_CONFIRMATION, Feed, FeedEvent, FeedFrame
+from service.feed import CARD_PLAYED, NEEDS_CONFIRMATION, Feed, FeedEvent, FeedFrame, FollowsGame
 from service.hub import Hub
 from service.store import EventStore, StoredEvent
 from service.views import frame_message, table_view
@@ -132,6 +132,9 @@ class LiveTable:
                 self._replayer = t.Replayer.rebuild(self._events)
             else:
                 self._replayer.apply(event)
+            current = self.state.current
+            if kind == t.CONTRACT_SET and current is not None and isinstance(self._feed, FollowsGame):
+                self._feed.contract_changed(current.contract)
             self._view = self._build_view()
             # Published under the lock, so pages (and the hub's last-state replay) see states in log order.
             self.hub.publish("state", self._view)
@@ -234,7 +237,7 @@ class LiveTable:
                 already holds (counted by their position in the feed).
         """
         self._feed = feed
-        if hasattr(feed, "game_factory"):
+        if isinstance(feed, FollowsGame):
             feed.game_factory = self.new_game  # the pipeline follows the game really played
         skip = self.state.source_seq if resume else 0
         self._feed_thread = threading.Thread(target=self._consume, args=(feed, skip), name="feed", daemon=True)

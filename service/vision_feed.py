@@ -11,7 +11,7 @@ from typing import Any
 
 import cv2
 
-from engine import CARD_CODES
+from engine import CARD_CODES, Game
 from service.feed import Box, FeedEvent, FeedFrame, FeedItem, Pacer
 from vision.detections import Detections
 from vision.table.pipeline import TablePipeline
@@ -75,7 +75,12 @@ class VisionFeed:
         # The table sets this to build each game as it stands (players, rules, contract), so the
         # pipeline follows the turn order of the game that is really played.
         self.game_factory: Callable[[], Any] | None = None
+        self._new_contract: Any = None  # set by the table's thread, taken up by the feed's
         self._closed = False
+
+    def contract_changed(self, contract: Any) -> None:
+        """Replays the pipeline's game under ``contract`` before the next frame."""
+        self._new_contract = contract
 
     def __iter__(self) -> Iterator[FeedItem]:
         pipeline: TablePipeline | None = None
@@ -90,6 +95,10 @@ class VisionFeed:
                 height, width = frame.image.shape[:2]
                 pipeline = TablePipeline.for_video(width, height)
                 self._use_current_game(pipeline)
+            contract, self._new_contract = self._new_contract, None
+            if contract is not None:
+                old = pipeline.follower.game
+                pipeline.follower.game = Game.replay(old.rules, contract, old.players, old.history)
             detections = self.detector.update(frame.image)
             for event in pipeline.update(detections, frame.index, frame.time):
                 data = event.to_dict()

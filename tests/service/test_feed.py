@@ -109,3 +109,33 @@ def test_the_pacer_catches_up_fast_then_plays_in_real_time(monkeypatch: pytest.M
     assert slept == []  # real time restarts from this item
     pacer.wait(52.5)
     assert sum(slept) == pytest.approx(1.5)
+
+
+class _FollowingFeed:
+    """A feed with its own engine game, like the camera pipeline; yields nothing."""
+
+    pacer = None
+
+    def __init__(self) -> None:
+        self.game_factory = None
+        self.contracts: list[object] = []
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(())
+
+    def contract_changed(self, contract: object) -> None:
+        self.contracts.append(contract)
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_pipeline_game_follows_the_table(tmp_path: Path) -> None:
+    feed = _FollowingFeed()
+    app = create_app(Settings(db=tmp_path / "t.db"), feed=feed, players=PLAYERS)
+    with TestClient(app) as client:
+        client.post("/games/current/end", json={})  # game 2: Ben is Vorhand
+        assert feed.game_factory is not None and feed.game_factory().players == ("Ben", "Cem", "Dora", "Anna")
+        client.put("/games/current/contract", json={"type": "solo", "kind": "queens", "declarer": 2})
+        assert [c.to_dict() for c in feed.contracts] == [{"type": "solo", "kind": "queens", "declarer": 1}]  # Cem: game seat 1
+        assert feed.game_factory().contract.to_dict()["kind"] == "queens"
