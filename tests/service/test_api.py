@@ -13,7 +13,7 @@ from engine.record import load_record
 from service.config import Settings
 from service.main import create_app
 from service.recorded import deal, legal_plays
-from svc_helpers import PLAYERS, play, play_game, start
+from svc_helpers import PLAYERS, play, play_game, play_game_rest, start
 
 
 def _events(client: TestClient) -> int:
@@ -292,3 +292,13 @@ def test_an_owed_pflichtsolo_is_shown_and_the_vorfuehrung_enforced(client: TestC
     assert refused.status_code == 409 and "Pflichtsolo" in refused.json()["detail"]
     solo = client.put("/games/current/contract", json={"type": "solo", "kind": "jacks", "declarer": 0})
     assert solo.status_code == 200 and solo.json()["state"]["game"]["contract"]["label"] == "Bubensolo (Anna)"
+
+
+def test_special_points_show_as_they_happen(client: TestClient) -> None:
+    start(client)
+    state = play_game(client, seed=22, upto=36)  # trick 9 of this deal holds 42 Augen
+    assert state["game"]["tricks"][8]["augen"] >= 40
+    assert any(s.startswith("Doppelkopf in trick 9") for s in state["game"]["specials"])
+    state = play_game_rest(client, seed=22, after=36)
+    assert any(s.startswith("Doppelkopf (") for s in state["last_game"]["specials"])
+    assert any(i["name"] == "Doppelkopf" for i in state["last_game"]["result"]["items"])
