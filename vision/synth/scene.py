@@ -247,6 +247,8 @@ class Look:
         noise: Gaussian sensor-noise sigma in grey levels.
         sharpen: unsharp-mask amount, as phone cameras apply (0 = none).
         grayscale: deliver a black-and-white photo (suits then differ only by shape).
+        photographer_shadow: darkness of a large soft shadow falling across the frame (the
+            phone's or the photographer's), 0 = none.
         jpeg_quality: JPEG re-compression quality, or 0 for none.
     """
 
@@ -262,6 +264,7 @@ class Look:
     noise: float = 0.0
     sharpen: float = 0.0
     grayscale: bool = False
+    photographer_shadow: float = 0.0
     jpeg_quality: int = 0
 
     @classmethod
@@ -280,6 +283,7 @@ class Look:
             noise=float(rng.uniform(0, 8)),
             sharpen=float(rng.uniform(0.3, 1.2)) if rng.random() < 0.3 else 0.0,
             grayscale=bool(rng.random() < 0.12),
+            photographer_shadow=float(rng.uniform(0.2, 0.5)) if rng.random() < 0.2 else 0.0,
             jpeg_quality=int(rng.integers(35, 96)) if rng.random() < 0.8 else 0,
         )
 
@@ -716,6 +720,13 @@ def _finish(canvas: _Canvas, camera: Camera, look: Look, rng: np.random.Generato
     if look.vignette > 0:
         r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
         gain = gain * (1 - look.vignette * r2)
+    if look.photographer_shadow > 0:
+        # A big ellipse entering from an edge, with a soft penumbra.
+        edge = rng.uniform(0, 2 * math.pi)
+        sx, sy = w / 2 + math.cos(edge) * w * 0.6, h / 2 + math.sin(edge) * h * 0.6
+        rx, ry = rng.uniform(0.3, 0.6) * w, rng.uniform(0.3, 0.6) * h
+        d = np.sqrt(((xx - sx) / rx) ** 2 + ((yy - sy) / ry) ** 2)
+        gain = gain * (1 - look.photographer_shadow / (1 + np.exp((d - 1) * 8)))
     gains = cv2.resize(np.dstack([gain * g for g in look.color_gain]).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
     # uint8 arithmetic with saturation throughout: a float copy of a 1280x720 frame costs more
     # than everything drawn on it.
