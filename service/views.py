@@ -37,8 +37,8 @@ def table_view(state: t.TableState, *, can_undo: str | None = None) -> dict[str,
         "engine_time": state.applied_at or time.time(),
         "rules": rules_view(state.rules, settable=partie is None or partie.is_over),
         "partie": partie_view(state) if partie is not None else None,
-        "game": game_view(state.current, state) if state.current is not None else None,
-        "last_game": game_view(last.state, state, entry_points=last.entry.points) if last is not None else None,
+        "game": game_view(state.current) if state.current is not None else None,
+        "last_game": game_view(last.state, entry_points=last.entry.points) if last is not None else None,
         "notes": [dict(n) for n in state.notes[-20:]],
         "pipeline_flags": state.pipeline_flags[-20:],
         "can_undo": can_undo,
@@ -89,18 +89,24 @@ def partie_view(state: t.TableState) -> dict[str, Any]:
     }
 
 
-def game_view(current: t.GameState, state: t.TableState, *, entry_points: dict[str, int] | None = None) -> dict[str, Any]:
+def game_view(current: t.GameState, *, entry_points: dict[str, int] | None = None) -> dict[str, Any]:
     game = current.game
     players = current.table_players
-    plays = iter(current.plays)  # the engine's plays, in order, are exactly these refs
+    refs = iter(current.plays)  # the log's plays, in the engine's order
+
+    def ref_for(seat: int, card: Card) -> t.PlayRef:
+        ref = next(refs, None)
+        if ref is None or ref.card != card:  # cannot happen while log and engine agree; show the engine's
+            return t.PlayRef(0, current.table_seat(seat), card, 1.0, uncertain=False, corrected=False)
+        return ref
 
     def trick_view(number: int, trick: Any) -> dict[str, Any]:
-        refs = [next(plays) for _ in trick.plays]
+        plays = [ref_for(seat, card) for seat, card in trick.plays]
         winner = trick.winner()
         return {
             "number": number,
             "leader": current.table_seat(trick.leader) if trick.leader is not None else None,
-            "plays": [play_view(ref, players) for ref in refs],
+            "plays": [play_view(ref, players) for ref in plays],
             "winner": current.table_seat(winner) if winner is not None else None,
             "augen": trick.augen,
         }
@@ -130,7 +136,7 @@ def game_view(current: t.GameState, state: t.TableState, *, entry_points: dict[s
         "forced_solo": current.forced_solo,
         "contract": contract_view(contract, current),
         "to_move": current.table_seat(to_move) if to_move is not None else None,
-        "trick_number": min(len(tricks) + 1, len(tricks) + (0 if game.is_over else 1)),
+        "trick_number": len(tricks) + (0 if game.is_over else 1),
         "current_trick": current_trick,
         "tricks": tricks,
         "parties": {players[seat]: party for seat, party in party_of.items()},
