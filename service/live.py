@@ -210,12 +210,7 @@ class LiveTable:
             raise t.TableError(f"a Partie is running; cannot {action}")
 
     def _require_game(self) -> t.GameState:
-        state = self.state
-        if state.partie is None:
-            raise t.TableError("no Partie is running; start one first (POST /partie)")
-        if state.current is None:
-            raise t.TableError("the Partie is over; start a new Partie to play on")
-        return state.current
+        return self._replayer.require_game()
 
     def _find_play(self, event_id: int) -> t.PlayRef:
         games = [f.state for f in self.state.finished]

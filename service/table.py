@@ -190,13 +190,13 @@ class Replayer:
         self._next_game()
 
     def _contract_set(self, event: StoredEvent) -> None:
-        current = self._require_game()
+        current = self.require_game()
         current.set_contract(contract_from_payload(event.payload["contract"], current))
         self._finish_if_over()
 
     def _card_observed(self, event: StoredEvent) -> None:
         payload = event.payload
-        current = self._require_game()
+        current = self.require_game()
         fix = self.overrides.get(event.id, {})
         seat = int(fix.get("seat", payload["seat"]))
         card = Card.parse(fix.get("card", payload["card"]))
@@ -223,14 +223,14 @@ class Replayer:
                 play.uncertain = target not in self.confirmed and target not in self.overrides
 
     def _call_made(self, event: StoredEvent) -> None:
-        current = self._require_game()
+        current = self.require_game()
         seat = int(event.payload["seat"])
         call = Call(event.payload["call"])
         current.game.call(current.game_seat(seat), call)
         current.calls.append((seat, call, event.id))
 
     def _game_ended_early(self, event: StoredEvent) -> None:
-        current = self._require_game()
+        current = self.require_game()
         assert self.state.partie is not None
         entry = self.state.partie.abandon(event.payload.get("left"))
         self.state.finished.append(FinishedGame(current, entry, ended_early=True))
@@ -247,7 +247,12 @@ class Replayer:
         if self.state.current is not None:
             yield from self.state.current.plays
 
-    def _require_game(self) -> GameState:
+    def require_game(self) -> GameState:
+        """The game being played.
+
+        Raises:
+            TableError: no Partie yet, or the Partie is over.
+        """
         if self.state.partie is None:
             raise TableError("no Partie is running; start one first (POST /partie)")
         if self.state.current is None:
