@@ -125,7 +125,14 @@ class LiveTable:
         """
         with self._lock:
             payload = dict(payload)
-            _VALIDATORS[kind](self, payload)
+            try:
+                _VALIDATORS[kind](self, payload)
+            except ValueError as exc:
+                current = self.state.current
+                if current is None or type(exc).__init__ is not ValueError.__init__:
+                    raise
+                # The engine counts seats from Vorhand; people know each other by name.
+                raise type(exc)(current.name_seats(str(exc))) from exc
             event = self.store.append(kind, payload)
             self._events.append(event)
             if kind in (t.UNDO, t.CARD_CORRECTED, t.CARD_CONFIRMED):

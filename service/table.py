@@ -12,6 +12,7 @@ correction (a Re that is now too late) is kept in the log and reported as a note
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +37,9 @@ UNDO = "undo"
 
 # What ``undo`` may take back; starting a Partie and the rules are not table actions.
 UNDOABLE = frozenset({CONTRACT_SET, CARD_OBSERVED, CARD_DOUBTED, CARD_CONFIRMED, CARD_CORRECTED, CALL_MADE, GAME_ENDED_EARLY, PIPELINE_FLAG})
+
+
+_SEAT = re.compile(r"\bseat ([0-3])\b")
 
 
 class TableError(ValueError):
@@ -89,6 +93,15 @@ class GameState:
 
     def table_seat(self, game_seat: int) -> int:
         return self.table_players.index(self.deal_seats[game_seat])
+
+    def name_seats(self, message: str) -> str:
+        """An engine message with its game seats ("seat 2") as the players' names.
+
+        >>> state = GameState(1, ("Ben", "Cem", "Dora", "Anna"), "Anna", 0, None, ("Anna", "Ben", "Cem", "Dora"), Rules())
+        >>> state.name_seats("seat 1 played 10C in trick 4 but seat 0 was to move")
+        'Cem played 10C in trick 4 but Ben was to move'
+        """
+        return _SEAT.sub(lambda m: self.deal_seats[int(m.group(1))], message)
 
     def set_contract(self, contract: Contract) -> None:
         """Replays the game's history under another contract (the game type was told late)."""
@@ -174,7 +187,8 @@ class Replayer:
             if handler is not None:
                 handler(self, event)
         except ValueError as exc:
-            state.notes.append({"event_id": event.id, "kind": event.kind, "message": str(exc)})
+            message = self.state.current.name_seats(str(exc)) if self.state.current else str(exc)
+            self.state.notes.append({"event_id": event.id, "kind": event.kind, "message": message})
 
     # -- handlers ------------------------------------------------------------------------
 

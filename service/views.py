@@ -172,7 +172,7 @@ def flag_view(flag: Any, current: t.GameState) -> dict[str, Any]:
         "trick": flag.trick + 1 if flag.trick is not None else None,
         "seat": current.table_seat(flag.seat) if flag.seat is not None else None,
         "card": card_view(flag.card) if flag.card is not None else None,
-        "message": flag.message,
+        "message": current.name_seats(flag.message),
     }
 
 

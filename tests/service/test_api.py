@@ -62,9 +62,10 @@ def test_call_too_late_is_refused_with_the_reason_and_logs_nothing(client: TestC
     seed = 3
     play_game(client, seed=seed, upto=8)  # two tricks: everyone holds 10 cards
     before = _events(client)
-    response = client.post("/games/current/calls", json={"seat": _qc_holder(seed), "call": "re"})
+    seat = _qc_holder(seed)
+    response = client.post("/games/current/calls", json={"seat": seat, "call": "re"})
     assert response.status_code == 409
-    assert "Re" in response.json()["detail"]
+    assert response.json()["detail"].startswith(f"{PLAYERS[seat]} cannot say Re")  # the engine's reason, with the name
     assert _events(client) == before
 
 
