@@ -34,6 +34,7 @@ __all__ = ["REFERENCE_GAMES", "random_rules", "random_contract", "deal_hands", "
 REFERENCE_GAMES = Path(__file__).resolve().parent.parent / "tests" / "reference_games"
 
 _QC = Card(Rank.QUEEN, Suit.CLUBS)
+_FOX = Card(Rank.ACE, Suit.DIAMONDS)
 #: Switches that change how a game is played or scored (Pflichtsolo and Schmeißen do not).
 _GAME_SWITCHES = (
     "without_nines",
@@ -177,6 +178,9 @@ def random_game(
 ) -> Game:
     """A complete random legal game: random hands, legal cards only, random announcements.
 
+    A seat holding both Karo-Asse under the Schweinchen rule says so with the first one, as at
+    the table (``Game.announce_schweinchen``), so the history replays the same without hands.
+
     Args:
         rng: the source of every choice (a ``random.Random`` or anything with its methods).
         rules: the house rules; random when None.
@@ -188,12 +192,17 @@ def random_game(
     contract = contract if contract is not None else random_contract(rng, rules)
     hands = deal_hands(rng, rules, contract)
     game = Game(rules, contract, players, hands, strict=True)
+    pig = game.schweinchen_seat
     while not game.is_over:
         if rng.random() < call_chance:
             _random_call(rng, game, hands)
         seat = game.to_move
         assert seat is not None
-        game.play(seat, rng.choice(game.legal_cards(seat)))
+        card = rng.choice(game.legal_cards(seat))
+        if seat == pig and card == _FOX:
+            game.announce_schweinchen(seat)
+            pig = None
+        game.play(seat, card)
     return game
 
 

@@ -13,11 +13,21 @@ from __future__ import annotations
 import os
 import random
 
-import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from engine import Call, Card, Contract, ContractType, Game, Party, Rules
+from engine import (
+    Call,
+    CallEvent,
+    Card,
+    Contract,
+    ContractType,
+    Game,
+    Party,
+    PlayEvent,
+    Rules,
+    SchweinchenEvent,
+)
 from engine.bench import random_game
 from engine.errors import IllegalCallError
 from engine.sheet import Partie, check_entries
@@ -50,6 +60,18 @@ def state(game: Game) -> tuple:
         game.trick_number,
         game.is_over,
     )
+
+
+def apply(game: Game, ev: object) -> None:
+    """Make one history event again through the public calls."""
+    if isinstance(ev, PlayEvent):
+        game.play(ev.seat, ev.card)
+    elif isinstance(ev, CallEvent):
+        game.call(ev.seat, ev.call)
+    elif isinstance(ev, SchweinchenEvent):
+        game.announce_schweinchen(ev.seat)
+    else:
+        game.close_trick()
 
 
 def hands_of(game: Game) -> list[list[Card]]:
@@ -135,10 +157,7 @@ def test_undo_then_replay_gives_the_same_state(game: Game, data: st.DataObject) 
     shorter = Game.replay(game.rules, game.contract, game.players, history[:-k], hands_of(game))
     assert state(work) == state(shorter)
     for ev in undone:
-        if hasattr(ev, "card"):
-            work.play(ev.seat, ev.card)
-        else:
-            work.call(ev.seat, ev.call)
+        apply(work, ev)
     assert state(work) == state(game)
     assert work.result().to_dict() == game.result().to_dict()
 
@@ -146,14 +165,12 @@ def test_undo_then_replay_gives_the_same_state(game: Game, data: st.DataObject) 
 @FAST
 @given(games())
 def test_the_camera_view_scores_like_the_full_view(game: Game) -> None:
-    """Without hands (what a camera sees) a game without calls or Schweinchen scores the same.
-
-    Calls and Schweinchen are left out here: see the strict xfail tests below.
-    """
-    if game.calls or game.schweinchen_seat is not None:
-        return
+    """Without hands (what a camera sees, plus the calls and Schweinchen said aloud) a legal
+    game is followed and scored exactly as with the hands known."""
+    event(f"calls: {min(len(game.calls), 2)}+, schweinchen: {game.schweinchen_seat is not None}")
     seen = Game.replay(game.rules, game.contract, game.players, game.history)
     assert [t.winner() for t in seen.tricks] == [t.winner() for t in game.tricks]
+    assert seen.parties() == game.parties()
     assert seen.result().to_dict() == game.result().to_dict()
 
 
@@ -227,7 +244,7 @@ FOX, KARLCHEN = Card.parse("AD"), Card.parse("JC")
 
 
 def _thirty_against_black_question(game: Game) -> bool:
-    """A party won a trick against a schwarz Absage but fewer than 30 Augen (see the xfail below)."""
+    """A party won a trick against a schwarz Absage but fewer than 30 Augen."""
     result = game.result()
     for _, call, party in game.calls:
         other = party.other
@@ -240,8 +257,6 @@ def _thirty_against_black_question(game: Game) -> bool:
 @given(randoms)
 def test_the_score_matches_an_independent_ddv_count(rng: random.Random) -> None:
     game = random_game(rng, call_chance=0.2)  # more announcements than at a real table
-    if _thirty_against_black_question(game):
-        return
     result = game.result()
     assert (result.winner, result.base_value) == ddv_value(game)
 
@@ -265,43 +280,41 @@ def test_a_partie_of_random_games_keeps_the_sheet_balanced(seed: int, five: bool
     assert len(partie.entries) == 6
 
 
-# -- known deviations; strict xfails flip when fixed ------------------------------------------
+# -- cases the properties found (fixed in the engine since) --------------------------------------
 
 
-@pytest.mark.xfail(
-    raises=AssertionError, strict=True, reason="engine counts one trick, not 30 Augen, against a schwarz Absage"
-)
 def test_thirty_augen_against_schwarz() -> None:
     # Kreuzsolo, Kontra says Kontra, keine 60 and schwarz; Re (the soloist) takes 2 tricks with
-    # 28 Augen. DDV 7.2.2 (and issue 2: "reaching 120/90/60/30 against an Absage") gives the
-    # point against schwarz for 30 Augen; the engine gives "Stich gegen schwarz" for any trick.
+    # 28 Augen: Re wins (one trick beats schwarz) but earns no point for 30 against schwarz
+    # (DDV 7.2.2; issue 2: "reaching 120/90/60/30 against an Absage").
     game = random_game(random.Random(128), call_chance=0.15)
     result = game.result()
     if not (result.augen[RE] == 28 and result.tricks_won[RE] == 2 and _thirty_against_black_question(game)):
         raise RuntimeError("random_game changed: seed 128 no longer gives this case; pick another seed")
     assert (result.winner, result.base_value) == ddv_value(game)
+    assert result.winner is RE and "30 gegen schwarz" not in [item.name for item in result.items]
 
 
-@pytest.mark.xfail(raises=IllegalCallError, strict=True, reason="camera view: Absage by a seat of unknown party")
 def test_camera_view_accepts_an_absage_when_both_parties_announced() -> None:
-    # Legal at a real table: seat 2 knows its party (Re or Kontra) and says keine 90 while
-    # holding 12 cards. Without hands the engine cannot tell which party it is for and refuses,
-    # so a legal record without "hands" cannot be replayed.
+    # Found by the camera-view property: legal at a real table (seat 2 knows its party), but
+    # the engine without hands used to refuse it, so a legal record without hands did not replay.
     game = Game()
     game.call(0, "re")
     game.call(1, "kontra")
     game.call(2, "no90")
+    assert game.calls[-1] == (2, Call.NO90, None)  # its party shows once the cards tell
 
 
-@pytest.mark.xfail(strict=True, reason="camera view: Schweinchen is known only at the second Karo-Ass")
-def test_camera_view_knows_schweinchen_at_the_first_karo_ass() -> None:
-    # Seat 0 holds both Karo-Asse under the pub rules; at the table they say "Schweinchen" when
-    # playing the first one, which then beats the Dulle. The camera has no event for that
-    # announcement, so until the second Karo-Ass is played the trick goes to the Dulle.
-    game = Game(Rules.pub())
+def test_camera_view_knows_schweinchen_when_it_is_said() -> None:
+    # Found by the camera-view property: the first Karo-Ass of a Schweinchen beats the Dulle,
+    # which the camera alone learns only at the second one; the spoken announcement fixes it.
+    silent = Game(Rules.pub())
+    said = Game(Rules.pub())
+    said.announce_schweinchen(0)
     for seat, card in enumerate(["AD", "10H", "9D", "9D"]):
-        game.play(seat, card)
-    assert game.tricks[0].winner() == 0
+        silent.play(seat, card)
+        said.play(seat, card)
+    assert silent.tricks[0].winner() == 1 and said.tricks[0].winner() == 0
 
 
 # -- what a camera sees: noisy input and renege proofs ------------------------------------------
@@ -342,12 +355,7 @@ def test_noisy_camera_input_never_crashes(rng: random.Random, events: list) -> N
         check_entries(seen.result().points)
     again = Game(game.rules, game.contract)
     for ev in seen.history:
-        if hasattr(ev, "card"):
-            again.play(ev.seat, ev.card)
-        elif hasattr(ev, "call"):
-            again.call(ev.seat, ev.call)
-        else:
-            again.close_trick()
+        apply(again, ev)
     assert state(again) == state(seen)
     while seen.history:
         seen.undo()
