@@ -130,3 +130,17 @@ def test_reset_forgets_every_track():
     assert tracker.tracks
     tracker.reset()
     assert tracker.tracks == []
+
+
+def test_a_second_copy_slid_onto_the_spot_of_a_hidden_copy_is_a_new_card():
+    frames = [frame((3, 640, 460, 0.9))] * 10 + [frame()] * 5  # the first QC goes under a hand
+    frames += [frame(*f) for f in slide(3, (640, 700), (642, 456), 5, 10)]  # the other QC slides in
+    landed = [e for _, e in run(frames) if isinstance(e, CardLanded)]
+    assert [e.card_index for e in landed] == [3, 3]
+
+
+def test_a_box_that_changes_shape_as_the_hand_lets_go_stays_one_card():
+    half = Detections(xyxy=[[605, 440, 675, 500]], confidence=[0.8], class_id=[3])  # hand over the rest
+    frames = [half] * 6 + [frame()] * 4 + [frame((3, 640, 445, 0.9))] * 15
+    events = run(frames)
+    assert [type(e).__name__ for _, e in events] == ["CardLanded"]

@@ -35,6 +35,8 @@ class Track:
     counts: np.ndarray = field(default_factory=lambda: np.zeros(N_CLASSES))
     hits: int = 0
     landed: bool = False
+    origin: np.ndarray | None = None
+    co_seen: set[int] = field(default_factory=set)  # landed tracks seen in the same frames
     landed_center: np.ndarray | None = None
     moved: bool = False
     path: deque[tuple[float, np.ndarray]] = field(default_factory=lambda: deque(maxlen=32))
@@ -96,10 +98,12 @@ class CardTracker:
         gate: how far (in card sizes) a box may be from a track's last centre and still belong to
             it; raising it follows faster slides but may swap neighbouring cards.
         landed_gate: the same for a card that has landed (it lies still until swept away).
-        reappear_gate: the same for a landed card unseen for over ``reappear_after`` seconds: it
-            comes back from under a hand exactly where it lay, while a second copy of the card
-            slid in nearby must not be taken for it.
-        reappear_after: seconds unseen after which ``reappear_gate`` applies.
+        reappear_after: seconds unseen after which a landed card counts as hidden (under a hand):
+            it is then matched only by a box of the same card that appears in its place and comes
+            to rest there, never by a card sliding in (a second copy laid on the same spot).
+        reappear_gate: how near (in card sizes) that box must appear and rest.
+        hidden_penalty: extra matching cost (in card sizes) for a hidden card, so a box goes to a
+            card in view (a second copy sliding in) before it wakes a hidden one.
         class_penalty: extra matching cost (in card sizes) for a box whose card differs from the
             track's vote; raising it keeps overlapping cards apart by identity.
         min_hits: frames a track must be seen before it can land.
@@ -128,9 +132,10 @@ class CardTracker:
         geometry: TableGeometry,
         *,
         min_confidence: float = 0.25,
-        gate: float = 1.2,
+        gate: float = 1.0,
         landed_gate: float = 0.6,
         reappear_gate: float = 0.4,
+        hidden_penalty: float = 0.5,
         reappear_after: float = 0.3,
         class_penalty: float = 0.6,
         min_hits: int = 2,
@@ -151,6 +156,7 @@ class CardTracker:
         self.gate = gate
         self.landed_gate = landed_gate
         self.reappear_gate = reappear_gate
+        self.hidden_penalty = hidden_penalty
         self.reappear_after = reappear_after
         self.class_penalty = class_penalty
         self.min_hits = min_hits
@@ -170,6 +176,7 @@ class CardTracker:
     def reset(self) -> None:
         self.tracks: list[Track] = []
         self._next_id = 1
+        self._dropped: set[int] = set()
 
     def update(self, detections: Detections, frame: int, time: float) -> list[TrackerEvent]:
         """Takes one frame's detections; returns the landings and departures it decided."""
@@ -181,9 +188,15 @@ class CardTracker:
             np.hypot(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1]).astype(np.float64), 1.0
         )
         matched_tracks = self._associate(det, centers, sizes, time)
+        seen_now = [t for t in self.tracks if t.id in matched_tracks]
+        for track in seen_now:
+            if not track.landed:
+                track.co_seen.update(o.id for o in seen_now if o.landed and o.card_index == track.card_index)
         events: list[TrackerEvent] = []
         survivors: list[Track] = []
         for track in self.tracks:
+            if track.id in self._dropped:
+                continue
             if track.id not in matched_tracks:
                 unseen = time - track.last_time
                 limit = (
@@ -214,34 +227,40 @@ class CardTracker:
             events.extend(CardLeft(t.id, t.card_index, frame, time) for t in hidden)
             gone = {t.id for t in hidden}
             survivors = [t for t in survivors if t.id not in gone]
-        self.tracks = survivors
+        self.tracks = [t for t in survivors if t.id not in self._dropped]
+        self._dropped.clear()
         return events
 
     def _associate(self, det: Detections, centers: np.ndarray, sizes: np.ndarray, time: float) -> set[int]:
-        """Greedy nearest matching (few cards per frame); unmatched boxes start tracks."""
+        """Greedy nearest matching (few cards per frame); unmatched boxes start tracks.
+
+        A moving card is looked for where its speed carries it; a landed card lies still until
+        swept away (a tight gate, so a card slid past it is not taken for it); a hidden landed card
+        (under a hand) comes back exactly where it lay, and yields to tracks in view.
+        """
         matched: set[int] = set()
         used = np.zeros(len(det), dtype=bool)
         pairs: list[tuple[float, int, int]] = []
-        for t, track in enumerate(self.tracks):
+        for k, track in enumerate(self.tracks):
             if len(det) == 0:
                 break
-            distance = np.hypot(*(centers - track.center).T) / track.size
-            # A landed card lies still (until swept away): keep its gate tight so a card slid past
-            # it is not taken for it.
-            gate = self.landed_gate if track.landed else self.gate
-            if track.landed and time - track.last_time > self.reappear_after:
-                gate = self.reappear_gate  # back from under a hand: exactly where it was
+            hidden = track.landed and time - track.last_time > self.reappear_after
+            if track.landed:
+                gate, penalty, expected = (self.reappear_gate, self.hidden_penalty, track.center) if hidden else (self.landed_gate, 0.0, track.center)
+            else:
+                gate, penalty, expected = self.gate, 0.0, self._predict(track, time)
+            distance = np.hypot(*(centers - expected).T) / track.size
             voted = track.votes.sum() > 0
             for d in np.nonzero(distance <= gate)[0]:
-                cost = float(distance[d])
+                cost = float(distance[d]) + penalty
                 if voted and int(det.class_id[d]) != track.card_index:
                     if track.landed:
                         continue  # a landed card's identity is settled: another card is another card
                     cost += self.class_penalty
-                pairs.append((cost, t, int(d)))
+                pairs.append((cost, k, int(d)))
         pairs.sort()
-        for _cost, t, d in pairs:
-            track = self.tracks[t]
+        for _cost, k, d in pairs:
+            track = self.tracks[k]
             if used[d] or track.id in matched:
                 continue
             used[d] = True
@@ -249,11 +268,23 @@ class CardTracker:
             self._observe(track, det, d, centers[d], sizes[d], time)
         for d in np.nonzero(~used)[0]:
             track = Track(id=self._next_id, center=centers[d], size=float(sizes[d]), first_time=time, last_time=time)
+            track.origin = centers[d].copy()
             self._next_id += 1
             self._observe(track, det, int(d), centers[d], sizes[d], time)
             self.tracks.append(track)
             matched.add(track.id)
         return matched
+
+    @staticmethod
+    def _predict(track: Track, time: float) -> np.ndarray:
+        """Where a sliding card should be now, at the speed of its last two sightings."""
+        if len(track.path) < 2:
+            return track.center
+        (t0, c0), (t1, c1) = track.path[-2], track.path[-1]
+        if t1 - t0 <= 0 or time - t1 > 0.5:
+            return track.center
+        # Damped: a sliding card slows down as it comes to rest.
+        return c1 + 0.6 * (c1 - c0) * ((time - t1) / (t1 - t0))
 
     def _observe(self, track: Track, det: Detections, d: int, center: np.ndarray, size: float, time: float) -> None:
         track.center = center
@@ -286,6 +317,27 @@ class CardTracker:
                 return True
         return False
 
+    def _reappears(self, track: Track) -> bool:
+        """A landed card found again by a second track (it was hidden, or its box changed shape
+        as a hand let go of it): a box of the same card that appeared in its place (rather than
+        sliding in, as a second copy would) and rests there. The landed track takes the box over;
+        the new track is dropped.
+        """
+        assert track.origin is not None
+        for other in self.tracks:
+            if not other.landed or other is track or other.card_index != track.card_index:
+                continue
+            if other.id in track.co_seen:
+                continue  # both in view at once: two copies of the card
+            near = self.reappear_gate * max(other.size, track.size)
+            travelled = np.hypot(*(track.center - track.origin))
+            if np.hypot(*(other.center - track.center)) < near and travelled < near:
+                other.center, other.last_time = track.center, track.last_time
+                other.hits += track.hits
+                self._dropped.add(track.id)
+                return True
+        return False
+
     def _try_land(self, track: Track, frame: int, time: float) -> CardLanded | None:
         if track.hits < self.min_hits or time - track.last_time > 1e-9:
             return None  # only decide on frames where the card is actually seen
@@ -294,7 +346,7 @@ class CardTracker:
         since = self._rest_since(track)
         if since is None or time - since < self.rest_time:
             return None
-        if self._rereads_landed(track):
+        if self._reappears(track) or self._rereads_landed(track):
             return None
         uncertain = track.share < self.min_share
         if uncertain and time - since < self.decide_within:
