@@ -480,29 +480,36 @@ class _Canvas:
         region = self.image[y0 : y0 + h, x0 : x0 + w]
         region[:] = cv2.blendLinear(pixels, region, alpha, 1 - alpha)
 
-    def paste(self, image: np.ndarray, mask: np.ndarray, hom: np.ndarray, owner: int, tilt: tuple[float, float] = (0.0, 0.0)) -> None:
-        """Warps ``image`` (with its 0..255 ``mask``) by ``hom`` (source px -> canvas px).
+    def paste(self, face: Face, hom: np.ndarray, owner: int, tilt: tuple[float, float] = (0.0, 0.0)) -> None:
+        """Warps ``face`` by ``hom`` (face px -> canvas px) onto the canvas.
 
-        ``tilt`` brightens one side of the pasted image and darkens the other (relative change
-        across its width and height): a card never lies perfectly flat in the light.
+        ``tilt`` brightens one side of the card and darkens the other (relative change across
+        its width and height): a card never lies perfectly flat in the light.
         """
-        h, w = mask.shape
+        w, h = face.size
         corners = _apply_h(hom, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))
         roi = _roi(corners, self.w, self.h)
         if roi is None:
             return
         x0, y0, x1, y1 = roi
+        # Pick the pyramid level whose pixels are about as big as the canvas's.
+        scale = math.sqrt(max(_polygon_area(corners), 1.0) / (w * h))
+        k = max(0, int(math.floor(math.log2(1.0 / scale)))) if scale < 0.5 else 0
+        source = face.level(k)
+        sh, sw = source.shape[0] - 2, source.shape[1] - 2  # without the one-pixel frame
+        to_level0 = np.diag([w / sw, h / sh, 1.0]) @ _shift(-1, -1)
         # Coordinates are continuous (pixel i spans [i, i+1]); OpenCV samples at integer centres.
-        local = _shift(-x0 - 0.5, -y0 - 0.5) @ hom @ _shift(0.5, 0.5)
+        local = _shift(-x0 - 0.5, -y0 - 0.5) @ hom @ to_level0 @ _shift(0.5, 0.5)
         size = (x1 - x0, y1 - y0)
-        warped = cv2.warpPerspective(image, local, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        alpha = cv2.warpPerspective(mask, local, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        warped = cv2.warpPerspective(source, local, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        alpha = warped[:, :, 3]
+        pixels = np.ascontiguousarray(warped[:, :, :3])
         if tilt != (0.0, 0.0):
             gx = np.linspace(-0.5, 0.5, size[0], dtype=np.float32) * tilt[0]
             gy = np.linspace(-0.5, 0.5, size[1], dtype=np.float32) * tilt[1]
             gain = 1.0 + gy[:, None] + gx[None, :]
-            warped = cv2.multiply(warped, cv2.merge([gain, gain, gain]), dtype=cv2.CV_8U)
-        self.blend(x0, y0, warped, alpha.astype(np.float32) * (1 / 255.0))
+            pixels = cv2.multiply(pixels, cv2.merge([gain, gain, gain]), dtype=cv2.CV_8U)
+        self.blend(x0, y0, pixels, alpha.astype(np.float32) * (1 / 255.0))
         self.owner[y0:y1, x0:x1][alpha >= 128] = owner
 
 
@@ -632,7 +639,7 @@ def render_scene(
         outline = _apply_h(hom, np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float64))
         canvas.shadow(outline, tuple(card_shadow), px_per_cm * 0.15, look.shadow)
         tilt = (float(rng.normal(0, 0.06)), float(rng.normal(0, 0.06)))
-        canvas.paste(face.image, face.mask, hom, i if card.face_up else OWNER_HIDDEN, tilt)
+        canvas.paste(face, hom, i if card.face_up else OWNER_HIDDEN, tilt)
         placed.append((card, face, hom))
     if arms_over_cards:
         draw_arms()
