@@ -273,3 +273,15 @@ def test_boxes_reject_unknown_targets_and_drop_tiny_ones() -> None:
     assert annotation.boxes("corners", min_size=200) == []
     with pytest.raises(ValueError, match="target must be one of"):
         annotation.boxes("whole")
+
+
+@pytest.mark.parametrize("k1", [-0.08, 0.15])
+def test_lens_distortion_of_points_inverts_the_pixel_map(k1: float) -> None:
+    camera = Camera(width=640, height=480, k1=k1)
+    ideal = np.random.default_rng(0).uniform([0, 0], [640, 480], size=(50, 2))
+    delivered = camera.distort(ideal)
+    # The pixel map sends a delivered pixel back to the ideal image: p_u = c + (p_d - c)(1 + k1 r_d^2).
+    c = np.array([320.0, 240.0])
+    r2 = (((delivered - c) / np.hypot(320, 240)) ** 2).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(c + (delivered - c) * (1 + k1 * r2), ideal, atol=1e-6)
+    assert (np.abs(delivered - ideal).max() > 5) and (k1 > 0) == (np.linalg.norm(delivered - c, axis=1) < np.linalg.norm(ideal - c, axis=1)).all()
