@@ -298,7 +298,8 @@ async function saveSettings(event) {
 async function startPartie(event) {
   if (!event.submitter || event.submitter.value !== "start") return;
   const f = new FormData($("#form-partie"));
-  const body = { players: [0, 1, 2, 3].map((i) => f.get(`p${i}`)), first_dealer: Number(f.get("dealer")), rules: state.rules.switches ? { preset: state.rules.preset, ...state.rules.differs } : undefined };
+  const rules = f.get("preset") ? { preset: f.get("preset") } : { preset: state.rules.preset, ...state.rules.differs };
+  const body = { players: [0, 1, 2, 3].map((i) => f.get(`p${i}`)), first_dealer: Number(f.get("dealer")), rules };
   if (f.get("length")) body.length = { [f.get("length")]: Number(f.get("length_value")) };
   if (state.partie && !state.partie.is_over) {
     if (!confirm("Die laufende Partie beenden und eine neue starten?")) return;
