@@ -265,8 +265,9 @@ def write_dataset(
 ) -> Iterator[int]:
     """Writes ``OUT/images/{train,val}``, ``OUT/labels/...``, ``OUT/meta/...`` and ``OUT/data.yaml``.
 
-    Yields once per finished image (the number of labels written), for progress bars. Image
-    ``i < round(images * val_fraction)`` goes to ``val``.
+    Checks the arguments and writes ``data.yaml`` at once; the returned iterator draws the
+    images, yielding once per finished image (the number of labels written) for progress bars.
+    Image ``i < round(images * val_fraction)`` goes to ``val``.
 
     Raises:
         ValueError: bad counts, fraction or target.
@@ -287,11 +288,14 @@ def write_dataset(
     (root / "data.yaml").write_text(data_yaml(root, target))
     n_val = int(round(images * val_fraction))
     jobs = [(i, root, "val" if i < n_val else "train", target) for i in range(images)]
-    folder_names = [str(f) for f in folders]
+    return _run(jobs, seed, config, [str(f) for f in folders], workers)
+
+
+def _run(jobs: list[tuple[int, Path, str, str]], seed: int, config: SceneConfig, folders: list[str], workers: int) -> Iterator[int]:
     if workers <= 1:
-        _init_worker(seed, config, folder_names)
+        _init_worker(seed, config, folders)
         for job in jobs:
             yield _write_one(job)
         return
-    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(seed, config, folder_names)) as executor:
+    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(seed, config, folders)) as executor:
         yield from executor.map(_write_one, jobs, chunksize=4)
