@@ -603,13 +603,16 @@ def render_scene(
 ) -> tuple[np.ndarray, SceneAnnotation]:
     """Renders cards (drawn in list order, later ones on top) and arms on ``table``.
 
+    The same arguments always give the same pixels. A 1280x720 frame takes about 50 ms of CPU
+    with a video look (``k1=0``, no JPEG) once the table's background is cached for the camera.
+
     Args:
         deck: the faces and back to draw.
         table: surface and default look.
         cards: the cards, bottom first.
         camera: where the camera is and its image size.
         arms: forearms and hands, drawn above the cards (or below, with ``arms_over_cards=False``).
-        seed: varies the per-frame randomness (noise, glare position).
+        seed: varies the per-frame randomness (noise, glare position, each card's light tilt).
         look: light and artefacts; ``table.look`` when ``None``.
 
     Returns:
