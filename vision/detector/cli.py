@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     cls.add_argument("--out", required=True, help="checkpoint to write (.pt)")
     cls.add_argument("--epochs", type=int, default=10)
     cls.add_argument("--batch", type=int, default=128)
-    cls.add_argument("--width", type=int, default=32, help="channels of the first layer")
+    cls.add_argument("--width", type=int, default=16, help="channels of the first layer")
     cls.add_argument("--variants", type=int, default=3, help="jittered crops per labelled box")
     cls.add_argument("--time-minutes", type=float, default=None)
     cls.add_argument("--seed", type=int, default=0)

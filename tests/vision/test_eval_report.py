@@ -1,0 +1,99 @@
+"""`evaluate` on a tiny hand-labelled folder with a scripted detector: totals, mAP50, files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.detections import Detections
+from vision.detector.dataset import DatasetFolderError, read_folder
+from vision.detector.evaluate import NONE, evaluate
+from vision.detector.grouping import group_corners
+from vision.detector.model import ModelCard
+
+QC, QS, KH, C9, AD = 3, 9, 16, 0, 23
+
+
+class ScriptedDetector:
+    """Returns prepared corner detections image by image (in file order)."""
+
+    card = ModelCard(target="corners")
+
+    def __init__(self, frames: list[Detections]) -> None:
+        self.frames = list(frames)
+        self.last = Detections.empty()
+
+    def detect(self, image: np.ndarray) -> Detections:
+        self.last = self.frames.pop(0)
+        return self.last
+
+    def cards(self, image: np.ndarray) -> Detections:
+        return group_corners(self.last)
+
+
+def _yolo(box: list[float], size: int = 200) -> str:
+    x1, y1, x2, y2 = box
+    return f"{(x1 + x2) / 2 / size} {(y1 + y2) / 2 / size} {(x2 - x1) / size} {(y2 - y1) / size}"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    for sub in ("images", "labels", "ignore"):
+        (tmp_path / sub).mkdir()
+    for name in ("a", "b"):
+        cv2.imwrite(str(tmp_path / "images" / f"{name}.jpg"), np.full((200, 200, 3), 128, np.uint8))
+    # a: one QC card (two corners) and a KH corner; class tokens may be ids or codes.
+    (tmp_path / "labels" / "a.txt").write_text(f"3 {_yolo([10, 10, 30, 40])}\nQC {_yolo([90, 120, 110, 150])}\n16 {_yolo([150, 10, 170, 40])}\n")
+    # b: one 9C corner, and an 8H card that is not in a Doppelkopf deck.
+    (tmp_path / "labels" / "b.txt").write_text(f"0 {_yolo([10, 10, 30, 40])}\n")
+    (tmp_path / "ignore" / "b.txt").write_text(f"8H {_yolo([100, 100, 120, 130])}\n")
+    return tmp_path
+
+
+def test_eval_counts_hits_false_alarms_ignores_and_confusions(folder: Path, tmp_path: Path):
+    frames = [
+        Detections(xyxy=[[11, 11, 29, 39], [91, 121, 109, 149], [150, 10, 170, 40]], confidence=[0.9, 0.8, 0.7], class_id=[QC, QC, QS]),
+        Detections(xyxy=[[10, 10, 30, 40], [101, 101, 119, 129], [150, 150, 170, 180]], confidence=[0.9, 0.6, 0.5], class_id=[C9, KH, AD]),
+    ]
+    out = tmp_path / "report"
+    report = evaluate(ScriptedDetector(frames), read_folder(folder), out=out, examples=2)
+
+    assert report.images == 2
+    assert int(report.labels.sum()) == 4 and int(report.hits.sum()) == 3
+    assert (int(report.tp.sum()), int(report.fp.sum()), report.ignored) == (2, 2, 1)
+    precision, recall, f1 = report.overall
+    assert (precision, recall) == (0.5, 0.75) and f1 == pytest.approx(0.6)
+    assert report.confusion[KH, QS] == 1 and report.confusion[NONE, AD] == 1 and report.confusion[QC, QC] == 2
+    # QC and 9C found exactly, KH never: mean over the three labelled cards.
+    assert report.map50 == pytest.approx(2 / 3)
+
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["f1"] == pytest.approx(0.6)
+    assert {row["card"]: row["recall"] for row in metrics["per_card"]}["KH"] == 0.0
+    assert (out / "confusion.png").stat().st_size > 1000
+    assert len(list((out / "examples").glob("*.jpg"))) == 2
+
+
+def test_cards_scored_against_card_labels_skip_map(folder: Path):
+    detector = ScriptedDetector([Detections.empty(), Detections.empty()])
+    report = evaluate(detector, read_folder(folder), label_kind="cards")
+    assert report.map50 is None
+    assert report.overall == (0.0, 0.0, 0.0)
+
+
+def test_read_folder_layouts_and_errors(tmp_path: Path):
+    (tmp_path / "images" / "val").mkdir(parents=True)
+    (tmp_path / "labels" / "val").mkdir(parents=True)
+    cv2.imwrite(str(tmp_path / "images" / "val" / "x.png"), np.zeros((8, 8, 3), np.uint8))
+    (tmp_path / "labels" / "val" / "x.txt").write_text("23 0.5 0.5 0.2 0.2\n7H 0.1 0.1 0.1 0.1\n")
+    folder = read_folder(tmp_path)
+    assert [i.label_class.tolist() for i in folder.items] == [[AD]]  # 7H is not a Doppelkopf card
+    with pytest.raises(DatasetFolderError, match="no images"):
+        read_folder(tmp_path / "labels")
+    (tmp_path / "labels" / "val" / "x.txt").write_text("31 0.5 0.5 0.2 0.2\n")
+    with pytest.raises(DatasetFolderError, match="outside 0..23"):
+        read_folder(tmp_path)
