@@ -236,7 +236,7 @@ class RulesPublic(BaseModel):
     preset: str
     differs: dict[str, Any] = Field(description="the switches that differ from the preset")
     switches: dict[str, bool] = Field(description="every switch and its value")
-    presets: list[str]
+    presets: dict[str, dict[str, bool]] = Field(description="every preset with its switches")
     settable: bool = Field(description="false while a Partie runs")
 
 

@@ -22,10 +22,14 @@ def card_view(card: Card) -> dict[str, str]:
     return {"code": str(card), "name": card.german_name, "symbol": card.symbol}
 
 
+def _switches(rules: Rules) -> dict[str, bool]:
+    return {f.name: getattr(rules, f.name) for f in fields(rules) if f.name != "preset"}
+
+
 def rules_view(rules: Rules, *, settable: bool) -> dict[str, Any]:
-    switches = {f.name: getattr(rules, f.name) for f in fields(rules) if f.name != "preset"}
     differs = {k: v for k, v in rules.to_dict().items() if k != "preset"}
-    return {"preset": rules.preset, "differs": differs, "switches": switches, "presets": sorted(PRESETS), "settable": settable}
+    presets = {name: _switches(preset) for name, preset in sorted(PRESETS.items())}
+    return {"preset": rules.preset, "differs": differs, "switches": _switches(rules), "presets": presets, "settable": settable}
 
 
 def table_view(state: t.TableState, *, can_undo: str | None = None) -> dict[str, Any]:

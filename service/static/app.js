@@ -276,22 +276,36 @@ const SWITCH_NAMES = {
   pflichtsolo: "Pflichtsolo", solo_special_points: "Sonderpunkte im Solo", gegen_die_alten_in_solo: "gegen die Alten im Solo",
 };
 
+function renderSwitches(preset, switches) {
+  // Bold: what differs from the chosen preset (what a table's "Hausregeln" are).
+  const r = state.rules, base = r.presets[preset];
+  $("#rules-switches").replaceChildren(...Object.entries(switches).map(([k, v]) =>
+    el("label", { class: v !== base[k] ? "differs" : "" },
+      el("input", { type: "checkbox", name: k, checked: v, disabled: !r.settable, onchange: () => renderSwitches(preset, currentSwitches()) }),
+      SWITCH_NAMES[k] || k.replaceAll("_", " "))));
+}
+function currentSwitches() {
+  return Object.fromEntries([...document.querySelectorAll("#rules-switches input")].map((b) => [b.name, b.checked]));
+}
+
 function openSettings() {
   const r = state.rules;
-  $("#rules-preset").replaceChildren(...r.presets.map((p) => el("option", { value: p }, p === "pub" ? "Kneipendoppelkopf" : "Turnier (DDV)")));
-  $("#rules-preset").value = r.preset;
-  $("#rules-preset").disabled = !r.settable;
-  $("#rules-note").textContent = r.settable ? "Gilt für die nächste Partie." : "Eine Partie läuft: die Regeln stehen fest.";
-  $("#rules-switches").replaceChildren(...Object.entries(r.switches).map(([k, v]) =>
-    el("label", { class: k in r.differs ? "differs" : "" }, el("input", { type: "checkbox", name: k, checked: v, disabled: !r.settable }), SWITCH_NAMES[k] || k.replaceAll("_", " "))));
+  const select = $("#rules-preset");
+  select.replaceChildren(...Object.keys(r.presets).map((p) => el("option", { value: p }, p === "pub" ? "Kneipendoppelkopf" : "Turnier (DDV)")));
+  select.value = r.preset;
+  select.disabled = !r.settable;
+  select.onchange = () => renderSwitches(select.value, r.presets[select.value]);
+  $("#rules-note").textContent = r.settable ? "Gilt für die nächste Partie. Fett: anders als die Vorauswahl." : "Eine Partie läuft: die Regeln stehen fest.";
+  renderSwitches(r.preset, r.switches);
   $("#btn-rules").hidden = !r.settable;
   $("#dlg-settings").showModal();
 }
 
 async function saveSettings(event) {
   if (!event.submitter || event.submitter.value !== "save") return;
-  const rules = { preset: $("#rules-preset").value };
-  for (const box of document.querySelectorAll("#rules-switches input")) rules[box.name] = box.checked;
+  const preset = $("#rules-preset").value, base = state.rules.presets[preset];
+  const rules = { preset };
+  for (const [k, v] of Object.entries(currentSwitches())) if (v !== base[k]) rules[k] = v;
   await api("PUT", "/settings/rules", { rules }).then(() => toast("Regeln übernommen.")).catch(() => {});
 }
 

@@ -57,10 +57,12 @@ def _free_port() -> int:
 class Server:
     """``dokocam serve`` in a subprocess on a free loopback port."""
 
-    def __init__(self, db: Path, *extra: str) -> None:
+    def __init__(self, db: Path, *extra: str, players: list[str] | None = PLAYERS) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        args = [sys.executable, "-m", "service.cli", "serve", "--db", str(db), "--port", str(self.port), "--players", ",".join(PLAYERS), *extra]
+        args = [sys.executable, "-m", "service.cli", "serve", "--db", str(db), "--port", str(self.port), *extra]
+        if players is not None:
+            args += ["--players", ",".join(players)]
         self.log = db.parent / f"server-{self.port}.log"
         with self.log.open("wb") as log:  # a file, not a pipe: a chatty server must never block
             self.process = subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)

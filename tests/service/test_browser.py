@@ -135,3 +135,31 @@ def _run(server: Server, browser: object) -> None:
 
 def test_chromium_is_the_debian_one() -> None:
     assert shutil.which("chromium") == CHROMIUM or Path(CHROMIUM).exists()
+
+
+def test_rules_then_a_partie_from_the_page(tmp_path: Path, browser: object) -> None:
+    server = Server(tmp_path / "table.db", players=None)
+    try:
+        page = browser.new_page(viewport={"width": 390, "height": 844})  # type: ignore[attr-defined]
+        page.goto(server.url + "/")
+        page.wait_for_selector("#status:has-text('Keine Partie')")
+        page.click("#btn-settings")
+        page.select_option("#rules-preset", "pub")
+        page.uncheck("#rules-switches input[name='schweinchen']")
+        page.click("#btn-rules")
+        page.wait_for_function("() => document.querySelector('#toast').textContent.includes('Regeln')")
+        assert server.get("/settings/rules")["differs"] == {"schweinchen": False}
+        page.click("#btn-partie")
+        for i, name in enumerate(["Uli", "Vera", "Wim", "Xaver"]):
+            page.fill(f"#form-partie input[name='p{i}']", name)
+        page.select_option("#form-partie select[name='dealer']", "0")
+        page.select_option("#form-partie select[name='length']", "games")
+        page.fill("#form-partie input[name='length_value']", "4")
+        page.click("#btn-start")
+        page.wait_for_selector("#status:has-text('Geber Uli')")
+        partie = server.get("/partie")
+        assert partie["players"] == ["Uli", "Vera", "Wim", "Xaver"] and partie["length"] == {"games": 4}
+        assert server.get("/state")["rules"]["preset"] == "pub"
+        assert "Vera" in page.inner_text("#table .seat[data-seat='1']")
+    finally:
+        server.stop()
