@@ -112,12 +112,14 @@ class FollowsGame(Protocol):
 
     The table keeps it in step with the game really played: ``game_factory`` builds the next
     game as the table has it set up; ``contract_changed`` replays the running one under the
-    game type people announced.
+    game type people announced; ``game_abandoned`` starts the next game (one ended early).
     """
 
     game_factory: Callable[[], Any] | None
 
     def contract_changed(self, contract: Any) -> None: ...
+
+    def game_abandoned(self) -> None: ...
 
 
 class RecordedFeed:

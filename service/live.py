@@ -140,8 +140,11 @@ class LiveTable:
             else:
                 self._replayer.apply(event)
             current = self.state.current
-            if kind == t.CONTRACT_SET and current is not None and isinstance(self._feed, FollowsGame):
-                self._feed.contract_changed(current.contract)
+            if isinstance(self._feed, FollowsGame):
+                if kind == t.CONTRACT_SET and current is not None:
+                    self._feed.contract_changed(current.contract)
+                elif kind == t.GAME_ENDED_EARLY:
+                    self._feed.game_abandoned()
             self._view = self._build_view()
             # Published under the lock, so pages (and the hub's last-state replay) see states in log order.
             self.hub.publish("state", self._view)

@@ -76,11 +76,16 @@ class VisionFeed:
         # pipeline follows the turn order of the game that is really played.
         self.game_factory: Callable[[], Any] | None = None
         self._new_contract: Any = None  # set by the table's thread, taken up by the feed's
+        self._restart = False
         self._closed = False
 
     def contract_changed(self, contract: Any) -> None:
         """Replays the pipeline's game under ``contract`` before the next frame."""
         self._new_contract = contract
+
+    def game_abandoned(self) -> None:
+        """Starts the table's next game before the next frame (the running one ended early)."""
+        self._restart = True
 
     def __iter__(self) -> Iterator[FeedItem]:
         pipeline: TablePipeline | None = None
@@ -95,6 +100,10 @@ class VisionFeed:
                 height, width = frame.image.shape[:2]
                 pipeline = TablePipeline.for_video(width, height)
                 self._use_current_game(pipeline)
+            if self._restart:
+                self._restart = False
+                self._use_current_game(pipeline)
+                pipeline.reset()
             contract, self._new_contract = self._new_contract, None
             if contract is not None:
                 old = pipeline.follower.game

@@ -119,12 +119,16 @@ class _FollowingFeed:
     def __init__(self) -> None:
         self.game_factory = None
         self.contracts: list[object] = []
+        self.abandoned = 0
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(())
 
     def contract_changed(self, contract: object) -> None:
         self.contracts.append(contract)
+
+    def game_abandoned(self) -> None:
+        self.abandoned += 1
 
     def close(self) -> None:
         pass
@@ -135,6 +139,7 @@ def test_the_pipeline_game_follows_the_table(tmp_path: Path) -> None:
     app = create_app(Settings(db=tmp_path / "t.db"), feed=feed, players=PLAYERS)
     with TestClient(app) as client:
         client.post("/games/current/end", json={})  # game 2: Ben is Vorhand
+        assert feed.abandoned == 1
         assert feed.game_factory is not None and feed.game_factory().players == ("Ben", "Cem", "Dora", "Anna")
         client.put("/games/current/contract", json={"type": "solo", "kind": "queens", "declarer": 2})
         assert [c.to_dict() for c in feed.contracts] == [{"type": "solo", "kind": "queens", "declarer": 1}]  # Cem: game seat 1
