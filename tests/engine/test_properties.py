@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Callable
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -476,3 +477,106 @@ def test_announcements_are_accepted_exactly_when_allowed(rng: random.Random) -> 
         if game.contract.type is ContractType.HOCHZEIT and game.hochzeit_decided and not decided_at:
             decided_at = game.trick_number
     event(f"calls accepted: {min(accepted, 4)}+")
+
+
+# -- the score sheet under any sequence of games, abandoned games and corrections ---------------
+
+_NORMAL_OP = st.tuples(st.just("normal"), st.integers(0, 5), st.integers(1, 4), st.integers(0, 5).map(lambda n: n == 0))
+SHEET_OPS = st.lists(
+    st.one_of(
+        _NORMAL_OP,
+        _NORMAL_OP,
+        _NORMAL_OP,
+        st.tuples(st.just("solo"), st.integers(0, 3), st.integers(-4, 4), st.integers(0, 5).map(lambda n: n == 0)),
+        st.tuples(st.just("abandon"), st.integers(0, 3).map(lambda n: n == 0), st.just(0), st.just(False)),
+        st.tuples(st.just("undo"), st.just(0), st.just(0), st.just(False)),
+    ),
+    min_size=8,
+    max_size=40,
+)
+_PAIRS = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+
+
+def _sheet_action(partie: Partie, op: tuple, rng: random.Random) -> Callable[[], object] | None:
+    """The sheet call ``op`` stands for under the current deal (None: nothing to do)."""
+    kind, a, b, trigger = op
+    deal = partie.deal
+    if kind == "undo":
+        return partie.undo if partie.entries else None
+    if deal is None:
+        return None
+    if kind == "abandon":
+        left = rng.choice(deal.seats) if a else None  # a player leaves the table for good
+        return lambda: partie.abandon(left)
+    if deal.forced_solo is not None:
+        kind, a = "solo", 0  # the Vorhand owes the Pflichtsolo: the table plays it
+    if kind == "normal":
+        re = _PAIRS[a]
+        points = tuple(b if s in re else -b for s in range(4))
+        return lambda: partie.record_points(points, bock_trigger=trigger)
+    value = b or 1
+    solo = tuple(3 * value if s == a else -value for s in range(4))
+    return lambda: partie.record_points(solo, solo_seat=a, bock_trigger=trigger)
+
+
+@settings(max_examples=EXAMPLES * 2, deadline=None, suppress_health_check=SLOW_OK)
+@given(
+    SHEET_OPS,
+    st.booleans(),
+    st.sampled_from([{}, {"games": 5}, {"rounds": 2}, {"target": 12}]),
+    st.booleans(),
+    st.booleans(),
+    st.integers(0, 2**16),
+)
+def test_the_sheet_keeps_its_invariants(
+    ops: list, five: bool, length: dict, bock: bool, pflicht: bool, seed: int
+) -> None:
+    rng = random.Random(seed)
+    players = ["A", "B", "C", "D", "E"][: 5 if five else 4]
+    if "games" in length or "target" in length:
+        pflicht = False  # Pflichtsolo needs a Partie by rounds
+    rules = Rules(bockrunden=bock, pflichtsolo=pflicht)
+    partie = Partie(players, rules, **length)
+    for op in ops:
+        action = _sheet_action(partie, op, rng)
+        if action is None:
+            continue
+        before = (partie.totals, partie.deal, partie.bock_queue, partie.pflichtsolo_owed, partie.entries)
+        action()
+        if op[0] != "undo":
+            # Undo, then do it again: the same sheet as before, then the same as after.
+            after = (partie.totals, partie.deal, partie.bock_queue, partie.pflichtsolo_owed, partie.entries)
+            partie.undo()
+            assert (partie.totals, partie.deal, partie.bock_queue, partie.pflichtsolo_owed, partie.entries) == before
+            action()
+            assert (partie.totals, partie.deal, partie.bock_queue, partie.pflichtsolo_owed, partie.entries) == after
+        entries = partie.entries
+        totals = dict.fromkeys(players, 0)
+        for number, entry in enumerate(entries, start=1):
+            assert entry.deal.number == number
+            if not entry.abandoned:
+                check_entries([entry.points[p] for p in entry.deal.seats], game=number)
+                assert set(entry.points.values()) <= {v * entry.deal.multiplier for v in entry.game_points}
+            for player, value in entry.points.items():
+                totals[player] += value
+            assert entry.totals == totals
+        assert partie.totals == totals and sum(totals.values()) == 0
+        deal = partie.deal
+        if deal is None:
+            assert partie.is_over
+            continue
+        present = partie.present
+        assert len(set(deal.seats)) == 4 and set(deal.seats) <= set(present)
+        assert deal.dealer in present
+        assert deal.sitting_out == (deal.dealer if len(present) == 5 else None)
+        if len(present) == 4:
+            assert deal.seats[-1] == deal.dealer
+        assert deal.bocks == (partie.bock_queue[0] if partie.bock_queue else 0)
+        if not bock:
+            assert partie.bock_queue == []
+        if "rounds" in length:
+            assert deal.round <= length["rounds"]
+        if deal.forced_solo is not None:
+            assert pflicht and deal.round == length["rounds"] and deal.forced_solo == deal.vorhand
+    event(f"lines: {min(len(partie.entries) // 5 * 5, 15)}+, over: {partie.is_over}, aborted: {partie.aborted}")
+    event(f"Vorführung played: {any(e.vorfuehrung for e in partie.entries)}")
