@@ -6,7 +6,7 @@ The rendering API (for the dataset generator and the game-video renderer)::
 """
 
 from vision.synth.faces import CARD_CODES, Face, FaceFolderError, FaceStyle, UnknownCardCodeError, card_index, load_face_folder
-from vision.synth.scene import Arm, Camera, CardAnnotation, Deck, Look, PlacedCard, SceneAnnotation, Table, render_scene
+from vision.synth.scene import Arm, Camera, CardAnnotation, Deck, Look, PlacedCard, Prop, SceneAnnotation, Table, render_scene
 
 __all__ = [
     "CARD_CODES",
@@ -19,6 +19,7 @@ __all__ = [
     "FaceStyle",
     "Look",
     "PlacedCard",
+    "Prop",
     "SceneAnnotation",
     "Table",
     "UnknownCardCodeError",

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from vision.synth.faces import CARD_CODES, DISTRACTOR_CODES, Face, load_face_folder
-from vision.synth.scene import Arm, Camera, Deck, Look, PlacedCard, SceneAnnotation, Table, render_scene
+from vision.synth.scene import Arm, Camera, Deck, Look, PlacedCard, Prop, SceneAnnotation, Table, render_scene
 
 SIDES_DEG = (0.0, 90.0, 180.0, 270.0)  # bottom, right, top, left player (card angle for each)
 
@@ -82,7 +82,37 @@ def _arm_from(rng: np.random.Generator, side_deg: float, reach: np.ndarray, dist
     return Arm(tuple(start), tuple(reach), float(rng.uniform(5.5, 8.0)), SKIN_TONES[int(rng.integers(len(SKIN_TONES)))], sleeve)  # type: ignore[arg-type]
 
 
-def table_scene(rng: np.random.Generator, deck: Deck, imgsz: int) -> tuple[list[PlacedCard], list[Arm], Camera]:
+def random_props(rng: np.random.Generator, near_cm: float) -> list[Prop]:
+    """Clutter around the cards: a phone, coins, a pen, or the table's edge ``near_cm`` or more away."""
+    props: list[Prop] = []
+    for _ in range(int(rng.integers(1, 3))):
+        kind = int(rng.integers(4))
+        direction = float(rng.uniform(0, 360))
+        centre = _rot(np.array([0.0, near_cm * rng.uniform(1.0, 1.6)]), direction)
+        angle = float(rng.uniform(0, 360))
+        if kind == 0:  # the table's edge and the floor beyond it, facing away from the cards
+            angle = direction
+            pts = [(-300.0, 0.0), (300.0, 0.0), (300.0, 300.0), (-300.0, 300.0)]
+            v = int(rng.integers(10, 120))
+            colour, height = (v, v, v + int(rng.integers(0, 20))), 0.0
+        elif kind == 1:  # a phone
+            pts = [(-3.6, -7.5), (3.6, -7.5), (3.6, 7.5), (-3.6, 7.5)]
+            v = int(rng.integers(10, 50))
+            colour, height = (v, v, v), 0.8
+        elif kind == 2:  # a coin
+            t = np.linspace(0, 2 * math.pi, 20, endpoint=False)
+            r = float(rng.uniform(0.8, 1.3))
+            pts = [(r * math.cos(a), r * math.sin(a)) for a in t]
+            colour, height = ((60, 150, 190) if rng.random() < 0.5 else (170, 170, 170)), 0.2
+        else:  # a pen or pencil
+            pts = [(-0.45, -7.0), (0.45, -7.0), (0.45, 7.0), (-0.45, 7.0)]
+            colour, height = tuple(int(c) for c in rng.integers(20, 230, 3)), 0.9  # type: ignore[assignment]
+        outline = tuple(tuple(float(c) for c in _rot(np.array(p), angle) + centre) for p in pts)
+        props.append(Prop(outline, colour, height))  # type: ignore[arg-type]
+    return props
+
+
+def table_scene(rng: np.random.Generator, deck: Deck, imgsz: int) -> tuple[list[PlacedCard], list[Arm], Camera, list[Prop]]:
     """A whole table: the current trick in the middle, won tricks and hands around it."""
     cards: list[PlacedCard] = []
     # Won tricks: face-down piles in front of players.
@@ -137,10 +167,10 @@ def table_scene(rng: np.random.Generator, deck: Deck, imgsz: int) -> tuple[list[
         k1=float(rng.uniform(-0.08, 0.15)) if rng.random() < 0.5 else 0.0,
         stretch=float(rng.uniform(0.9, 1.1)) if rng.random() < 0.3 else 1.0,
     )
-    return cards, arms, camera
+    return cards, arms, camera, []
 
 
-def closeup_scene(rng: np.random.Generator, deck: Deck, imgsz: int, distractors: float) -> tuple[list[PlacedCard], list[Arm], Camera]:
+def closeup_scene(rng: np.random.Generator, deck: Deck, imgsz: int, distractors: float) -> tuple[list[PlacedCard], list[Arm], Camera, list[Prop]]:
     """A phone photo of one to three cards filling much of the frame, or of a spread of several
     overlapping cards where mostly one index column of each shows."""
     w, h = deck.size_cm
@@ -174,6 +204,7 @@ def closeup_scene(rng: np.random.Generator, deck: Deck, imgsz: int, distractors:
             spot = rng.uniform(-1, 1, 2) * [w * 2.5, h * 2.0]
             code = str(rng.choice(extra + pool)) if rng.random() < 0.7 else "back"
             cards.insert(0, PlacedCard(code, tuple(spot), float(rng.uniform(0, 360)), face_up=code != "back"))
+    props = random_props(rng, float(np.hypot(w, h)) * (1 + 0.3 * (n - 1))) if rng.random() < 0.3 else []
     arms = []
     if rng.random() < 0.1:
         side = float(rng.choice(SIDES_DEG))
@@ -192,7 +223,7 @@ def closeup_scene(rng: np.random.Generator, deck: Deck, imgsz: int, distractors:
         # Phone exports squash a 3:4 photo into a square: cards look wider than they are.
         stretch=float(rng.choice([1.0, 4 / 3, rng.uniform(0.9, 1.4)])),
     )
-    return cards, arms, camera
+    return cards, arms, camera, props
 
 
 def generate_image(index: int, seed: int, config: SceneConfig, pool: DeckPool) -> tuple[np.ndarray, SceneAnnotation]:
@@ -205,11 +236,11 @@ def generate_image(index: int, seed: int, config: SceneConfig, pool: DeckPool) -
     table = Table.random(int(rng.integers(2**31)))
     kind = "closeup" if rng.random() < config.closeup_fraction else "table"
     if kind == "closeup":
-        cards, arms, camera = closeup_scene(rng, deck, config.imgsz, config.distractors)
+        cards, arms, camera, props = closeup_scene(rng, deck, config.imgsz, config.distractors)
     else:
-        cards, arms, camera = table_scene(rng, deck, config.imgsz)
+        cards, arms, camera, props = table_scene(rng, deck, config.imgsz)
     look = Look.random(rng)
-    image, annotation = render_scene(deck, table, cards, camera, arms, seed=int(rng.integers(2**31)), look=look)
+    image, annotation = render_scene(deck, table, cards, camera, arms, props=props, seed=int(rng.integers(2**31)), look=look)
     annotation.kind = kind
     return image, annotation
 

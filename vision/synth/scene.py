@@ -122,6 +122,22 @@ class Arm:
 
 
 @dataclass(frozen=True)
+class Prop:
+    """Something lying on the table under the cards: a phone, a coin, a pen, the table's edge.
+    Never labelled; it only makes the background less tidy.
+
+    Attributes:
+        outline: polygon in table cm.
+        colour: BGR fill.
+        height_cm: how far above the table its top is (sets the shadow's offset).
+    """
+
+    outline: tuple[tuple[float, float], ...]
+    colour: tuple[int, int, int]
+    height_cm: float = 0.5
+
+
+@dataclass(frozen=True)
 class Camera:
     """A pinhole camera above the table, with radial lens distortion.
 
@@ -597,6 +613,7 @@ def render_scene(
     camera: Camera,
     arms: Sequence[Arm] = (),
     *,
+    props: Sequence[Prop] = (),
     seed: int = 0,
     look: Look | None = None,
     arms_over_cards: bool = True,
@@ -612,6 +629,7 @@ def render_scene(
         cards: the cards, bottom first.
         camera: where the camera is and its image size.
         arms: forearms and hands, drawn above the cards (or below, with ``arms_over_cards=False``).
+        props: objects on the table, drawn before (under) the cards.
         seed: varies the per-frame randomness (noise, glare position, each card's light tilt).
         look: light and artefacts; ``table.look`` when ``None``.
 
@@ -632,6 +650,10 @@ def render_scene(
         for arm in arms:
             _draw_arm(canvas, arm, tuple(arm_shadow), px_per_cm * 1.5, look.shadow * 0.8)
 
+    for prop in props:
+        outline = _apply_h(canvas.to_canvas, np.asarray(prop.outline, np.float64))
+        canvas.shadow(outline, tuple(shadow_dir * px_per_cm * prop.height_cm), px_per_cm * 0.3, look.shadow)
+        _fill_flat(canvas, outline, prop.colour)
     if not arms_over_cards:
         draw_arms()
     placed: list[tuple[PlacedCard, Face, np.ndarray]] = []
@@ -650,6 +672,19 @@ def render_scene(
     image, owner = _finish(canvas, camera, look, rng)
     annotation = _annotate(placed, owner, camera, canvas)
     return image, annotation
+
+
+def _fill_flat(canvas: _Canvas, pts: np.ndarray, colour: tuple[int, int, int]) -> None:
+    """Fills a polygon (canvas px) with one anti-aliased colour; the pixels stay background."""
+    roi = _roi(pts, canvas.w, canvas.h, 2)
+    if roi is None:
+        return
+    x0, y0, x1, y1 = roi
+    cover = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(cover, [_fixed(pts - [x0, y0])], 255, cv2.LINE_AA, shift=4)
+    flat = np.empty((y1 - y0, x1 - x0, 3), np.uint8)
+    flat[:] = colour
+    canvas.blend(x0, y0, flat, cover.astype(np.float32) * (1 / 255.0))
 
 
 def _soft(mask: np.ndarray, sigma: float) -> np.ndarray:
