@@ -285,3 +285,13 @@ def test_lens_distortion_of_points_inverts_the_pixel_map(k1: float) -> None:
     r2 = (((delivered - c) / np.hypot(320, 240)) ** 2).sum(axis=1, keepdims=True)
     np.testing.assert_allclose(c + (delivered - c) * (1 + k1 * r2), ideal, atol=1e-6)
     assert (np.abs(delivered - ideal).max() > 5) and (k1 > 0) == (np.linalg.norm(delivered - c, axis=1) < np.linalg.norm(ideal - c, axis=1)).all()
+
+
+def test_props_lie_under_the_cards_and_are_never_labelled() -> None:
+    from vision.synth import Prop
+
+    deck = _coded_deck(["QS"])
+    phone = Prop(((-4.0, -8.0), (4.0, -8.0), (4.0, 8.0), (-4.0, 8.0)), (30, 30, 30), height_cm=0.8)
+    image, annotation = render_scene(deck, GREY_TABLE, [PlacedCard("QS", (1, 1), 20)], Camera(view_width_cm=30), props=[phone], look=FLAT)
+    assert len(annotation.boxes("corners")) == 2 and annotation.cards[0].visible_fraction > 0.95
+    assert _pixels_of(image, (30, 30, 30), others=((90, 90, 90), (255, 255, 255))).sum() > 500  # the phone shows beside the card
