@@ -19,8 +19,10 @@ House rules that belong to the sheet, and the choices made where the rule texts 
   Bock marks on a paper sheet do: a game under k Bocks counts 2**k (`BockStacking.OVERLAP`).
   `BockStacking.APPEND` instead queues the new round after the Bock games already owed, so a
   game never counts more than double. Abandoned games neither use nor trigger Bocks.
-- Length: a number of scored games, a number of rounds, or a point target (once a player's
-  total reaches it, the round is finished), or open-ended when none is given.
+- Length: a number of games, a number of rounds, or a point target (once a player's total
+  reaches it, the round is finished), or open-ended when none is given. Abandoned games count
+  towards the length, as their deals count towards the round: a one-game Partie whose game
+  is abandoned ends without score.
 - A game ended early because a player left gets no score; if that player leaves the table and
   fewer than four remain, the Partie ends.
 - A hand thrown in (Schmeißen) or an Armut nobody takes is dealt again by the same dealer:
@@ -256,7 +258,7 @@ class Partie:
             None means `Rules.tournament()` (no Bock rounds, no Pflichtsolo).
         first_dealer: Who deals the first game; by default the last player, so that the first
             game's seats are the players in the given order.
-        games: End after this many scored games.
+        games: End after this many games (abandoned ones included).
         rounds: End after this many rounds (required for a Vorführung of the Pflichtsolo).
         target: End after the round in which a player's total reaches this many points.
         bock_stacking: How overlapping Bock triggers combine.
@@ -367,6 +369,12 @@ class Partie:
         if self._state.over:
             return None
         return self._deal_for(self._state)
+
+    @property
+    def leaders(self) -> list[str]:
+        """The players with the highest total, in seating order (the winners once it is over)."""
+        best = max(self._state.totals.values())
+        return [p for p in self.players if self._state.totals[p] == best]
 
     def standings(self) -> list[tuple[str, int]]:
         """Players and totals, best first (ties keep the seating order)."""
@@ -625,7 +633,7 @@ class Partie:
             bock_trigger=trigger,
         )
         # After a Pflichtsolo the same dealer deals again and the round does not move on.
-        self._advance(state, rotate=not pflichtsolo, scored=True)
+        self._advance(state, rotate=not pflichtsolo)
         return entry
 
     def _abandon(self, state: _State, deal: Deal, item: _Input) -> SheetEntry:
@@ -637,7 +645,7 @@ class Partie:
             contract=item.contract,
             abandoned_by=item.abandoned_by,
         )
-        self._advance(state, rotate=True, scored=False, leaving=item.abandoned_by or None)
+        self._advance(state, rotate=True, leaving=item.abandoned_by or None)
         return entry
 
     def _queue_bock_round(self, state: _State) -> None:
@@ -650,7 +658,7 @@ class Partie:
         else:
             state.bocks.extend([1] * size)
 
-    def _advance(self, state: _State, *, rotate: bool, scored: bool, leaving: str | None = None) -> None:
+    def _advance(self, state: _State, *, rotate: bool, leaving: str | None = None) -> None:
         state.number += 1
         if rotate:
             at = state.present.index(state.dealer)
@@ -675,10 +683,8 @@ class Partie:
                 state.over = True
                 return
             state.round += 1
-        if self.games is not None:
-            scored_games = sum(1 for e in self._entries if not e.abandoned) + (1 if scored else 0)
-            if scored_games >= self.games:
-                state.over = True
+        if self.games is not None and state.number > self.games:
+            state.over = True
 
 
 def _solo_seat_and_label(contract: Contract | None) -> tuple[int | None, str]:

@@ -121,6 +121,18 @@ def test_length_in_games() -> None:
         p.record_points(NORMAL)
 
 
+def test_abandoned_games_count_towards_the_length() -> None:
+    single = Partie(FOUR, games=1)
+    single.abandon()
+    assert single.is_over and single.totals == dict.fromkeys(FOUR, 0)
+    p = Partie(FOUR, games=3)
+    p.record_points(NORMAL)
+    p.abandon()
+    assert not p.is_over
+    p.record_points(NORMAL)
+    assert p.is_over and len(p.entries) == 3
+
+
 def test_length_in_rounds() -> None:
     p = Partie(FIVE, rounds=2)
     play_normal(p, 9)
@@ -140,6 +152,7 @@ def test_point_target_finishes_the_round() -> None:
     # once reached, the round is finished even if nobody holds the target any more
     assert p.totals == {"Anna": 4, "Ben": -4, "Cem": -4, "Dora": 4}
     assert p.standings() == [("Anna", 4), ("Dora", 4), ("Ben", -4), ("Cem", -4)]
+    assert p.leaders == ["Anna", "Dora"]
 
 
 def test_point_target_not_reached_plays_on() -> None:
