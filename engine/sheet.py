@@ -48,14 +48,12 @@ import enum
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from engine.contract import Contract, ContractType
 from engine.errors import EngineError
+from engine.game import Game
 from engine.rules import Rules
-
-if TYPE_CHECKING:
-    from engine.game import Game
 
 __all__ = [
     "BockStacking",
@@ -388,8 +386,6 @@ class Partie:
         Raises:
             PartieOverError: When the Partie is over.
         """
-        from engine.game import Game
-
         deal = self.deal
         if deal is None:
             raise PartieOverError("the Partie is over; no more games can be dealt")
