@@ -72,7 +72,7 @@ def _camera_frame() -> dict:
 
 def test_dashboard_follows_the_game_and_takes_corrections(tmp_path: Path, browser: object) -> None:
     source = tmp_path / "first-trick.json"
-    first_trick = [e for e in game_events(SEED, start=1.0, interval=0.4) if e.get("trick", 0) == 0]
+    first_trick = [e for e in game_events(SEED, start=1.0, interval=0.4, uncertain=(2,)) if e.get("trick", 0) == 0]
     source.write_text(json.dumps([_camera_frame(), *first_trick]))
     server = Server(tmp_path / "table.db", "--source", str(source))
     try:
@@ -97,6 +97,12 @@ def _run(server: Server, browser: object) -> None:
     assert "♣D Kreuz-Dame" in page.text_content("#cam-boxes")
     assert page.evaluate("document.querySelector('#cam-img').naturalWidth") == 640
 
+    # The camera was unsure of the third card: a person confirms it.
+    page.click(".alert.ask button")
+    page.click("#btn-confirm")
+    page.wait_for_selector(".alert.ask", state="detached")
+    assert server.get("/state")["game"]["uncertain"] == []
+
     # Announce Re for a player holding a Kreuz-Dame (11 cards left: just in time).
     re_seat = next(seat for seat, hand in enumerate(deal(SEED)) if "QC" in hand)
     page.click(f"#seat-pick button[data-seat='{re_seat}']")
@@ -113,10 +119,7 @@ def _run(server: Server, browser: object) -> None:
 
     # Correct a card of the finished game in the trick history: the sheet is recomputed.
     position, card = _correction_that_moves_the_sheet(re_seat)
-    event_id = server.get("/events")[0]["id"] + 1 + position + (1 if position >= 4 else 0)
-    target = server.get("/state")["last_game"]
-    ids = [p["event_id"] for t in target["tricks"] for p in t["plays"]]
-    assert ids[position] == event_id
+    event_id = [p["event_id"] for t in server.get("/state")["last_game"]["tricks"] for p in t["plays"]][position]
     page.click(f".trick-row .mini[data-event='{event_id}']")
     page.select_option("#fix-card", card)
     page.click("#btn-fix")
