@@ -580,3 +580,85 @@ def test_the_sheet_keeps_its_invariants(
             assert pflicht and deal.round == length["rounds"] and deal.forced_solo == deal.vorhand
     event(f"lines: {min(len(partie.entries) // 5 * 5, 15)}+, over: {partie.is_over}, aborted: {partie.aborted}")
     event(f"Vorführung played: {any(e.vorfuehrung for e in partie.entries)}")
+
+
+# -- tricks: an independent card order ------------------------------------------------------------
+
+_NORMAL_TRUMPS = "10H QC QS QH QD JC JS JH JD AD 10D KD 9D".split()
+_SUIT_OF_SOLO = {"clubs": "C", "spades": "S", "hearts": "H", "diamonds": "D"}
+
+
+def trumps_high_to_low(game: Game) -> list[str]:
+    """The trump codes strongest first, from the rule texts (issue 2 and the seeds)."""
+    contract = game.contract
+    kind = contract.kind.value if contract.type is ContractType.SOLO and contract.kind else None
+    if kind == "queens":
+        return ["QC", "QS", "QH", "QD"]
+    if kind == "jacks":
+        return ["JC", "JS", "JH", "JD"]
+    if kind == "fleischlos":
+        return []
+    if kind in _SUIT_OF_SOLO:
+        suit = _SUIT_OF_SOLO[kind]
+        low = [r + suit for r in ("A", "10", "K", "9") if r + suit != "10H"]
+        return _NORMAL_TRUMPS[:9] + low
+    if game.schweinchen_seat is not None:
+        return ["AD"] + [c for c in _NORMAL_TRUMPS if c != "AD"]
+    return list(_NORMAL_TRUMPS)
+
+
+def expected_winner(game: Game, trick_index: int) -> int:
+    trumps = trumps_high_to_low(game)
+    plays = [(seat, str(card)) for seat, card in game.tricks[trick_index].plays]
+
+    def suit(code: str) -> str:
+        return "trump" if code in trumps else code[-1]
+
+    def strength(code: str) -> int:
+        if code in trumps:
+            return 100 - trumps.index(code)
+        return 10 - ["A", "10", "K", "Q", "J", "9"].index(code[:-1])
+
+    led = suit(plays[0][1])
+    best = 0
+    last = trick_index == game.rules.hand_size - 1
+    second_dulle = game.rules.second_dulle_beats_first and not (last and game.rules.second_dulle_except_last_trick)
+    for i, (_, code) in enumerate(plays[1:], start=1):
+        top = plays[best][1]
+        if suit(code) == suit(top) and (
+            strength(code) > strength(top) or code == top == "10H" and "10H" in trumps and second_dulle
+        ):
+            best = i
+        elif suit(code) == "trump" and suit(top) != "trump":
+            best = i
+    assert suit(plays[best][1]) in (led, "trump")
+    return plays[best][0]
+
+
+@FAST
+@given(games())
+def test_trick_winners_follow_the_card_order_of_the_rule_texts(game: Game) -> None:
+    event(f"second Dulle: {game.rules.second_dulle_beats_first}, Schweinchen: {game.schweinchen_seat is not None}")
+    for t, trick in enumerate(game.tricks):
+        assert trick.winner() == expected_winner(game, t), (t, trick)
+    contract = game.contract
+    if contract.type is ContractType.HOCHZEIT:
+        # The partner is the first other player to win one of the first three tricks.
+        others = [trick.winner() for trick in game.tricks[:3] if trick.winner() != contract.declarer]
+        assert game.hochzeit_partner == (others[0] if others else None)
+
+
+@FAST
+@given(randoms)
+def test_legal_cards_are_the_led_suit_when_held_else_everything(rng: random.Random) -> None:
+    template = random_game(rng, call_chance=0.0)
+    game = Game(template.rules, template.contract, hands=hands_of(template))
+    trumps = trumps_high_to_low(template)  # Schweinchen only moves the Karo-Ass within trump
+    for ev in template.history:
+        if isinstance(ev, PlayEvent):
+            hand = sorted({str(c) for c in game.hand(ev.seat).elements()})
+            plays = game.current_trick.plays
+            led = None if not plays else ("trump" if str(plays[0][1]) in trumps else str(plays[0][1])[-1])
+            follow = [c for c in hand if led is not None and ("trump" if c in trumps else c[-1]) == led]
+            assert sorted(str(c) for c in game.legal_cards(ev.seat)) == (follow or hand)
+        apply(game, ev)
