@@ -260,6 +260,26 @@ def test_the_score_matches_an_independent_ddv_count(rng: random.Random) -> None:
     game = random_game(rng, call_chance=0.2)  # more announcements than at a real table
     result = game.result()
     assert (result.winner, result.base_value) == ddv_value(game)
+    assert result.bock_trigger == expected_bock_trigger(game)
+
+
+def expected_bock_trigger(game: Game) -> bool:
+    """Bockrunden (seed 001): after 120:120, a lost solo, a trick of four (plain) Herz cards,
+    or a game lost by a party that announced; each behind its own switch."""
+    rules, result = game.rules, game.result()
+    if not rules.bockrunden:
+        return False
+    trumps = trumps_high_to_low(game)
+    loser = None if result.winner is None else result.winner.other
+    return (
+        (rules.bock_after_120 and result.augen[RE] == 120)
+        or (rules.bock_after_lost_solo and game.contract.type is ContractType.SOLO and result.winner is KONTRA)
+        or (
+            rules.bock_after_heart_trick
+            and any(all(str(c)[-1] == "H" and str(c) not in trumps for _, c in t.plays) for t in game.tricks)
+        )
+        or (rules.bock_after_lost_announcement and any(party is loser for _, _, party in game.calls))
+    )
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=SLOW_OK)
