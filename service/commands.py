@@ -59,13 +59,17 @@ def _server_options(parser: argparse.ArgumentParser, *, db_default: str | None) 
     parser.add_argument("--players", help=f"start a Partie with these four names (comma-separated) when the log has none, e.g. {DEMO_PLAYERS}")
     parser.add_argument("--fast", action="store_true", help="play a file source as fast as it decodes, not in real time")
     parser.add_argument("--model", help="detector weights for a camera or video source (default: the shipped model)")
+    parser.add_argument("--stride", type=int, default=1, help="video files: detect on every N-th frame (default 1)")
 
 
 def _serve(args: argparse.Namespace) -> int:
     from service.config import Settings
 
     settings = Settings(host=args.host, port=args.port, db=Path(args.db or "dokocam.db"), source=args.source, realtime=not args.fast)
-    return _run(settings, args.players, model=args.model)
+    if args.stride < 1:
+        print("--stride must be at least 1", file=sys.stderr)
+        return 2
+    return _run(settings, args.players, model=args.model, stride=args.stride)
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -76,7 +80,7 @@ def _demo(args: argparse.Namespace) -> int:
         print(f"no demo video in {DEMO_DIR}: playing a recorded demo game instead", file=sys.stderr)
     db = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="dokocam-demo-")) / "demo.db"
     settings = Settings(host=args.host, port=args.port, db=db, source=source or RECORDED_DEMO, realtime=not args.fast)
-    return _run(settings, args.players or DEMO_PLAYERS, model=args.model, fallback_to_recorded=True)
+    return _run(settings, args.players or DEMO_PLAYERS, model=args.model, stride=max(1, args.stride), fallback_to_recorded=True)
 
 
 def find_demo_source() -> str | None:
@@ -90,7 +94,9 @@ def find_demo_source() -> str | None:
     return None
 
 
-def _run(settings: object, players: str | None, *, model: str | None = None, fallback_to_recorded: bool = False) -> int:
+def _run(
+    settings: object, players: str | None, *, model: str | None = None, stride: int = 1, fallback_to_recorded: bool = False
+) -> int:
     import uvicorn
 
     from service.config import Settings
@@ -108,7 +114,7 @@ def _run(settings: object, players: str | None, *, model: str | None = None, fal
     source = settings.source
     if source is not None and source != RECORDED_DEMO:
         try:
-            feed = open_feed(source, realtime=settings.realtime, model=model)
+            feed = open_feed(source, realtime=settings.realtime, model=model, stride=stride)
             resume = is_recorded(source) or Path(source).is_file()
         except ValueError as exc:  # FeedError, SourceError, ModelNotFoundError
             if not fallback_to_recorded:

@@ -198,7 +198,7 @@ def is_recorded(source: str) -> bool:
     return source.endswith((".json", ".jsonl"))
 
 
-def open_feed(source: str, *, realtime: bool = True, model: str | None = None) -> Feed:
+def open_feed(source: str, *, realtime: bool = True, model: str | None = None, stride: int = 1) -> Feed:
     """Opens a camera index, a video file or a recorded event list as a feed.
 
     Camera and video go through ``vision.table`` (imported here, lazily: it loads the detector).
@@ -207,4 +207,4 @@ def open_feed(source: str, *, realtime: bool = True, model: str | None = None) -
         return RecordedFeed(source, realtime=realtime)
     from service.vision_feed import VisionFeed  # heavy: cv2, the detector
 
-    return VisionFeed(source, realtime=realtime, model=model)
+    return VisionFeed(source, realtime=realtime, model=model, stride=stride)

@@ -45,7 +45,8 @@ class VisionFeed:
         source: camera index, stream URL, video file or image folder (``vision.table.sources``).
         realtime: pace a file at its own frame rate (a live camera paces itself).
         fps: how many frames a second are encoded for the pages.
-        stride: run the detector on every ``stride``-th frame of a file.
+        stride: run the detector on every ``stride``-th frame of a file (raise it for
+            high frame rates; the tracker wants a few frames per second of every card).
         model: detector weights; the shipped model when None.
         detector: anything with ``update(image) -> Detections`` to use instead of loading ``model``.
 
@@ -59,7 +60,7 @@ class VisionFeed:
         *,
         realtime: bool = True,
         fps: float = 5.0,
-        stride: int = 2,
+        stride: int = 1,
         model: str | None = None,
         detector: Any = None,
     ) -> None:
