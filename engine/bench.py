@@ -24,7 +24,7 @@ from typing import Any
 from engine.cards import ALL_CARDS, Card, Rank, Suit
 from engine.contract import Contract, ContractType, SoloKind
 from engine.errors import IllegalCallError
-from engine.game import Call, Game, Party
+from engine.game import Call, Game, Party, PlayEvent
 from engine.record import GameRecord, load_record
 from engine.rules import Rules
 
@@ -239,8 +239,9 @@ def run(
     Returns:
         ``games`` (complete games replayed and scored), ``seconds``, ``games_per_second``,
         ``plays_per_second``, ``cpu_seconds`` and ``games_per_cpu_second`` (the process's CPU
-        time, which other processes on a busy machine do not inflate), ``records`` (records in the loop), ``files`` (records read from
-        files), ``random_records``, ``skipped`` (records that are not a complete game), ``passes``.
+        time, which other processes on a busy machine do not inflate), ``records`` (records in
+        the loop), ``files`` (records read from files), ``random_records``, ``skipped``
+        (records that are not a complete game) and ``passes``.
 
     Raises:
         RecordError: a record cannot be read or replayed.
@@ -255,36 +256,32 @@ def run(
             continue
         game.result()
         jobs.append((record.rules, record.contract, record.players, record.events, record.hands, record.bock))
-    if not jobs:
-        return {
-            "games": 0, "seconds": 0.0, "games_per_second": 0.0, "plays_per_second": 0.0,
-            "cpu_seconds": 0.0, "games_per_cpu_second": 0.0, "records": 0, "files": from_files, "random_records": len(records) - from_files,
-            "skipped": skipped, "passes": 0,
-        }  # fmt: skip
-    plays_per_pass = sum(sum(1 for e in job[3] if hasattr(e, "card")) for job in jobs)
-    replay = Game.replay
     games = passes = 0
-    clock = time.perf_counter
-    cpu_start = time.process_time()
-    start = clock()
-    deadline = start + seconds
-    while True:
-        for rules, contract, players, events, hands, bock in jobs:
-            replay(rules, contract, players, events, hands, bock=bock).result()
-        games += len(jobs)
-        passes += 1
-        if clock() >= deadline:
-            break
-    elapsed = clock() - start
-    cpu = max(time.process_time() - cpu_start, 1e-9)
+    elapsed = cpu = 0.0
+    if jobs:
+        replay = Game.replay
+        clock = time.perf_counter
+        cpu_start = time.process_time()
+        start = clock()
+        deadline = start + seconds
+        while True:
+            for rules, contract, players, events, hands, bock in jobs:
+                replay(rules, contract, players, events, hands, bock=bock).result()
+            games += len(jobs)
+            passes += 1
+            if clock() >= deadline:
+                break
+        elapsed = clock() - start
+        # On a shared machine the wall clock also counts other processes; CPU time does not.
+        cpu = time.process_time() - cpu_start
+    plays_per_pass = sum(sum(1 for e in job[3] if isinstance(e, PlayEvent)) for job in jobs)
     return {
         "games": games,
         "seconds": round(elapsed, 3),
-        "games_per_second": round(games / elapsed, 1),
-        "plays_per_second": round(passes * plays_per_pass / elapsed, 1),
-        # On a shared machine the wall clock also counts other processes; CPU time does not.
+        "games_per_second": round(games / elapsed, 1) if elapsed else 0.0,
+        "plays_per_second": round(passes * plays_per_pass / elapsed, 1) if elapsed else 0.0,
         "cpu_seconds": round(cpu, 3),
-        "games_per_cpu_second": round(games / cpu, 1),
+        "games_per_cpu_second": round(games / cpu, 1) if cpu else 0.0,
         "records": len(jobs),
         "files": from_files,
         "random_records": len(records) - from_files,
