@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -134,10 +133,6 @@ def _run(server: Server, browser: object) -> None:
     phone.wait_for_selector("#sheet tr.totals")
     phone.screenshot(path=str(ARTIFACTS / "dashboard-phone.png"), full_page=True)
     assert errors == []
-
-
-def test_chromium_is_the_debian_one() -> None:
-    assert shutil.which("chromium") == CHROMIUM or Path(CHROMIUM).exists()
 
 
 def test_rules_then_a_partie_from_the_page(tmp_path: Path, browser: object) -> None:
