@@ -144,3 +144,12 @@ def test_a_box_that_changes_shape_as_the_hand_lets_go_stays_one_card():
     frames = [half] * 6 + [frame()] * 4 + [frame((3, 640, 445, 0.9))] * 15
     events = run(frames)
     assert [type(e).__name__ for _, e in events] == ["CardLanded"]
+
+
+def test_a_misreading_that_steals_a_landed_cards_boxes_does_not_play_it_twice():
+    frames = [frame((3, 640, 460, 0.9))] * 10
+    frames += [frame((3, 710, 510, 0.9))]  # a neighbour misread as the same card: a second track
+    frames += [frame((9, 640, 460, 0.3))] * 2  # the card itself misread: the second track takes it
+    frames += [frame()] * 3 + [frame((3, 640, 460, 0.9))] * 70  # ...and keeps it
+    events = run(frames)
+    assert [type(e).__name__ for _, e in events] == ["CardLanded"]

@@ -35,7 +35,6 @@ class Track:
     counts: np.ndarray = field(default_factory=lambda: np.zeros(N_CLASSES))
     hits: int = 0
     landed: bool = False
-    origin: np.ndarray | None = None
     co_seen: set[int] = field(default_factory=set)  # landed tracks seen in the same frames
     landed_center: np.ndarray | None = None
     moved: bool = False
@@ -205,6 +204,9 @@ class CardTracker:
                     else self.tentative_hold_time
                 )
                 if unseen > limit:
+                    if track.landed and self._take_over(track):
+                        survivors.append(track)
+                        continue
                     if track.landed:
                         events.append(CardLeft(track.id, track.card_index, frame, time))
                     continue
@@ -268,7 +270,6 @@ class CardTracker:
             self._observe(track, det, d, centers[d], sizes[d], time)
         for d in np.nonzero(~used)[0]:
             track = Track(id=self._next_id, center=centers[d], size=float(sizes[d]), first_time=time, last_time=time)
-            track.origin = centers[d].copy()
             self._next_id += 1
             self._observe(track, det, int(d), centers[d], sizes[d], time)
             self.tracks.append(track)
@@ -318,23 +319,42 @@ class CardTracker:
         return False
 
     def _reappears(self, track: Track) -> bool:
-        """A landed card found again by a second track (it was hidden, or its box changed shape
-        as a hand let go of it): a box of the same card that appeared in its place (rather than
-        sliding in, as a second copy would) and rests there. The landed track takes the box over;
+        """A landed card found again by a second track (it was hidden, its box changed shape as a
+        hand let go of it, or a misreading next door started the track): a box of the same card
+        that rests in its place and did not slide in (as a second copy would). The landed track takes the box over;
         the new track is dropped.
         """
-        assert track.origin is not None
+        # How far it slid, leaving out its longest single step (a misreading next door that the
+        # track jumped from is one step; a slide is many).
+        points = [c for _, c in track.path]
+        steps = [float(np.hypot(*(b - a))) for a, b in zip(points, points[1:])]
+        travelled = sum(steps) - max(steps, default=0.0)
         for other in self.tracks:
             if not other.landed or other is track or other.card_index != track.card_index:
                 continue
             if other.id in track.co_seen:
                 continue  # both in view at once: two copies of the card
             near = self.reappear_gate * max(other.size, track.size)
-            travelled = np.hypot(*(track.center - track.origin))
             if np.hypot(*(other.center - track.center)) < near and travelled < near:
                 other.center, other.last_time = track.center, track.last_time
                 other.hits += track.hits
                 self._dropped.add(track.id)
+                return True
+        return False
+
+    def _take_over(self, landed: Track) -> bool:
+        """Before giving a landed card up: has a second track of the same card been taking its
+        boxes in its place (born of a misreading nearby)? Then the card is still there; the
+        landed track takes the other's place and the other is dropped."""
+        for other in self.tracks:
+            if other.landed or other.id in self._dropped or other.card_index != landed.card_index:
+                continue
+            near = self.reappear_gate * max(other.size, landed.size)
+            if np.hypot(*(other.center - landed.center)) < near and other.last_time > landed.last_time:
+                landed.center, landed.last_time = other.center, other.last_time
+                landed.votes += other.votes
+                landed.counts += other.counts
+                self._dropped.add(other.id)
                 return True
         return False
 
