@@ -78,6 +78,7 @@ class VisionFeed:
         self.game_factory: Callable[[], Any] | None = None
         self._new_contract: Any = None  # set by the table's thread, taken up by the feed's
         self._restart = False
+        self._places: tuple[str, ...] | None = None  # players clockwise from place 0
         self._closed = False
 
     def contract_changed(self, contract: Any) -> None:
@@ -127,9 +128,17 @@ class VisionFeed:
                 yield self._encode(frame.image, detections, frame.index, frame.time)
 
     def _use_current_game(self, pipeline: TablePipeline) -> None:
-        if self.game_factory is not None:
-            pipeline.follower.game_factory = self.game_factory
-            pipeline.follower.reset()
+        if self.game_factory is None:
+            return
+        follower = pipeline.follower
+        follower.game_factory = self.game_factory
+        follower.reset()
+        # The places around the table are the first game's seats; Vorhand moves on each game.
+        players = tuple(follower.game.players)
+        if self._places is None:
+            self._places = players
+        if players[0] in self._places:
+            follower.geometry = follower.geometry.with_vorhand(self._places.index(players[0]))
 
     def _encode(self, image: Any, detections: Any, index: int, when: float) -> FeedFrame:
         height, width = image.shape[:2]

@@ -46,3 +46,21 @@ def test_a_rendered_trick_reaches_the_table_with_its_frames(tmp_path: Path, vide
         assert frame is not None and frame.jpeg[:2] == b"\xff\xd8" and frame.width == 480
         response = client.get("/frame.jpg")
         assert response.status_code == 200 and response.headers["content-type"] == "image/jpeg"
+
+
+def test_vorhand_moves_around_the_table_with_each_game(video: Path) -> None:
+    from engine import Game
+    from service.vision_feed import TruthDetector, VisionFeed
+    from vision.table.pipeline import TablePipeline
+
+    feed = VisionFeed(str(video), detector=TruthDetector(video.with_suffix(".frames.jsonl")))
+    pipeline = TablePipeline.for_video(480, 270)
+    deals = iter([("A", "B", "C", "D"), ("B", "C", "D", "A"), ("C", "D", "A", "B")])
+    vorhand_places = []
+    for _ in range(3):
+        players = next(deals)
+        feed.game_factory = lambda players=players: Game(players=players)
+        feed._use_current_game(pipeline)
+        vorhand_places.append(pipeline.follower.geometry.vorhand)
+        assert pipeline.follower.game.players == players
+    assert vorhand_places == [0, 1, 2]
