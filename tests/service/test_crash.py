@@ -32,10 +32,12 @@ def test_sigkill_in_the_middle_of_a_trick_loses_no_event(tmp_path: Path, servers
     servers.append(first)
     qc = next(seat for seat, hand in enumerate(deal(11)) if "QC" in hand)
     assert first.post("/games/current/calls", {"seat": qc, "call": "re"}).status_code == 201
-    for seat, card in legal_plays(11)[:10]:  # two tricks and two cards of the third
+    for seat, card in legal_plays(11):  # game 1 (Dora deals: game seats are table seats)
         assert first.post("/games/current/cards", {"seat": seat, "card": card}).status_code == 201
-    card = first.get("/games/current")["tricks"][1]["plays"][2]
+    card = first.get("/state")["last_game"]["tricks"][1]["plays"][2]
     assert httpx.patch(f"{first.url}/games/cards/{card['event_id']}", json={"card": "9H"}, timeout=10).status_code == 200
+    for seat, card in legal_plays(12)[:6]:  # game 2: Ben (table seat 1) is Vorhand
+        assert first.post("/games/current/cards", {"seat": (seat + 1) % 4, "card": card}).status_code == 201
     before_events = first.get("/events")
     before = first.get("/state")
     first.kill()
@@ -45,8 +47,10 @@ def test_sigkill_in_the_middle_of_a_trick_loses_no_event(tmp_path: Path, servers
     assert second.get("/events") == before_events
     after = second.get("/state")
     assert _without_time(after) == _without_time(before)
-    assert after["game"]["trick_number"] == 3 and len(after["game"]["current_trick"]["plays"]) == 2
-    assert after["game"]["calls"][0]["call"] == "re"
+    assert len(after["partie"]["sheet"]) == 1 and after["partie"]["totals"] == before["partie"]["totals"]
+    assert after["game"]["number"] == 2 and after["game"]["trick_number"] == 2
+    assert len(after["game"]["current_trick"]["plays"]) == 2
+    assert after["last_game"]["calls"][0]["call"] == "re"
 
 
 def test_a_recorded_source_resumes_where_the_log_ends(tmp_path: Path, servers: list[Server]) -> None:
