@@ -83,14 +83,18 @@ function renderStatus() {
 
 function renderAlerts() {
   const box = $("#alerts"); box.replaceChildren();
-  const g = state.game;
+  const g = state.game, last = state.last_game;
   const names = players();
+  const flagAlert = (f, prefix) => {
+    const card = f.card ? ` – ${f.card.symbol} ${f.card.name}` : "";
+    const who = f.seat !== null ? ` – ${names[f.seat]}` : "";
+    return el("div", { class: "alert flag" }, `⚠ ${prefix}${flagTitle(f.kind)}: Stich ${f.trick ?? "?"}${who}${card}. ${f.message}`);
+  };
+  // A renege is often proven only in the last tricks: keep the finished game's alerts until the next game starts.
+  const nextStarted = g && (g.tricks.length || (g.current_trick && g.current_trick.plays.length));
+  if (last && !nextStarted) for (const f of last.flags) box.append(flagAlert(f, `Spiel ${last.number}: `));
   if (g) {
-    for (const f of g.flags) {
-      const card = f.card ? ` – ${f.card.symbol} ${f.card.name}` : "";
-      const who = f.seat !== null ? ` – ${names[f.seat]}` : "";
-      box.append(el("div", { class: "alert flag" }, `⚠ ${flagTitle(f.kind)}: Stich ${f.trick ?? "?"}${who}${card}. ${f.message}`));
-    }
+    for (const f of g.flags) box.append(flagAlert(f, ""));
     for (const p of g.uncertain) {
       box.append(el("div", { class: "alert ask" },
         `? Unsicher: ${names[p.seat]} spielte ${p.card.symbol} ${p.card.name} (${Math.round(p.confidence * 100)} %)`,
