@@ -11,6 +11,7 @@ for (const s of "CSHD") for (const r of ["9", "10", "J", "Q", "K", "A"]) ALL_CAR
 let state = null;
 let selectedSeat = 0;
 let fixTarget = null;
+const dismissed = new Set(); // notes this page has hidden
 
 // -- helpers ------------------------------------------------------------------------------
 
@@ -102,7 +103,10 @@ function renderAlerts() {
     }
     if (g.blocked) box.append(el("div", { class: "alert note" }, `Nicht gewertet: ${g.blocked}`));
   }
-  for (const n of state.notes.slice(-3)) box.append(el("div", { class: "alert note" }, `Hinweis (Ereignis ${n.event_id}): ${n.message}`));
+  for (const n of state.notes.slice(-3).filter((n) => !dismissed.has(n.event_id))) {
+    box.append(el("div", { class: "alert note" }, `Hinweis (Ereignis ${n.event_id}): ${n.message}`,
+      el("button", { class: "ghost", title: "ausblenden", onclick: () => { dismissed.add(n.event_id); renderAlerts(); } }, "×")));
+  }
   for (const f of state.pipeline_flags.slice(-2)) box.append(el("div", { class: "alert note" }, `Kamera: ${f.message || f.kind}`));
 }
 function flagTitle(kind) {
