@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "State-changing calls need the printed table token when HOST is not loopback.",
     )
     serve.add_argument("--source", metavar="SRC", help="camera index, video file, or recorded events (.json/.jsonl); none: cards entered by hand")
-    _server_options(serve, db_default=None)
+    _server_options(serve)
     serve.set_defaults(func=_serve)
 
     demo = subparsers.add_parser(
@@ -37,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="the dashboard on the bundled demo game (no camera needed)",
         description=f"Plays the demo video from {DEMO_DIR} through the pipeline into the dashboard.",
     )
-    _server_options(demo, db_default=None)
+    _server_options(demo)
     demo.set_defaults(func=_demo)
 
     bench = subparsers.add_parser(
@@ -52,43 +52,58 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     bench.set_defaults(func=_bench)
 
 
-def _server_options(parser: argparse.ArgumentParser, *, db_default: str | None) -> None:
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    parser.add_argument("--db", default=db_default, help="event log file (serve: dokocam.db; demo: a fresh temporary file)")
+def _server_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", help="address to listen on (default 127.0.0.1: this machine only; env DOKOCAM_HOST)")
+    parser.add_argument("--port", type=int, help="port (default 8000; env DOKOCAM_PORT)")
+    parser.add_argument("--db", help="event log file (serve: dokocam.db, env DOKOCAM_DB; demo: a fresh temporary file)")
     parser.add_argument("--players", help=f"start a Partie with these four names (comma-separated) when the log has none, e.g. {DEMO_PLAYERS}")
     parser.add_argument("--fast", action="store_true", help="play a file source as fast as it decodes, not in real time")
     parser.add_argument("--model", help="detector weights for a camera or video source (default: the shipped model)")
     parser.add_argument("--stride", type=int, default=1, help="video files: detect on every N-th frame (default 1)")
 
 
-def _serve(args: argparse.Namespace) -> int:
+def _settings(args: argparse.Namespace, **values: object) -> object:
+    """Settings from the command line where given, else from DOKOCAM_* variables and defaults."""
+    from pydantic import ValidationError
+
     from service.config import Settings
 
-    settings = Settings(host=args.host, port=args.port, db=Path(args.db or "dokocam.db"), source=args.source, realtime=not args.fast)
+    given = {k: getattr(args, k) for k in ("host", "port", "db") if getattr(args, k) is not None}
+    try:
+        return Settings(**{**given, **values})
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        print(f"invalid settings: {problems}", file=sys.stderr)
+        return None
+
+
+def _serve(args: argparse.Namespace) -> int:
     if args.stride < 1:
         print("--stride must be at least 1", file=sys.stderr)
+        return 2
+    settings = _settings(args, source=args.source, realtime=not args.fast)
+    if settings is None:
         return 2
     return _run(settings, args.players, model=args.model, stride=args.stride)
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from service.config import Settings
-
     source = find_demo_source()
     if source is None:
         print(f"no demo video in {DEMO_DIR}: playing a recorded demo game instead", file=sys.stderr)
     db = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="dokocam-demo-")) / "demo.db"
-    settings = Settings(host=args.host, port=args.port, db=db, source=source or RECORDED_DEMO, realtime=not args.fast)
+    settings = _settings(args, db=db, source=source or RECORDED_DEMO, realtime=not args.fast)
+    if settings is None:
+        return 2
     return _run(settings, args.players or DEMO_PLAYERS, model=args.model, stride=max(1, args.stride), fallback_to_recorded=True)
 
 
 def find_demo_source() -> str | None:
-    """The bundled demo video (or recorded demo events), or None when there is none."""
+    """The bundled demo video, or None when there is none."""
     if not DEMO_DIR.is_dir():
         return None
-    for pattern in [f"*{s}" for s in _VIDEO_SUFFIXES] + ["*.jsonl", "*events*.json"]:
-        found = sorted(DEMO_DIR.glob(pattern))
+    for suffix in _VIDEO_SUFFIXES:
+        found = sorted(DEMO_DIR.glob(f"*{suffix}"))
         if found:
             return str(found[0])
     return None

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from service.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -16,7 +18,7 @@ def test_serve_demo_and_bench_are_registered() -> None:
     args = parser.parse_args(["serve", "--source", "0", "--host", "0.0.0.0", "--port", "9000", "--db", "x.db"])
     assert (args.source, args.host, args.port, args.db) == ("0", "0.0.0.0", 9000, "x.db")
     args = parser.parse_args(["demo"])
-    assert args.host == "127.0.0.1" and args.port == 8000 and args.db is None
+    assert args.host is None and args.port is None and args.db is None  # DOKOCAM_* or the defaults apply
     assert parser.parse_args(["bench-dashboard", "--pages", "20"]).pages == 20
 
 
@@ -40,6 +42,20 @@ def test_a_missing_source_is_a_clear_error(tmp_path: Path) -> None:
         cwd=ROOT, capture_output=True, text=True, timeout=60,
     )
     assert result.returncode == 2 and "needs a 'kind'" in result.stderr
+    result = subprocess.run(
+        [sys.executable, "-m", "service.cli", "serve", "--port", "70000", "--db", str(tmp_path / "t.db")],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 2 and "invalid settings: port" in result.stderr
+
+
+def test_settings_come_from_dokocam_variables(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from service.commands import _settings
+
+    monkeypatch.setenv("DOKOCAM_PORT", "8123")
+    monkeypatch.setenv("DOKOCAM_DB", str(tmp_path / "env.db"))
+    settings = _settings(build_parser().parse_args(["serve", "--host", "0.0.0.0"]))
+    assert (settings.host, settings.port, str(settings.db)) == ("0.0.0.0", 8123, str(tmp_path / "env.db"))  # type: ignore[attr-defined]
 
 
 def test_bench_dashboard_reports_every_message_to_every_page() -> None:
