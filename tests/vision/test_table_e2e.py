@@ -9,10 +9,11 @@ import pytest
 
 from engine.record import load_record
 from service.cli import main
-from vision.table.bench import noisy
-from vision.table.pipeline import TablePipeline, analyze_stream
-from vision.table.render import GameVideo
 from vision.detector.model import DEFAULT_MODEL
+from vision.table import cli as table_cli
+from vision.table.bench import noisy
+from vision.table.pipeline import TablePipeline, analyze_stream, truth_frames
+from vision.table.render import GameVideo
 
 
 def tricks_of(game) -> list[list[tuple[int, str]]]:
@@ -47,7 +48,7 @@ def test_a_noisy_detector_is_voted_and_held_into_the_same_tricks():
 
 
 @pytest.mark.slow
-def test_render_game_and_analyze_commands_round_trip_through_files(tmp_path, capsys):
+def test_render_game_analyze_and_run_commands_round_trip_through_files(tmp_path, capsys, monkeypatch):
     out = tmp_path / "game.mp4"
     assert main(["render-game", str(out), "--seed", "5", "--fps", "4", "--tricks", "2", "--size", "320x180"]) == 0
     summary = json.loads(capsys.readouterr().out)
@@ -63,6 +64,21 @@ def test_render_game_and_analyze_commands_round_trip_through_files(tmp_path, cap
     events = [json.loads(line) for line in (tmp_path / "found.events.jsonl").read_text().splitlines()]
     assert sum(e["type"] == "card_played" for e in events) == 8
     assert all(0 <= e["confidence"] <= 1 and e["frame"] >= 0 for e in events if e["type"] == "card_played")
+
+    # `run` on the same video, the ground truth standing in for the detector.
+    frames = iter(truth_frames(tmp_path / "game.frames.jsonl"))
+
+    class TruthDetector:
+        def update(self, image):
+            return next(frames)[2]
+
+    monkeypatch.setattr(table_cli, "_load_detector", lambda model: TruthDetector())
+    capsys.readouterr()
+    assert main(["run", "--source", str(out), "--jsonl"]) == 0
+    printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(e["seat"], e["card"]) for e in printed if e["type"] == "card_played"] == [
+        (e["seat"], e["play"]) for e in truth["events"]
+    ]
 
 
 def test_analyze_refuses_a_bad_contract_with_a_message(tmp_path, capsys):

@@ -60,11 +60,13 @@ def run_bench(
     tricks_total = tricks_exact = games_exact = 0
     pipeline_seconds = detect_seconds = render_seconds = 0.0
     frames_total = 0
+    latencies: list[float] = []
     for g in range(games):
         seed = seed_base + g
         video = GameVideo(seed=seed, width=width, height=height, fps=fps)
         rng = np.random.default_rng(seed)
         pipeline = TablePipeline.for_video(width, height)
+        played_times: list[float] = []
         for index, t in video.frame_times():
             frames_total += 1
             if index % stride:
@@ -82,8 +84,9 @@ def run_bench(
                     det = noisy(det, rng, drop=drop, misread=misread)
                 render_seconds += time.perf_counter() - t0
             t2 = time.perf_counter()
-            pipeline.update(det, index, t)
+            events = pipeline.update(det, index, t)
             pipeline_seconds += time.perf_counter() - t2
+            played_times.extend(e.time for e in events if e.type == "card_played")
         truth_game = load_record(video.game.record()).to_game()
         game = pipeline.follower.game
         truth_tricks = [[(s, str(c)) for s, c in tr.plays] for tr in truth_game.tricks]
@@ -95,6 +98,9 @@ def run_bench(
         except ValueError:
             got_points = None
         same = got_points == truth_points
+        if exact == len(truth_tricks) and len(played_times) == len(video.timeline):
+            # The timeline is in play order: how long after each card came to rest was it reported?
+            latencies.extend(p - c.land for p, c in zip(played_times, video.timeline, strict=True))
         tricks_total += len(truth_tricks)
         tricks_exact += exact
         games_exact += int(same)
@@ -123,6 +129,11 @@ def run_bench(
         "pipeline_ms_per_analysed_frame": round(1000.0 * pipeline_seconds / max(1, analysed // stride), 3),
         "detect_ms_per_analysed_frame": round(1000.0 * detect_seconds / max(1, analysed // stride), 2) if model else None,
         "frames": frames_total,
+        "event_latency_s": {
+            "median": round(float(np.median(latencies)), 3) if latencies else None,
+            "p95": round(float(np.percentile(latencies, 95)), 3) if latencies else None,
+            "max": round(float(max(latencies)), 3) if latencies else None,
+        },
     }
     if model is not None:
         per_frame = (pipeline_seconds + detect_seconds) / max(1, frames_total // stride)
