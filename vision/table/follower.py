@@ -267,15 +267,3 @@ class GameFollower:
             )
             out.extend(self._game_over(event.frame, event.time))
         return out
-
-    def state(self) -> dict[str, Any]:
-        """A small summary of the running game for a terminal line."""
-        game = self.game
-        current = game.current_trick
-        return {
-            "trick": game.trick_number,
-            "to_move": game.to_move,
-            "current": [(s, str(c)) for s, c in current.plays] if current is not None else [],
-            "tricks_done": len(game.tricks),
-            "flags": len(game.flags),
-        }

@@ -161,12 +161,13 @@ class TablePipeline:
     def update(self, detections: Detections, frame: int, time: float) -> list[TableEvent]:
         landed = self.tracker.update(detections, frame, time)
         if self._pending_calls and landed:
-            self._make_calls(before_next=True)
+            self._make_calls()
         events = self.follower.update(landed)
         self.tracker.geometry = self.follower.geometry  # calibration may have moved the trick area
         return events
 
-    def _make_calls(self, before_next: bool) -> None:
+    def _make_calls(self) -> None:
+        """Makes the announcements due by now (they are said before the next card)."""
         played = sum(1 for e in self.follower.game.history if hasattr(e, "card"))
         while self._pending_calls and self._pending_calls[0][0] <= played:
             _, seat, call = self._pending_calls.pop(0)
@@ -177,7 +178,7 @@ class TablePipeline:
 
     def record(self) -> dict[str, Any]:
         """The game so far as a ``dokocam-game/1`` record (plays and calls only)."""
-        self._make_calls(before_next=False)
+        self._make_calls()
         game = self.follower.game
         events = [e.to_dict() for e in game.history if hasattr(e, "card") or hasattr(e, "call")]
         return {

@@ -196,7 +196,7 @@ class GameVideo:
         """Where every card and arm is at ``time``."""
         cards: list[tuple[str, tuple[float, float], float, bool]] = []
         arms: list[tuple[tuple[float, float], tuple[float, float]]] = []
-        sweeping: dict[int, tuple[float, float, tuple[float, float], tuple[float, float]]] = {}
+        reaching: set[int] = set()
         for c in self.timeline:
             if time < c.push or time >= c.gone:
                 continue
@@ -206,30 +206,25 @@ class GameVideo:
             elif time < c.sweep:
                 where = c.rest
             else:
-                a = _ease((time - c.sweep) / (c.gone - c.sweep))
-                where = _lerp(c.rest, c.pile, a)
-                # The winner's hand on the pile.
-                sweeping[c.trick] = (a, 0.0, where, c.pile)
+                where = _lerp(c.rest, c.pile, _ease((time - c.sweep) / (c.gone - c.sweep)))
             cards.append((c.card, where, c.angle, True))
-            hand_back = (where[0] + dx * 10.0, where[1] + dy * 10.0)
+            # The player's hand holds the card by its near end while pushing it, then withdraws.
+            hand = (where[0] + dx * 10.0, where[1] + dy * 10.0)
+            shoulder = (dx * 80.0, dy * 80.0)
             if time < c.release:
-                arms.append(((dx * 80.0, dy * 80.0), hand_back))
+                arms.append((shoulder, hand))
             elif time < c.release + 0.3:
-                a = (time - c.release) / 0.3
-                arms.append(((dx * 80.0, dy * 80.0), _lerp(hand_back, (dx * 60.0, dy * 60.0), a)))
-            elif c.sweep - 0.5 <= time < c.sweep:
-                pass  # the winner's reach is drawn once per trick below
-        for c in self.timeline:
-            if c.sweep - 0.5 <= time < c.sweep and c.pile != (0.0, 0.0):
-                px, py = c.pile
-                n = math.hypot(px, py) or 1.0
-                ux, uy = px / n, py / n
-                a = _ease((time - (c.sweep - 0.5)) / 0.5)
-                arms.append(((ux * 80.0, uy * 80.0), _lerp((ux * 60.0, uy * 60.0), (ux * 10.0, uy * 10.0), a)))
-                break
-        for _trick, (_a, _, where, pile) in sweeping.items():
-            n = math.hypot(*pile) or 1.0
-            arms.append(((pile[0] / n * 80.0, pile[1] / n * 80.0), (where[0] + pile[0] / n * 2.0, where[1] + pile[1] / n * 2.0)))
+                arms.append((shoulder, _lerp(hand, (dx * 60.0, dy * 60.0), (time - c.release) / 0.3)))
+            # The winner reaches in for half a second, then sweeps the trick towards the pile.
+            if c.trick not in reaching and c.sweep - 0.5 <= time < c.gone:
+                reaching.add(c.trick)
+                n = math.hypot(*c.pile) or 1.0
+                ux, uy = c.pile[0] / n, c.pile[1] / n
+                if time < c.sweep:
+                    a = _ease((time - (c.sweep - 0.5)) / 0.5)
+                    arms.append(((ux * 80.0, uy * 80.0), _lerp((ux * 60.0, uy * 60.0), (ux * 10.0, uy * 10.0), a)))
+                else:
+                    arms.append(((ux * 80.0, uy * 80.0), (where[0] + ux * 2.0, where[1] + uy * 2.0)))
         if self.steady:
             return SceneState(tuple(cards), tuple(arms), (0.0, 0.0, 0.0), 1.0)
         rng = np.random.default_rng(np.random.SeedSequence([self.seed, int(time * 1000)]))
