@@ -184,7 +184,7 @@ def _analyze(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from vision.table.events import GameOver, TrickComplete
+    from vision.table.events import GameOver, TrickCleared, TrickComplete
     from vision.table.pipeline import TablePipeline
     from vision.table.sources import open_source
 
@@ -198,6 +198,7 @@ def _run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _error(str(exc))
     pipeline: TablePipeline | None = None
+    game_over = False
     try:
         for frame in source:
             if pipeline is None:
@@ -206,16 +207,21 @@ def _run(args: argparse.Namespace) -> int:
             for event in pipeline.update(detector.update(frame.image), frame.index, frame.time):
                 if args.jsonl:
                     print(json.dumps(event.to_dict()), flush=True)
-                    continue
-                print(_describe(event), flush=True)
-                if isinstance(event, TrickComplete):
-                    print("   " + _describe_game(pipeline.follower.game), flush=True)
+                else:
+                    print(_describe(event), flush=True)
+                    if isinstance(event, TrickComplete):
+                        print("   " + _describe_game(pipeline.follower.game), flush=True)
                 if isinstance(event, GameOver):
-                    pipeline.follower.geometry = pipeline.follower.geometry.with_vorhand(
-                        pipeline.follower.geometry.vorhand + 1
-                    )
-                    print("   new game: Vorhand moves one seat clockwise", flush=True)
+                    game_over = True
+                elif isinstance(event, TrickCleared) and game_over:
+                    # The last trick is off the table: the next cards start a new game, whose
+                    # Vorhand sits one place clockwise.
+                    game_over = False
+                    follower = pipeline.follower
+                    follower.geometry = follower.geometry.with_vorhand(follower.geometry.vorhand + 1)
                     pipeline.reset()
+                    if not args.jsonl:
+                        print("   new game: Vorhand moves one place clockwise", flush=True)
     finally:
         source.close()
     return 0
