@@ -15,8 +15,18 @@ import numpy as np
 from vision.detections import Detections
 
 
-def noisy(det: Detections, rng: np.random.Generator, *, drop: float, misread: float, jitter: float = 3.0) -> Detections:
-    """Ground truth made to look like a detector: missed cards, misread cards, wobbly boxes, scores < 1."""
+def noisy(
+    det: Detections,
+    rng: np.random.Generator,
+    *,
+    drop: float,
+    misread: float,
+    corner: float = 0.0,
+    jitter: float = 3.0,
+) -> Detections:
+    """Ground truth made to look like a detector: missed cards, misread cards, wobbly boxes,
+    scores below 1, and (``corner``) cards seen by one corner index only (a box a fifth of the
+    card's size in one of its corners, as a corner-index detector reports a half-hidden card)."""
     n = len(det)
     if n == 0:
         return det
@@ -26,6 +36,11 @@ def noisy(det: Detections, rng: np.random.Generator, *, drop: float, misread: fl
     class_id[wrong] = (class_id[wrong] + rng.integers(1, 24, wrong.sum())) % 24
     confidence = np.where(wrong, rng.uniform(0.3, 0.6, n), rng.uniform(0.55, 0.98, n)).astype(np.float32)
     xyxy = det.xyxy + rng.normal(0, jitter, det.xyxy.shape).astype(np.float32)
+    for i in np.nonzero(rng.random(n) < corner)[0]:
+        x1, y1, x2, y2 = xyxy[i]
+        w, h = (x2 - x1) * 0.22, (y2 - y1) * 0.22
+        cx, cy = (x1, y1) if rng.random() < 0.5 else (x2 - w, y2 - h)
+        xyxy[i] = (cx, cy, cx + w, cy + h)
     return Detections(xyxy=xyxy[keep], confidence=confidence[keep], class_id=class_id[keep])
 
 
@@ -43,6 +58,7 @@ def run_bench(
     detector: str = "truth",
     drop: float = 0.15,
     misread: float = 0.05,
+    corner: float = 0.0,
     width: int = 1280,
     height: int = 720,
     progress: Callable[[str], None] | None = None,
@@ -81,7 +97,7 @@ def run_bench(
             else:
                 det = video.truth(t)
                 if detector == "noisy":
-                    det = noisy(det, rng, drop=drop, misread=misread)
+                    det = noisy(det, rng, drop=drop, misread=misread, corner=corner)
                 render_seconds += time.perf_counter() - t0
             t2 = time.perf_counter()
             events = pipeline.update(det, index, t)
@@ -139,5 +155,5 @@ def run_bench(
         per_frame = (pipeline_seconds + detect_seconds) / max(1, frames_total // stride)
         summary["analyze_video_fps"] = round(stride / per_frame, 1) if per_frame > 0 else None
     if detector == "noisy":
-        summary["noise"] = {"drop": drop, "misread": misread}
+        summary["noise"] = {"drop": drop, "misread": misread, "corner": corner}
     return {"summary": summary, "games": rows}

@@ -74,6 +74,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     p.add_argument("--drop", type=float, default=0.15, help="noisy: chance a card is missed in a frame")
     p.add_argument("--misread", type=float, default=0.05, help="noisy: chance a card is read as another card")
+    p.add_argument("--corner", type=float, default=0.0, help="noisy: chance a card is seen by one corner index only")
     p.add_argument("--size", default="1280x720")
     p.add_argument("--json", dest="out", help="write the per-game results as JSON")
     p.set_defaults(func=_bench)
@@ -310,6 +311,7 @@ def _bench(args: argparse.Namespace) -> int:
         detector=args.detector,
         drop=args.drop,
         misread=args.misread,
+        corner=args.corner,
         width=width,
         height=height,
         progress=print,

@@ -65,8 +65,8 @@ class GameFollower:
         auto_calibrate: bool = True,
         trust_position: float = 30.0,
         calibrator: AutoCalibrator | None = None,
-        duplicate_window: float = 3.0,
-        duplicate_distance: float = 0.25,
+        duplicate_window: float = 2.0,
+        duplicate_distance: float = 0.12,
     ) -> None:
         self.game_factory = game_factory
         self.initial_geometry = geometry

@@ -29,6 +29,7 @@ class Track:
     id: int
     center: np.ndarray
     size: float
+    box: np.ndarray  # the card's whole footprint as far as seen (x1, y1, x2, y2)
     first_time: float
     last_time: float
     votes: np.ndarray = field(default_factory=lambda: np.zeros(N_CLASSES))
@@ -87,6 +88,15 @@ class CardLeft:
 TrackerEvent = CardLanded | CardLeft
 
 
+def _inside(points: np.ndarray, boxes: np.ndarray, margin: float) -> np.ndarray:
+    """Whether each point lies in its box (or, with one box, in that box), boxes grown by ``margin``
+    of their size on each side."""
+    boxes = np.atleast_2d(boxes)
+    pad = (boxes[:, 2:] - boxes[:, :2]) * margin
+    lo, hi = boxes[:, :2] - pad, boxes[:, 2:] + pad
+    return np.all((points >= lo) & (points <= hi), axis=1)
+
+
 class CardTracker:
     """Turns per-frame :class:`Detections` into card landings and departures.
 
@@ -97,6 +107,8 @@ class CardTracker:
         gate: how far (in card sizes) a box may be from a track's last centre and still belong to
             it; raising it follows faster slides but may swap neighbouring cards.
         landed_gate: the same for a card that has landed (it lies still until swept away).
+        whole_fraction: a box at least this fraction of a track's size shows the whole card and
+            places it; smaller ones (one corner index, the part a hand leaves free) only confirm it.
         reappear_after: seconds unseen after which a landed card counts as hidden (under a hand):
             it is then matched only by a box of the same card that appears in its place and comes
             to rest there, never by a card sliding in (a second copy laid on the same spot).
@@ -134,6 +146,7 @@ class CardTracker:
         gate: float = 1.0,
         landed_gate: float = 0.6,
         reappear_gate: float = 0.4,
+        whole_fraction: float = 0.75,
         hidden_penalty: float = 0.5,
         reappear_after: float = 0.3,
         class_penalty: float = 0.6,
@@ -155,6 +168,7 @@ class CardTracker:
         self.gate = gate
         self.landed_gate = landed_gate
         self.reappear_gate = reappear_gate
+        self.whole_fraction = whole_fraction
         self.hidden_penalty = hidden_penalty
         self.reappear_after = reappear_after
         self.class_penalty = class_penalty
@@ -252,9 +266,16 @@ class CardTracker:
             else:
                 gate, penalty, expected = self.gate, 0.0, self._predict(track, time)
             distance = np.hypot(*(centers - expected).T) / track.size
+            # A box of part of the card (one corner index, or the part a hand leaves free) lies
+            # inside its footprint, and a whole-card box contains the centre of a partial track.
+            box = track.box + np.tile(expected - track.center, 2)
+            partial = sizes < self.whole_fraction * track.size
+            inside = _inside(centers, box, 0.1) & partial
+            if not track.landed:
+                inside |= _inside(expected[None], det.xyxy, 0.0)  # a track born of a corner, now whole
             voted = track.votes.sum() > 0
-            for d in np.nonzero(distance <= gate)[0]:
-                cost = float(distance[d]) + penalty
+            for d in np.nonzero((distance <= gate) | (inside & (penalty == 0.0)))[0]:
+                cost = float(distance[d]) * (0.5 if inside[d] else 1.0) + penalty
                 if voted and int(det.class_id[d]) != track.card_index:
                     if track.landed:
                         continue  # a landed card's identity is settled: another card is another card
@@ -269,7 +290,14 @@ class CardTracker:
             matched.add(track.id)
             self._observe(track, det, d, centers[d], sizes[d], time)
         for d in np.nonzero(~used)[0]:
-            track = Track(id=self._next_id, center=centers[d], size=float(sizes[d]), first_time=time, last_time=time)
+            track = Track(
+                id=self._next_id,
+                center=centers[d],
+                size=float(sizes[d]),
+                box=det.xyxy[d].astype(np.float64),
+                first_time=time,
+                last_time=time,
+            )
             self._next_id += 1
             self._observe(track, det, int(d), centers[d], sizes[d], time)
             self.tracks.append(track)
@@ -288,13 +316,22 @@ class CardTracker:
         return c1 + 0.6 * (c1 - c0) * ((time - t1) / (t1 - t0))
 
     def _observe(self, track: Track, det: Detections, d: int, center: np.ndarray, size: float, time: float) -> None:
-        track.center = center
-        track.size = 0.7 * track.size + 0.3 * float(size) if track.hits else float(size)
+        box = det.xyxy[d].astype(np.float64)
+        if not track.hits or size >= self.whole_fraction * track.size:
+            # A box of the whole card: it says where the card is.
+            track.box = box
+            track.size = 0.7 * track.size + 0.3 * float(size) if track.hits else float(size)
+        else:
+            # Part of the card: it confirms the card, and moves it only as far as needed to hold it.
+            low = np.minimum(box[:2] - track.box[:2], 0.0)
+            high = np.maximum(box[2:] - track.box[2:], 0.0)
+            track.box = track.box + np.tile(low + high, 2)
+        track.center = (track.box[:2] + track.box[2:]) / 2.0
         track.last_time = time
         track.hits += 1
         track.votes[int(det.class_id[d])] += float(det.confidence[d])
         track.counts[int(det.class_id[d])] += 1
-        track.path.append((time, center))
+        track.path.append((time, track.center))
 
     def _rest_since(self, track: Track) -> float | None:
         """The time since which the track has stayed within ``rest_tolerance`` of its last place."""
