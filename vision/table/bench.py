@@ -59,6 +59,7 @@ def run_bench(
     drop: float = 0.15,
     misread: float = 0.05,
     corner: float = 0.0,
+    whole_fraction: float | None = None,
     width: int = 1280,
     height: int = 720,
     progress: Callable[[str], None] | None = None,
@@ -81,7 +82,9 @@ def run_bench(
         seed = seed_base + g
         video = GameVideo(seed=seed, width=width, height=height, fps=fps)
         rng = np.random.default_rng(seed)
-        pipeline = TablePipeline.for_video(width, height)
+        pipeline = TablePipeline.for_video(width, height, detector=model)
+        if whole_fraction is not None:
+            pipeline.tracker.whole_fraction = whole_fraction
         played_times: list[float] = []
         for index, t in video.frame_times():
             frames_total += 1
@@ -140,6 +143,7 @@ def run_bench(
         "seed_base": seed_base,
         "video_fps": fps,
         "stride": stride,
+        "whole_fraction": pipeline.tracker.whole_fraction,
         "tricks_exact_pct": round(100.0 * tricks_exact / max(1, tricks_total), 2),
         "games_points_equal_pct": round(100.0 * games_exact / max(1, games), 2),
         "pipeline_ms_per_analysed_frame": round(1000.0 * pipeline_seconds / max(1, analysed // stride), 3),

@@ -75,6 +75,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--drop", type=float, default=0.15, help="noisy: chance a card is missed in a frame")
     p.add_argument("--misread", type=float, default=0.05, help="noisy: chance a card is read as another card")
     p.add_argument("--corner", type=float, default=0.0, help="noisy: chance a card is seen by one corner index only")
+    p.add_argument(
+        "--whole-fraction", type=float, default=None, help="tracker: boxes smaller than this part of a card only confirm it"
+    )
     p.add_argument("--size", default="1280x720")
     p.add_argument("--json", dest="out", help="write the per-game results as JSON")
     p.set_defaults(func=_bench)
@@ -159,7 +162,9 @@ def _analyze(args: argparse.Namespace) -> int:
             detector = _load_detector(args.model)
             frames, source, timer = detect_video(args.video, detector, stride=args.stride)
             width, height, total = source.width, source.height, source.frame_count
-        pipeline = TablePipeline.for_video(width, height, spec, geometry=_geometry(args, width, height))
+        pipeline = TablePipeline.for_video(
+            width, height, spec, geometry=_geometry(args, width, height), detector=None if args.truth else detector
+        )
         analysis = analyze_stream(frames, pipeline, total_frames=total, detect_seconds=timer)
     except ValueError as exc:
         return _error(str(exc))
@@ -204,7 +209,7 @@ def _run(args: argparse.Namespace) -> int:
         for frame in source:
             if pipeline is None:
                 h, w = frame.image.shape[:2]
-                pipeline = TablePipeline.for_video(w, h, spec, geometry=_geometry(args, w, h))
+                pipeline = TablePipeline.for_video(w, h, spec, geometry=_geometry(args, w, h), detector=detector)
             for event in pipeline.update(detector.update(frame.image), frame.index, frame.time):
                 if args.jsonl:
                     print(json.dumps(event.to_dict()), flush=True)
@@ -312,6 +317,7 @@ def _bench(args: argparse.Namespace) -> int:
         drop=args.drop,
         misread=args.misread,
         corner=args.corner,
+        whole_fraction=args.whole_fraction,
         width=width,
         height=height,
         progress=print,

@@ -146,10 +146,22 @@ class TablePipeline:
         self.reset()
 
     @classmethod
-    def for_video(cls, width: int, height: int, spec: GameSpec | None = None, *, geometry: TableGeometry | None = None) -> TablePipeline:
+    def for_video(
+        cls,
+        width: int,
+        height: int,
+        spec: GameSpec | None = None,
+        *,
+        geometry: TableGeometry | None = None,
+        detector: Any = None,
+    ) -> TablePipeline:
+        """A pipeline for frames of ``width x height``; with a ``detector`` whose model card says it
+        finds corner indices, boxes of one corner only confirm a card instead of moving it."""
         spec = spec or GameSpec()
         follower = GameFollower(spec.game_factory(), geometry or TableGeometry.default(width, height))
-        return cls(follower, calls=spec.calls)
+        corners = getattr(getattr(detector, "card", None), "target", None) == "corners"
+        tracker = CardTracker(follower.geometry, whole_fraction=0.75 if corners else 0.0)
+        return cls(follower, tracker, calls=spec.calls)
 
     def reset(self) -> None:
         self.tracker.reset()

@@ -88,15 +88,6 @@ class CardLeft:
 TrackerEvent = CardLanded | CardLeft
 
 
-def _inside(points: np.ndarray, boxes: np.ndarray, margin: float) -> np.ndarray:
-    """Whether each point lies in its box (or, with one box, in that box), boxes grown by ``margin``
-    of their size on each side."""
-    boxes = np.atleast_2d(boxes)
-    pad = (boxes[:, 2:] - boxes[:, :2]) * margin
-    lo, hi = boxes[:, :2] - pad, boxes[:, 2:] + pad
-    return np.all((points >= lo) & (points <= hi), axis=1)
-
-
 class CardTracker:
     """Turns per-frame :class:`Detections` into card landings and departures.
 
@@ -109,6 +100,8 @@ class CardTracker:
         landed_gate: the same for a card that has landed (it lies still until swept away).
         whole_fraction: a box at least this fraction of a track's size shows the whole card and
             places it; smaller ones (one corner index, the part a hand leaves free) only confirm it.
+            0 lets every box place the card (best for whole-card boxes); about 0.75 suits a
+            detector that reports half-hidden cards by one corner index.
         reappear_after: seconds unseen after which a landed card counts as hidden (under a hand):
             it is then matched only by a box of the same card that appears in its place and comes
             to rest there, never by a card sliding in (a second copy laid on the same spot).
@@ -124,6 +117,9 @@ class CardTracker:
         min_share: the identity vote share that makes a card certain.
         decide_within: seconds after coming to rest at most, before an uncertain card lands
             anyway (flagged ``uncertain``); keeps events within one second of rest.
+        min_land_confidence: a track whose identity stays this unsure (vote share x mean score)
+            never lands: it is made of misreadings; raising it drops more doubtful cards, which
+            then go missing from their trick (and are asked for) rather than played wrongly.
         hold_time: seconds a landed card may stay unseen (under a hand) before it is given up;
             raising it survives longer occlusions and reports a cleared trick later.
         moved_hold_time: the same for a landed card seen moving away (being collected).
@@ -146,7 +142,7 @@ class CardTracker:
         gate: float = 1.0,
         landed_gate: float = 0.6,
         reappear_gate: float = 0.4,
-        whole_fraction: float = 0.75,
+        whole_fraction: float = 0.0,
         hidden_penalty: float = 0.5,
         reappear_after: float = 0.3,
         class_penalty: float = 0.6,
@@ -155,6 +151,7 @@ class CardTracker:
         rest_tolerance: float = 0.08,
         min_share: float = 0.7,
         decide_within: float = 0.7,
+        min_land_confidence: float = 0.25,
         hold_time: float = 4.0,
         moved_hold_time: float = 0.4,
         tentative_hold_time: float = 0.5,
@@ -177,6 +174,7 @@ class CardTracker:
         self.rest_tolerance = rest_tolerance
         self.min_share = min_share
         self.decide_within = decide_within
+        self.min_land_confidence = min_land_confidence
         self.hold_time = hold_time
         self.moved_hold_time = moved_hold_time
         self.tentative_hold_time = tentative_hold_time
@@ -266,16 +264,9 @@ class CardTracker:
             else:
                 gate, penalty, expected = self.gate, 0.0, self._predict(track, time)
             distance = np.hypot(*(centers - expected).T) / track.size
-            # A box of part of the card (one corner index, or the part a hand leaves free) lies
-            # inside its footprint, and a whole-card box contains the centre of a partial track.
-            box = track.box + np.tile(expected - track.center, 2)
-            partial = sizes < self.whole_fraction * track.size
-            inside = _inside(centers, box, 0.1) & partial
-            if not track.landed:
-                inside |= _inside(expected[None], det.xyxy, 0.0)  # a track born of a corner, now whole
             voted = track.votes.sum() > 0
-            for d in np.nonzero((distance <= gate) | (inside & (penalty == 0.0)))[0]:
-                cost = float(distance[d]) * (0.5 if inside[d] else 1.0) + penalty
+            for d in np.nonzero(distance <= gate)[0]:
+                cost = float(distance[d]) + penalty
                 if voted and int(det.class_id[d]) != track.card_index:
                     if track.landed:
                         continue  # a landed card's identity is settled: another card is another card
@@ -322,7 +313,8 @@ class CardTracker:
             track.box = box
             track.size = 0.7 * track.size + 0.3 * float(size) if track.hits else float(size)
         else:
-            # Part of the card: it confirms the card, and moves it only as far as needed to hold it.
+            # Part of the card (one corner index, the part a hand leaves free): it confirms the
+            # card, and moves it only as far as needed to hold it.
             low = np.minimum(box[:2] - track.box[:2], 0.0)
             high = np.maximum(box[2:] - track.box[2:], 0.0)
             track.box = track.box + np.tile(low + high, 2)
@@ -408,12 +400,14 @@ class CardTracker:
         uncertain = track.share < self.min_share
         if uncertain and time - since < self.decide_within:
             return None
-        track.landed = True
-        track.landed_center = track.center.copy()
         index = track.card_index
         # The vote share says how consistent the identity was; the mean score how sure each frame was.
         mean_score = float(track.votes[index]) / max(1.0, float(track.counts[index]))
         confidence = round(track.share * mean_score, 3)
+        if confidence < self.min_land_confidence:
+            return None  # inconsistent and weakly scored: misreadings, not a card
+        track.landed = True
+        track.landed_center = track.center.copy()
         return CardLanded(
             track_id=track.id,
             card_index=index,
