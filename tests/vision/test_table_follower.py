@@ -136,3 +136,27 @@ def test_the_same_card_landing_again_at_the_same_spot_is_not_a_second_play():
     table.land("10C", spot(3))
     assert table.clear([1, 3, 4, 5]) == []
     assert [e["type"] for e in table.clear([2])] == ["trick_cleared"]
+
+
+def test_a_lone_lead_swept_away_with_the_trick_before_is_taken_back():
+    table = Table()
+    for seat, card in enumerate(["AC", "9C", "KC", "10C"]):
+        table.land(card, spot(seat))
+    table.land("KC", spot(2, r=40))  # KC seen twice: counted as the lead of trick 2
+    assert table.follower.game.trick_number == 1 and len(table.follower.game.current_trick.plays) == 1
+    events = table.clear([1, 2, 3, 4]) + table.clear([5])  # ...but it leaves with trick 1
+    assert [e["type"] for e in events] == ["trick_cleared", "needs_confirmation"]
+    assert events[1]["reason"] == "card_withdrawn" and events[1]["card"] == "KC"
+    game = table.follower.game
+    assert len(game.history) == 4 and game.to_move == 0 and game.current_trick.plays == []
+
+
+def test_a_lead_that_stays_after_the_trick_before_is_cleared_is_kept():
+    table = Table()
+    for seat, card in enumerate(["AC", "9C", "KC", "10C"]):
+        table.land(card, spot(seat))
+    table.land("AS", spot(0, r=60))
+    table.clear([1, 2, 3, 4])
+    table.t += 5  # the new lead lies on for a while, then the trick goes on
+    table.land("9S", spot(1))
+    assert len(table.follower.game.current_trick.plays) == 2

@@ -76,10 +76,13 @@ class TrickCleared(TableEvent):
 
 @dataclass(frozen=True)
 class NeedsConfirmation(TableEvent):
-    """Something a person should confirm: an uncertain card, or a trick cleared with cards missing.
+    """Something a person should confirm: an uncertain card, a trick cleared with cards missing,
+    or a card taken back.
 
     Attributes:
-        reason: ``"uncertain_card"`` or ``"incomplete_trick"``.
+        reason: ``"uncertain_card"``, ``"incomplete_trick"`` (cleared with cards missing) or
+            ``"card_withdrawn"`` (a card played as a lead that left with the trick before it: it was
+            taken back out of the game).
         trick, seat, card: what it is about (the best guess for an uncertain card).
         candidates: ``(card, score)`` pairs, best first, for an uncertain card.
     """

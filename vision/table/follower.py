@@ -53,6 +53,8 @@ class GameFollower:
         calibrator: the automatic calibrator (a default one when ``None``).
         duplicate_window: seconds within which the same card landing again at the same spot is
             taken for the first landing (a track lost and found again), not a second copy.
+        swept_together: seconds within which a trick's lone lead card leaving right after the
+            previous trick was cleared counts as part of that trick (and is taken back).
         duplicate_distance: how near (as a fraction of the trick area's radius) counts as the
             same spot; raising it merges more, and may swallow a second copy laid close by.
     """
@@ -67,6 +69,7 @@ class GameFollower:
         calibrator: AutoCalibrator | None = None,
         duplicate_window: float = 2.0,
         duplicate_distance: float = 0.12,
+        swept_together: float = 1.0,
     ) -> None:
         self.game_factory = game_factory
         self.initial_geometry = geometry
@@ -75,6 +78,7 @@ class GameFollower:
         self.calibrator = calibrator or AutoCalibrator()
         self.duplicate_window = duplicate_window
         self.duplicate_distance = duplicate_distance
+        self.swept_together = swept_together
         self.reset()
 
     def reset(self) -> None:
@@ -85,6 +89,7 @@ class GameFollower:
         self._tricks: dict[int, _TableTrick] = {}
         self._track_trick: dict[int, int] = {}
         self._flags_seen = 0
+        self._last_cleared: tuple[int, float] | None = None
         self._recent: list[tuple[float, int, Any, int]] = []
         self._over_reported = False
 
@@ -237,8 +242,35 @@ class GameFollower:
         if trick.on_table:
             return []
         del self._tricks[number]
-        out: list[TableEvent] = [TrickCleared(frame=event.frame, time=event.time, trick=number)]
         game = self.game
+        previous = self._last_cleared
+        self._last_cleared = (number, event.time)
+        if (
+            number == game.trick_number
+            and len(trick.plays) == 1
+            and previous is not None
+            and previous[0] == number - 1
+            and event.time - previous[1] <= self.swept_together
+            and _is_last_play(game)
+        ):
+            # A lone "first card" of a trick, swept away together with the trick before: it lay in
+            # that trick all along (a card seen twice, or a misreading), so it is taken back.
+            withdrawn = game.undo()
+            self._flags_seen = min(self._flags_seen, len(game.flags))
+            card = str(getattr(withdrawn, "card", ""))
+            return [
+                NeedsConfirmation(
+                    frame=event.frame,
+                    time=event.time,
+                    reason="card_withdrawn",
+                    trick=number,
+                    seat=getattr(withdrawn, "seat", None),
+                    card=card,
+                    message=f"{card}, counted as the lead of trick {number + 1}, left with trick {number}: "
+                    f"it was taken back; check trick {number}",
+                )
+            ]
+        out: list[TableEvent] = [TrickCleared(frame=event.frame, time=event.time, trick=number)]
         if number == game.trick_number and not game.is_over and 0 < len(trick.plays) < 4:
             # The camera saw the trick taken with cards missing: close it (flagged by the engine)
             # so the next card starts the next trick instead of completing this one.
@@ -267,3 +299,8 @@ class GameFollower:
             )
             out.extend(self._game_over(event.frame, event.time))
         return out
+
+
+def _is_last_play(game: Game) -> bool:
+    """Whether the game's last event is a play (so ``undo`` removes exactly that card)."""
+    return bool(game.history) and hasattr(game.history[-1], "card")
