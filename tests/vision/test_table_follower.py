@@ -160,3 +160,15 @@ def test_a_lead_that_stays_after_the_trick_before_is_cleared_is_kept():
     table.t += 5  # the new lead lies on for a while, then the trick goes on
     table.land("9S", spot(1))
     assert len(table.follower.game.current_trick.plays) == 2
+
+
+def test_a_doubtful_third_copy_is_not_played_but_asked_about():
+    table = Table()
+    table.land("AC", spot(0))
+    table.land("AC", spot(1))
+    table.t += 1
+    table.track += 1
+    doubtful = CardLanded(table.track, Card.parse("AC").index, 0.3, spot(2), 100, 9.0, candidates=((5, 0.5), (4, 0.5)))
+    events = [e.to_dict() for e in table.follower.update([doubtful])]
+    assert [e["type"] for e in events] == ["needs_confirmation"] and "third copy" in events[0]["message"]
+    assert len(table.follower.game.history) == 2

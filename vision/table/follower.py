@@ -53,6 +53,8 @@ class GameFollower:
         calibrator: the automatic calibrator (a default one when ``None``).
         duplicate_window: seconds within which the same card landing again at the same spot is
             taken for the first landing (a track lost and found again), not a second copy.
+        third_copy_confidence: a card already played twice is taken as a third copy (and flagged
+            by the engine) only this sure; below it, it is a misreading and is not played.
         swept_together: seconds within which a trick's lone lead card leaving right after the
             previous trick was cleared counts as part of that trick (and is taken back).
         duplicate_distance: how near (as a fraction of the trick area's radius) counts as the
@@ -70,6 +72,7 @@ class GameFollower:
         duplicate_window: float = 2.0,
         duplicate_distance: float = 0.12,
         swept_together: float = 1.0,
+        third_copy_confidence: float = 0.5,
     ) -> None:
         self.game_factory = game_factory
         self.initial_geometry = geometry
@@ -79,6 +82,7 @@ class GameFollower:
         self.duplicate_window = duplicate_window
         self.duplicate_distance = duplicate_distance
         self.swept_together = swept_together
+        self.third_copy_confidence = third_copy_confidence
         self.reset()
 
     def reset(self) -> None:
@@ -128,6 +132,22 @@ class GameFollower:
             seat = by_position
         conflict = by_position is not None and by_turn is not None and by_position != by_turn
         card = Card.from_index(event.card_index)
+        seen = sum(1 for e in game.history if getattr(e, "card", None) == card)
+        if seen >= 2 and event.confidence < self.third_copy_confidence:
+            # The deck has two of each card: a doubtful third one is a misreading, not a play.
+            return [
+                NeedsConfirmation(
+                    frame=event.frame,
+                    time=event.time,
+                    reason="uncertain_card",
+                    trick=trick_number,
+                    seat=seat,
+                    card=str(card),
+                    candidates=tuple((str(Card.from_index(i)), s) for i, s in event.candidates),
+                    message=f"a doubtful {card} would be its third copy: not played; "
+                    f"what did seat {seat} play into trick {trick_number + 1}?",
+                )
+            ]
         game.play(seat, card)
         trick = self._tricks.setdefault(trick_number, _TableTrick(trick_number))
         trick.on_table.add(event.track_id)
