@@ -138,8 +138,13 @@ def _background_boxes(labels: np.ndarray, width: int, height: int, n: int, rng: 
     return boxes
 
 
-def extract_crops(folders: Sequence[YoloFolder], *, variants: int = 3, backgrounds: float = 0.5, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def extract_crops(
+    folders: Sequence[YoloFolder], *, variants: int = 3, backgrounds: float = 0.5, min_size: float = 0.0, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """Crops every labelled box (``variants`` jittered copies) plus background crops.
+
+    Boxes whose longer side is under ``min_size`` pixels are skipped: an index a few pixels tall
+    cannot be read, and training on it only teaches guessing.
 
     Returns:
         ``(crops (n, CROP_SIZE, CROP_SIZE, 3) uint8 BGR, labels (n,) int64)``.
@@ -155,6 +160,8 @@ def extract_crops(folders: Sequence[YoloFolder], *, variants: int = 3, backgroun
             h, w = image.shape[:2]
             boxes = item.label_xyxy(w, h)
             for box, cls in zip(boxes, item.label_class):
+                if max(box[2] - box[0], box[3] - box[1]) < min_size:
+                    continue
                 for v in range(variants):
                     jittered = box if v == 0 else _jitter(box, rng, 0.08)
                     crops.append(crop(image, square_boxes(jittered)[0]))
@@ -210,6 +217,9 @@ def train_classifier(
     variants: int = 3,
     seed: int = 0,
     time_minutes: float | None = None,
+    threads: int | None = None,
+    min_size: float = 12.0,
+    init: str | Path | None = None,
     log=print,
 ) -> dict[str, float]:
     """Trains the index classifier on the labelled boxes of YOLO folders and saves it to ``out``.
@@ -220,19 +230,26 @@ def train_classifier(
         val: folders to report accuracy on after each epoch.
         epochs: passes over the crops; stops early when ``time_minutes`` runs out.
         variants: jittered crops per labelled box; raising it multiplies the data cheaply.
+        threads: torch threads; on a busy 2-core machine one thread is faster than two.
+        min_size: skip labelled boxes smaller than this (pixels); see :func:`extract_crops`.
+        init: a checkpoint to continue from (same ``width``).
 
     Returns:
         The last epoch's metrics (``loss``, ``train_acc`` and, with ``val``, ``val_acc``).
     """
+    if threads:
+        torch.set_num_threads(threads)
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
     start = time.monotonic()
-    x, y = extract_crops([_train_split(d) for d in data], variants=variants, seed=seed)
+    x, y = extract_crops([_train_split(d) for d in data], variants=variants, min_size=min_size, seed=seed)
     if not len(x):
         raise ValueError(f"no labelled boxes found in {', '.join(map(str, data))}")
-    vx, vy = extract_crops([read_folder(d) for d in val], variants=1, backgrounds=0.3, seed=seed + 1) if val else (x[:0], y[:0])
+    vx, vy = extract_crops([read_folder(d) for d in val], variants=1, backgrounds=0.3, min_size=min_size, seed=seed + 1) if val else (x[:0], y[:0])
     log(f"classifier: {len(x)} train crops, {len(vx)} val crops ({time.monotonic() - start:.0f}s to crop)")
     model = IndexClassifier(width=width)
+    if init is not None:
+        model.load_state_dict(IndexReader.load(init).model.state_dict())
     steps = epochs * math.ceil(len(x) / batch)
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=3e-3, total_steps=steps, pct_start=0.15)

@@ -43,6 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     cls.add_argument("--variants", type=int, default=3, help="jittered crops per labelled box")
     cls.add_argument("--time-minutes", type=float, default=None)
     cls.add_argument("--seed", type=int, default=0)
+    cls.add_argument("--min-size", type=float, default=12.0, help="skip labelled boxes smaller than this many pixels")
+    cls.add_argument("--init", default=None, help="classifier checkpoint to continue training from")
+    cls.add_argument("--threads", type=int, default=None, help="torch threads (1 is faster on a busy machine)")
     cls.set_defaults(func=_train_classifier)
 
     ship = subparsers.add_parser("ship-detector", help="copy a run's weights into models/ with their model card", description="Copy OUT/weights/best.pt to a models/ path and write its <stem>.json model card.")
@@ -103,7 +106,7 @@ def _train_classifier(args: argparse.Namespace) -> int:
 
     metrics = train_classifier(
         args.data, args.out, val=args.val, epochs=args.epochs, batch=args.batch, width=args.width, variants=args.variants,
-        seed=args.seed, time_minutes=args.time_minutes,
+        seed=args.seed, time_minutes=args.time_minutes, threads=args.threads, min_size=args.min_size, init=args.init,
     )  # fmt: skip
     print(json.dumps({"classifier": args.out, **metrics}))
     return 0
