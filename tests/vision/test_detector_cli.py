@@ -1,0 +1,94 @@
+"""End to end on a handful of generated images: train 1 epoch, ship, `detect --json`, `eval`, errors.
+
+The model is far too small and short-trained to find cards; these tests check the training path
+and the command contracts. `test_shipped_model_*` check the real shipped model.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from service.cli import main
+from vision.detector.model import DEFAULT_MODEL, CardDetector
+from vision.detector.train import FromScratchError, ResumeError, train_locator
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("tiny")
+    data = root / "data"
+    assert main(["dataset", "generate", str(data), "--images", "8", "--seed", "3", "--imgsz", "160", "--val-fraction", "0.25"]) == 0
+    run = root / "run"
+    assert main(["train", "--data", str(data / "data.yaml"), "--model", "yolo11t.yaml", "--epochs", "1", "--imgsz", "64", "--batch", "4", "--single-cls", "--out", str(run), "--workers", "0"]) == 0
+    assert (run / "weights" / "last.pt").exists()
+    classifier = root / "tiny.classifier.pt"
+    assert main(["train-classifier", "--data", str(data), "--out", str(classifier), "--epochs", "1", "--variants", "1"]) == 0
+    model = root / "models" / "tiny.pt"
+    assert main(["ship-detector", str(run), str(model), "--classifier", str(classifier), "--imgsz", "64", "--conf", "0.01"]) == 0
+    return {"data": data, "model": model, "run": run}
+
+
+def test_trained_model_loads_with_its_card(tiny: dict[str, Path]):
+    detector = CardDetector.load(tiny["model"])
+    assert detector.card.target == "corners" and detector.reader is not None
+    assert detector.imgsz == 64 and detector.conf == pytest.approx(0.01)
+    cards = detector.cards(np.full((90, 160, 3), 200, np.uint8))
+    assert cards.xyxy.shape[1] == 4 and set(cards.data) == {"corners"}
+
+
+def test_detect_json_contract(tiny: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    broken = tmp_path / "broken.jpg"
+    broken.write_bytes(b"not a jpeg")
+    images = tiny["data"] / "images" / "val"
+    rc = main(["detect", str(images), str(broken), "--json", "--model", str(tiny["model"])])
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rc == 1  # one image failed
+    assert len(lines) == len(list(images.iterdir())) + 1
+    *good, bad = lines
+    assert bad["image"] == str(broken) and "error" in bad
+    for line in good:
+        assert set(line) == {"image", "width", "height", "cards"}
+        assert (line["width"], line["height"]) == (160, 160)
+        for card in line["cards"]:
+            assert set(card) == {"card", "confidence", "box"} and len(card["box"]) == 4
+
+
+def test_eval_writes_its_report(tiny: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    out = tmp_path / "eval"
+    assert main(["eval", str(tiny["data"]), "--model", str(tiny["model"]), "--out", str(out), "--examples", "1"]) == 0
+    assert "all" in capsys.readouterr().out
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["images"] == 2 and metrics["map50"] is not None
+    assert (out / "confusion.png").exists()
+
+
+def test_training_refuses_weights_and_missing_resume(tmp_path: Path):
+    with pytest.raises(FromScratchError, match="from scratch"):
+        train_locator("data.yaml", model="yolo11n.pt")
+    with pytest.raises(ResumeError, match="last.pt"):
+        train_locator("data.yaml", out=tmp_path / "nothing", resume=True)
+
+
+def test_missing_model_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    assert main(["detect", str(tmp_path), "--model", str(tmp_path / "none.pt")]) == 2
+    assert "dokocam train" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped model in models/")
+def test_shipped_model_finds_a_clear_card(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    # Phone-style synthetic close-ups (not in the training seed): big, clear corner indices.
+    data = tmp_path / "data"
+    assert main(["dataset", "generate", str(data), "--images", "6", "--seed", "11", "--closeup-fraction", "1", "--val-fraction", "0"]) == 0
+    capsys.readouterr()
+    rc = main(["detect", str(data / "images" / "train"), "--json"])
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rc == 0 and len(lines) == 6
+    found = sum(len(line["cards"]) for line in lines)
+    assert found >= 3, lines
