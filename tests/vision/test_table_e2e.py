@@ -41,7 +41,7 @@ def test_a_noisy_detector_is_voted_and_held_into_the_same_tricks():
     video = GameVideo(seed=12, tricks=3, fps=10.0)
     rng = np.random.default_rng(0)
     frames = [(i, t, noisy(video.truth(t), rng, drop=0.15, misread=0.05)) for i, t in video.frame_times()]
-    pipeline = TablePipeline.for_video(video.width, video.height, detector=detector)
+    pipeline = TablePipeline.for_video(video.width, video.height)
     analyze_stream(frames, pipeline)
     truth = load_record(video.game.record()).to_game()
     assert tricks_of(pipeline.follower.game) == tricks_of(truth)
