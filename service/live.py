@@ -302,6 +302,16 @@ class LiveTable:
                         t.CARD_DOUBTED,
                         {"target": target.event_id, "candidates": data.get("candidates", []), "message": data.get("message", ""), **origin},
                     )
+            elif event.kind == NEEDS_CONFIRMATION and data.get("reason") == "card_withdrawn":
+                # The pipeline took back a card it had counted as a lead (it left with the trick
+                # before); mirror that with an undo when it is still the last thing logged.
+                target = t.last_undoable(self._events)
+                if target is not None and target.kind == t.CARD_OBSERVED and target.payload.get("card") == data.get("card"):
+                    self.submit(t.UNDO, origin)
+                return self.submit(
+                    t.PIPELINE_FLAG,
+                    {"kind": "card_withdrawn", "trick": data.get("trick"), "message": str(data.get("message", "")), **origin},
+                )
             elif event.kind == NEEDS_CONFIRMATION:
                 return self.submit(
                     t.PIPELINE_FLAG,

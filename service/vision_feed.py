@@ -100,7 +100,7 @@ class VisionFeed:
                 self.pacer.wait(frame.time, lambda: self._closed)
             if pipeline is None:
                 height, width = frame.image.shape[:2]
-                pipeline = TablePipeline.for_video(width, height)
+                pipeline = TablePipeline.for_video(width, height, detector=self.detector)
                 self._use_current_game(pipeline)
             if self._restart:
                 self._restart = False

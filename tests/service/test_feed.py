@@ -144,3 +144,21 @@ def test_the_pipeline_game_follows_the_table(tmp_path: Path) -> None:
         client.put("/games/current/contract", json={"type": "solo", "kind": "queens", "declarer": 2})
         assert [c.to_dict() for c in feed.contracts] == [{"type": "solo", "kind": "queens", "declarer": 1}]  # Cem: game seat 1
         assert feed.game_factory().contract.to_dict()["kind"] == "queens"
+
+
+def test_a_card_the_pipeline_withdraws_leaves_the_game(tmp_path: Path) -> None:
+    """``card_withdrawn`` undoes the camera's last play and leaves a note; an older play stays."""
+    app = create_app(Settings(db=tmp_path / "t.db"), players=PLAYERS)
+    with TestClient(app) as client:
+        table = app.state.table
+        table.observe(FeedEvent("card_played", 1.0, {"seat": 0, "card": "QC", "confidence": 0.9}), 1)
+        table.observe(FeedEvent("card_played", 2.0, {"seat": 1, "card": "9H", "confidence": 0.9}), 2)
+        withdrawn = {"reason": "card_withdrawn", "trick": 0, "card": "9H", "message": "9H left with the trick"}
+        table.observe(FeedEvent("needs_confirmation", 3.0, withdrawn), 3)
+        plays = client.get("/games/current").json()["current_trick"]["plays"]
+        assert [p["card"]["code"] for p in plays] == ["QC"]
+        kinds = [e["kind"] for e in client.get("/events").json()]
+        assert kinds[-2:] == ["undo", "pipeline_flag"]
+        # Not the last play any more: nothing is undone, only the note is kept.
+        table.observe(FeedEvent("needs_confirmation", 4.0, {**withdrawn, "card": "AS"}), 4)
+        assert [p["card"]["code"] for p in client.get("/games/current").json()["current_trick"]["plays"]] == ["QC"]
