@@ -68,7 +68,7 @@ class VisionFeed:
         if detector is None:
             from vision.detector.model import CardDetector
 
-            detector = CardDetector.load(model)
+            detector = CardDetector.load(model, table=True)
         self.detector = detector
         # A live camera paces itself; a file is paced by its frame times.
         self.pacer = Pacer(realtime=realtime) if Path(str(source)).is_file() else None

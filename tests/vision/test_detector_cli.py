@@ -31,7 +31,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     classifier = root / "tiny.classifier.pt"
     assert main(["train-classifier", "--data", str(data), "--out", str(classifier), "--epochs", "1", "--variants", "1"]) == 0
     model = root / "models" / "tiny.pt"
-    assert main(["ship-detector", str(run), str(model), "--classifier", str(classifier), "--imgsz", "64", "--conf", "0.01"]) == 0
+    assert main(["ship-detector", str(run), str(model), "--classifier", str(classifier), "--imgsz", "64", "--conf", "0.01", "--table-imgsz", "96"]) == 0
     return {"data": data, "model": model, "run": run}
 
 
@@ -39,6 +39,9 @@ def test_trained_model_loads_with_its_card(tiny: dict[str, Path]):
     detector = CardDetector.load(tiny["model"])
     assert detector.card.target == "corners" and detector.reader is not None
     assert detector.imgsz == 64 and detector.conf == pytest.approx(0.01)
+    # Whole table frames get their own inference size; an explicit size still wins.
+    assert CardDetector.load(tiny["model"], table=True).imgsz == 96
+    assert CardDetector.load(tiny["model"], table=True, imgsz=128).imgsz == 128
     cards = detector.cards(np.full((90, 160, 3), 200, np.uint8))
     assert cards.xyxy.shape[1] == 4 and set(cards.data) == {"corners"}
 

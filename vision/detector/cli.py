@@ -55,6 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ship.add_argument("--classifier", default=None, help="classifier checkpoint to ship beside it")
     ship.add_argument("--imgsz", type=int, default=640)
     ship.add_argument("--conf", type=float, default=0.25)
+    ship.add_argument("--table-imgsz", type=int, default=None, help="inference size for whole table frames (default: --imgsz)")
     ship.set_defaults(func=_ship)
 
     detect = subparsers.add_parser("detect", help="find cards in images", description="Detect Doppelkopf cards; one JSON line per image with one entry per physical card.")
@@ -116,7 +117,7 @@ def _ship(args: argparse.Namespace) -> int:
     from vision.detector.train import TrainResult, ship
 
     run = Path(args.run)
-    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, target=args.target, classifier=args.classifier, imgsz=args.imgsz, conf=args.conf)
+    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, target=args.target, classifier=args.classifier, imgsz=args.imgsz, conf=args.conf, table_imgsz=args.table_imgsz)
     print(f"shipped {dest}")
     return 0
 

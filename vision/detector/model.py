@@ -45,14 +45,17 @@ class ModelCard:
         target: ``"corners"`` (corner indices, grouped into cards) or ``"cards"`` (whole cards).
         classifier: path of the index classifier, relative to the JSON file, or ``None`` when the
             YOLO names the 24 cards itself.
-        imgsz: inference size the model was trained for.
+        imgsz: inference size the model was trained for (close-up photos).
         conf: default score threshold (chosen on synthetic validation data).
+        table_imgsz: inference size for whole table frames seen from above, where a corner index
+            is only a few pixels; ``None`` means ``imgsz``. Chosen on rendered game frames.
     """
 
     target: str = "corners"
     classifier: str | None = None
     imgsz: int = 640
     conf: float = 0.25
+    table_imgsz: int | None = None
 
     @staticmethod
     def path_for(model: Path) -> Path:
@@ -65,11 +68,13 @@ class ModelCard:
         if not path.exists():
             return cls()
         data = json.loads(path.read_text())
-        return cls(**{k: data[k] for k in ("target", "classifier", "imgsz", "conf") if k in data})
+        return cls(**{k: data[k] for k in ("target", "classifier", "imgsz", "conf", "table_imgsz") if k in data})
 
     def save(self, model: Path, **extra: Any) -> Path:
         path = self.path_for(model)
         data = {"target": self.target, "classifier": self.classifier, "imgsz": self.imgsz, "conf": self.conf, **extra}
+        if self.table_imgsz is not None:
+            data.setdefault("table_imgsz", self.table_imgsz)
         path.write_text(json.dumps(data, indent=2) + "\n")
         return path
 
@@ -132,13 +137,17 @@ class CardDetector:
     timing: Timing = field(default_factory=Timing)
 
     @classmethod
-    def load(cls, model: str | Path | None = None, *, conf: float | None = None, imgsz: int | None = None) -> CardDetector:
+    def load(
+        cls, model: str | Path | None = None, *, conf: float | None = None, imgsz: int | None = None, table: bool = False
+    ) -> CardDetector:
         """Loads a model (the shipped one by default).
 
         Args:
             model: ``.pt``, ``.onnx`` or ``*_openvino_model`` folder; its ``<stem>.json`` is read.
             conf: score threshold; lower finds more cards and more false alarms.
             imgsz: inference size; larger sees smaller cards, at a higher cost.
+            table: the frames are whole tables from above (the camera pipeline): use the model
+                card's ``table_imgsz`` unless ``imgsz`` is given.
 
         Raises:
             ModelNotFoundError: the path does not exist.
@@ -155,7 +164,13 @@ class CardDetector:
             from vision.detector.classifier import IndexReader
 
             reader = IndexReader.load(ModelCard.path_for(path).parent / card.classifier)
-        return cls(yolo=yolo, card=card, reader=reader, conf=card.conf if conf is None else conf, imgsz=imgsz or card.imgsz)
+        return cls(
+            yolo=yolo,
+            card=card,
+            reader=reader,
+            conf=card.conf if conf is None else conf,
+            imgsz=imgsz or (card.table_imgsz if table else None) or card.imgsz,
+        )
 
     def detect(self, image: np.ndarray) -> Detections:
         """What the YOLO saw, read by the classifier if there is one: corner indices or whole cards.

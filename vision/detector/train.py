@@ -120,7 +120,17 @@ def train_locator(
     return TrainResult(run_dir=out, best=out / "weights" / "best.pt", last=out / "weights" / "last.pt")
 
 
-def ship(result: TrainResult, destination: str | Path, *, target: str, classifier: str | Path | None, imgsz: int, conf: float, **extra: object) -> Path:
+def ship(
+    result: TrainResult,
+    destination: str | Path,
+    *,
+    target: str,
+    classifier: str | Path | None,
+    imgsz: int,
+    conf: float,
+    table_imgsz: int | None = None,
+    **extra: object,
+) -> Path:
     """Copies a run's best weights to ``destination`` and writes its model card JSON beside it."""
     from vision.detector.model import ModelCard
 
@@ -132,5 +142,5 @@ def ship(result: TrainResult, destination: str | Path, *, target: str, classifie
         classifier_name = Path(classifier).name
         if Path(classifier).resolve() != (destination.parent / classifier_name).resolve():
             shutil.copyfile(classifier, destination.parent / classifier_name)
-    ModelCard(target=target, classifier=classifier_name, imgsz=imgsz, conf=conf).save(destination, **extra)
+    ModelCard(target=target, classifier=classifier_name, imgsz=imgsz, conf=conf, table_imgsz=table_imgsz).save(destination, **extra)
     return destination

@@ -72,7 +72,7 @@ def run_bench(
     if detector not in ("truth", "noisy"):
         from vision.detector.model import CardDetector
 
-        model = CardDetector.load(None if detector == "model" else detector)
+        model = CardDetector.load(None if detector == "model" else detector, table=True)
     rows = []
     tricks_total = tricks_exact = games_exact = 0
     pipeline_seconds = detect_seconds = render_seconds = 0.0

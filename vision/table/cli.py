@@ -143,7 +143,7 @@ def _error(message: str) -> int:
 def _load_detector(model: str | None) -> Any:
     from vision.detector.model import CardDetector
 
-    return CardDetector.load(model)
+    return CardDetector.load(model, table=True)
 
 
 def _analyze(args: argparse.Namespace) -> int:
