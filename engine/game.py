@@ -733,15 +733,24 @@ class Game:
                 if fast and type(event.card) is Card and event.seat in _SEATS and len(game.tricks) < n_tricks:
                     game.history.append(event)
                     game._apply_play(event.seat, event.card)
-                else:
-                    game.play(event.seat, event.card)
-            elif isinstance(event, CallEvent):
-                game.call(event.seat, event.call)
-            elif isinstance(event, SchweinchenEvent):
-                game.announce_schweinchen(event.seat)
-            else:
-                game.close_trick()
+                    continue
+            game.apply(event)
         return game
+
+    def apply(self, event: Event) -> None:
+        """Makes one history event again through the public call it came from.
+
+        Raises:
+            IllegalCallError / IllegalPlayError: the event breaks a rule now.
+        """
+        if isinstance(event, PlayEvent):
+            self.play(event.seat, event.card)
+        elif isinstance(event, CallEvent):
+            self.call(event.seat, event.call)
+        elif isinstance(event, SchweinchenEvent):
+            self.announce_schweinchen(event.seat)
+        else:
+            self.close_trick()
 
     # -- legal cards ---------------------------------------------------------------------
 

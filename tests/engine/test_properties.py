@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 
 from engine import (
     Call,
-    CallEvent,
     Card,
     Contract,
     ContractType,
@@ -27,7 +26,6 @@ from engine import (
     Party,
     PlayEvent,
     Rules,
-    SchweinchenEvent,
 )
 from engine.bench import random_game
 from engine.errors import IllegalCallError
@@ -61,18 +59,6 @@ def state(game: Game) -> tuple:
         game.trick_number,
         game.is_over,
     )
-
-
-def apply(game: Game, ev: object) -> None:
-    """Make one history event again through the public calls."""
-    if isinstance(ev, PlayEvent):
-        game.play(ev.seat, ev.card)
-    elif isinstance(ev, CallEvent):
-        game.call(ev.seat, ev.call)
-    elif isinstance(ev, SchweinchenEvent):
-        game.announce_schweinchen(ev.seat)
-    else:
-        game.close_trick()
 
 
 def hands_of(game: Game) -> list[list[Card]]:
@@ -158,7 +144,7 @@ def test_undo_then_replay_gives_the_same_state(game: Game, data: st.DataObject) 
     shorter = Game.replay(game.rules, game.contract, game.players, history[:-k], hands_of(game))
     assert state(work) == state(shorter)
     for ev in undone:
-        apply(work, ev)
+        work.apply(ev)
     assert state(work) == state(game)
     assert work.result().to_dict() == game.result().to_dict()
 
@@ -376,7 +362,7 @@ def test_noisy_camera_input_never_crashes(rng: random.Random, events: list) -> N
         check_entries(seen.result().points)
     again = Game(game.rules, game.contract)
     for ev in seen.history:
-        apply(again, ev)
+        again.apply(ev)
     assert state(again) == state(seen)
     while seen.history:
         seen.undo()
@@ -681,4 +667,4 @@ def test_legal_cards_are_the_led_suit_when_held_else_everything(rng: random.Rand
             led = None if not plays else ("trump" if str(plays[0][1]) in trumps else str(plays[0][1])[-1])
             follow = [c for c in hand if led is not None and ("trump" if c in trumps else c[-1]) == led]
             assert sorted(str(c) for c in game.legal_cards(ev.seat)) == (follow or hand)
-        apply(game, ev)
+        game.apply(ev)
