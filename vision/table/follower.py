@@ -26,7 +26,7 @@ from vision.table.geometry import AutoCalibrator, TableGeometry
 from vision.table.tracker import CardLanded, CardLeft, TrackerEvent
 
 if TYPE_CHECKING:
-    from engine import Game
+    from engine import Game, Trick
 
 
 @dataclass
@@ -182,17 +182,7 @@ class GameFollower:
             )
         out.extend(self._new_flags(event.frame, event.time))
         if len(game.tricks) > trick_number:
-            done = game.tricks[trick_number]
-            out.append(
-                TrickComplete(
-                    frame=event.frame,
-                    time=event.time,
-                    trick=trick_number,
-                    winner=done.winner(),
-                    cards=tuple(str(c) for _, c in done.plays),
-                    augen=int(done.augen),
-                )
-            )
+            out.append(_trick_complete(game.tricks[trick_number], trick_number, event.frame, event.time))
             out.extend(self._calibrate(trick, event))
             out.extend(self._game_over(event.frame, event.time))
         return out
@@ -306,17 +296,7 @@ class GameFollower:
                 )
             )
             out.extend(self._new_flags(event.frame, event.time))
-            done = game.tricks[number]
-            out.append(
-                TrickComplete(
-                    frame=event.frame,
-                    time=event.time,
-                    trick=number,
-                    winner=done.winner(),
-                    cards=tuple(str(c) for _, c in done.plays),
-                    augen=int(done.augen),
-                )
-            )
+            out.append(_trick_complete(game.tricks[number], number, event.frame, event.time))
             out.extend(self._game_over(event.frame, event.time))
         return out
 
@@ -324,3 +304,15 @@ class GameFollower:
 def _is_last_play(game: Game) -> bool:
     """Whether the game's last event is a play (so ``undo`` removes exactly that card)."""
     return bool(game.history) and hasattr(game.history[-1], "card")
+
+
+def _trick_complete(done: Trick, number: int, frame: int, time: float) -> TrickComplete:
+    """The event for the engine's finished trick ``number``."""
+    return TrickComplete(
+        frame=frame,
+        time=time,
+        trick=number,
+        winner=done.winner(),
+        cards=tuple(str(c) for _, c in done.plays),
+        augen=int(done.augen),
+    )
