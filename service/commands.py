@@ -56,7 +56,7 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", help="address to listen on (default 127.0.0.1: this machine only; env DOKOCAM_HOST)")
     parser.add_argument("--port", type=int, help="port (default 8000; env DOKOCAM_PORT)")
     parser.add_argument("--db", help="event log file (serve: dokocam.db, env DOKOCAM_DB; demo: a fresh temporary file)")
-    parser.add_argument("--players", help=f"start a Partie with these four names (comma-separated) when the log has none, e.g. {DEMO_PLAYERS}")
+    parser.add_argument("--players", help=f"start a Partie with these 4 or 5 names (comma-separated, clockwise; the last deals first; with 5 the dealer sits out) when the log has none, e.g. {DEMO_PLAYERS}")
     parser.add_argument("--fast", action="store_true", help="play a file source as fast as it decodes, not in real time")
     parser.add_argument("--model", help="detector weights for a camera or video source (default: the shipped model)")
     parser.add_argument("--stride", type=int, default=1, help="video files: detect on every N-th frame (default 1)")
@@ -121,8 +121,8 @@ def _run(
     assert isinstance(settings, Settings)
     settings = settings.with_token()
     names = [n.strip() for n in players.split(",")] if players else None
-    if names is not None and len(names) != 4:
-        print(f"--players needs four names separated by commas, got {players!r}", file=sys.stderr)
+    if names is not None and (len(names) not in (4, 5) or not all(names) or len(set(names)) != len(names)):
+        print(f"--players needs 4 or 5 different names separated by commas, got {players!r}", file=sys.stderr)
         return 2
     feed: Feed | None = None
     resume = False

@@ -111,11 +111,14 @@ class FollowsGame(Protocol):
     """A feed that runs its own engine game to tell seats apart (the camera pipeline).
 
     The table keeps it in step with the game really played: ``game_factory`` builds the next
-    game as the table has it set up; ``contract_changed`` replays the running one under the
-    game type people announced; ``game_abandoned`` starts the next game (one ended early).
+    game as the table has it set up; ``seating`` names everyone at the table in seating order
+    (4, or 5 when the dealer sits out; empty before a Partie); ``contract_changed`` replays the
+    running one under the game type people announced; ``game_abandoned`` starts the next game
+    (one ended early).
     """
 
     game_factory: Callable[[], Any] | None
+    seating: Callable[[], Sequence[str]] | None
 
     def contract_changed(self, contract: Any) -> None: ...
 

@@ -73,10 +73,7 @@ class LiveTable:
     def game_record(self, number: int) -> dict[str, Any] | None:
         """Game ``number`` of the Partie as a ``dokocam-game/1`` record, or None when there is none."""
         with self._lock:
-            games = [f.state for f in self.state.finished]
-            if self.state.current is not None:
-                games.append(self.state.current)
-            for game in games:
+            for game in self.state.games():
                 if game.number == number:
                     return game.game.to_dict()
             return None
@@ -100,10 +97,23 @@ class LiveTable:
         if target is not None:
             label = f"{target.kind.replace('_', ' ')} #{target.id}"
             if target.kind == t.CARD_OBSERVED:
-                label = f"{target.payload['card']} by {self.state.players[target.payload['seat']]} (#{target.id})"
+                label = f"{target.payload['card']} by {self._seat_name(target)} (#{target.id})"
             elif target.kind == t.CALL_MADE:
-                label = f"{target.payload['call']} by {self.state.players[target.payload['seat']]} (#{target.id})"
+                label = f"{target.payload['call']} by {self._seat_name(target)} (#{target.id})"
         return table_view(self._replayer.state, can_undo=label)
+
+    def _seat_name(self, event: StoredEvent) -> str:
+        """Who sat at the table seat a card or call names, in the game it belongs to.
+
+        With five players the seats mean other players from game to game.
+        """
+        seat = int(event.payload["seat"])
+        for game in reversed(self.state.games()):
+            if any(p.event_id == event.id for p in game.plays) or any(c[2] == event.id for c in game.calls):
+                return game.table_players[seat]
+        # An event the replay kept only as a note: most likely one of the current game.
+        current = self.state.current
+        return current.table_players[seat] if current is not None else f"seat {seat}"
 
     def new_game(self) -> Game:
         """A fresh engine game as the table's current game is set up (players, rules, contract)."""
@@ -112,6 +122,12 @@ class LiveTable:
             if current is None:
                 return Game(self.state.rules)
             return Game(current.rules, current.contract, current.deal_seats)
+
+    def seating(self) -> tuple[str, ...]:
+        """Everyone still at the table in seating order (4 or 5); empty before a Partie."""
+        with self._lock:
+            partie = self.state.partie
+            return partie.present if partie is not None else ()
 
     # -- writing ------------------------------------------------------------------------
 
@@ -223,10 +239,7 @@ class LiveTable:
         return self._replayer.require_game()
 
     def _find_play(self, event_id: int) -> t.PlayRef:
-        games = [f.state for f in self.state.finished]
-        if self.state.current is not None:
-            games.append(self.state.current)
-        for game in games:
+        for game in self.state.games():
             for play in game.plays:
                 if play.event_id == event_id:
                     return play
@@ -244,6 +257,7 @@ class LiveTable:
         self._feed = feed
         if isinstance(feed, FollowsGame):
             feed.game_factory = self.new_game  # the pipeline follows the game really played
+            feed.seating = self.seating
         skip = self.state.source_seq if resume else 0
         self._feed_thread = threading.Thread(target=self._consume, args=(feed, skip), name="feed", daemon=True)
         self._feed_thread.start()

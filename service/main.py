@@ -33,7 +33,7 @@ def create_app(
         config: the settings (read from the environment when None).
         feed: the pipeline's events and frames; None: no camera (people enter cards).
         resume: ``feed`` replays a file that may already be partly in the log (after a restart).
-        players: start a Partie with these four names (last one deals first) when the log has none.
+        players: start a Partie with these 4 or 5 names (last one deals first) when the log has none.
     """
     config = (config or Settings()).with_token()
 

@@ -1,6 +1,8 @@
 """Public request and response bodies; separate from the engine's objects on purpose.
 
-Seats are *table seats* 0..3 (clockwise as the camera sees them; ``players[i]`` sits at seat i).
+Seats are *table seats* 0..3 (clockwise as the camera sees them): the players of the current
+game in seating order. With four players ``players[i]`` sits at seat i; with five the one who
+sits out (the dealer) has no seat, so a game's ``seats`` list says who sits where.
 """
 
 from __future__ import annotations
@@ -36,11 +38,24 @@ class PartieLength(BaseModel):
         return self
 
 
-class PartieCreate(_Body):
-    """Starts a Partie: four names in clockwise order around the table (seat 0 first)."""
+PLAYER_COUNTS = (4, 5)
 
-    players: list[str] = Field(..., min_length=4, max_length=4, examples=[["Anna", "Ben", "Cem", "Dora"]])
-    first_dealer: Seat = Field(3, ge=0, le=3, description="table seat of the first dealer")
+
+class PartieCreate(_Body):
+    """Starts a Partie: four or five names in clockwise order around the table (seat 0 first).
+
+    With five, the dealer sits out each game.
+    """
+
+    players: list[str] = Field(
+        ...,
+        description="4 or 5 names, clockwise; with 5 the dealer sits out each game",
+        examples=[["Anna", "Ben", "Cem", "Dora"], ["Anna", "Ben", "Cem", "Dora", "Emil"]],
+        json_schema_extra={"minItems": min(PLAYER_COUNTS), "maxItems": max(PLAYER_COUNTS)},
+    )
+    first_dealer: int | None = Field(
+        None, ge=0, le=4, description="position in players of the first dealer; default: the last player"
+    )
     rules: dict[str, Any] | None = Field(
         None,
         description='preset and switches, e.g. {"preset": "pub", "schweinchen": false}; default: the rules set under /settings/rules',
@@ -50,6 +65,14 @@ class PartieCreate(_Body):
 
     @model_validator(mode="after")
     def _names(self) -> PartieCreate:
+        if len(self.players) not in PLAYER_COUNTS:
+            raise ValueError(
+                f"a Partie needs 4 or 5 players (with five, the dealer sits out each game), got {len(self.players)}"
+            )
+        if self.first_dealer is not None and self.first_dealer >= len(self.players):
+            raise ValueError(
+                f"first_dealer is a position in players (0..{len(self.players) - 1}), got {self.first_dealer}"
+            )
         names = [n.strip() for n in self.players]
         if any(not n or len(n) > 40 for n in names):
             raise ValueError("every player needs a name of 1 to 40 characters")
@@ -186,6 +209,8 @@ class ContractPublic(BaseModel):
 
 class GamePublic(BaseModel):
     number: int
+    seats: list[str] = Field(description="the players at table seats 0..3 in this game")
+    sitting_out: str | None = Field(description="who sits out this game (the dealer, with five players)")
     dealer: str
     vorhand: Seat
     bocks: int
@@ -210,6 +235,7 @@ class SheetRowPublic(BaseModel):
     number: int
     round: int
     dealer: str
+    sitting_out: str | None = Field(description="who sat this game out; absent from points")
     contract: str
     multiplier: int
     notes: list[str]
@@ -219,8 +245,8 @@ class SheetRowPublic(BaseModel):
 
 
 class PartiePublic(BaseModel):
-    players: list[str]
-    present: list[str]
+    players: list[str] = Field(description="everyone in the Partie (4 or 5), in seating order")
+    present: list[str] = Field(description="those still at the table")
     first_dealer: str
     length: dict[str, int]
     round: int

@@ -1,8 +1,11 @@
 """The table's state, rebuilt by replaying the event log into the engine.
 
-Seats here are *table seats*: the four places around the table the camera sees, 0..3 clockwise,
-``players[i]`` sits at table seat ``i``. The engine's ``Game`` counts seats from Vorhand (game
-seat 0, left of the dealer), so the two are converted per deal (``GameState.game_seat``).
+Seats here are *table seats*: the four places around the table the camera sees, 0..3 clockwise.
+Table seat ``i`` is the ``i``-th player of the Partie's seating order who plays this game: with
+four players ``players[i]`` sits at table seat ``i``; with five the player sitting out (the
+dealer) has no seat and everyone after them in the seating order counts one seat lower
+(``table_players``). The engine's ``Game`` counts seats from Vorhand (game seat 0, left of the
+dealer), so the two are converted per deal (``GameState.game_seat``).
 
 Replaying: an ``undo`` removes the most recent action that is still in force; a correction
 or confirmation of a card is applied to the card it names; then the remaining events are
@@ -67,6 +70,18 @@ class PlayRef:
     corrected: bool
 
 
+def table_players(seating: Sequence[str], playing: Iterable[str]) -> tuple[str, ...]:
+    """The players at table seats 0..3: those who play this game, in seating order.
+
+    The chair of whoever sits out is skipped, so the four who play always fill seats 0..3.
+
+    >>> table_players(["Anna", "Ben", "Cem", "Dora", "Emil"], ["Cem", "Dora", "Emil", "Anna"])
+    ('Anna', 'Cem', 'Dora', 'Emil')
+    """
+    playing = set(playing)
+    return tuple(p for p in seating if p in playing)
+
+
 @dataclass
 class GameState:
     """The game being played (or the next one, before its first card)."""
@@ -76,8 +91,9 @@ class GameState:
     dealer: str
     bocks: int
     forced_solo: str | None
-    table_players: tuple[str, ...]
+    table_players: tuple[str, ...]  # names at table seats 0..3 (see ``table_players``)
     rules: Rules
+    sitting_out: str | None = None  # the dealer, when five are at the table
     contract: Contract = field(default_factory=Contract.normal)
     game: Game = field(init=False)
     plays: list[PlayRef] = field(default_factory=list)
@@ -135,7 +151,15 @@ class TableState:
 
     @property
     def players(self) -> tuple[str, ...]:
+        """Everyone in the Partie, in seating order (4 or 5; table seats are per game)."""
         return self.partie.players if self.partie else ()
+
+    def games(self) -> list[GameState]:
+        """The Partie's games so far: the finished ones, then the current one."""
+        games = [f.state for f in self.finished]
+        if self.current is not None:
+            games.append(self.current)
+        return games
 
 
 class Replayer:
@@ -286,8 +310,9 @@ class Replayer:
             dealer=deal.dealer,
             bocks=deal.bocks,
             forced_solo=deal.forced_solo,
-            table_players=partie.players,
+            table_players=table_players(partie.players, deal.seats),
             rules=self.state.rules,
+            sitting_out=deal.sitting_out,
         )
 
     def _finish_if_over(self) -> None:

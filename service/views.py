@@ -70,6 +70,7 @@ def partie_view(state: t.TableState) -> dict[str, Any]:
                 "number": entry.deal.number,
                 "round": entry.deal.round,
                 "dealer": entry.deal.dealer,
+                "sitting_out": entry.deal.sitting_out,
                 "contract": "" if entry.abandoned else entry.contract,
                 "multiplier": entry.deal.multiplier,
                 "notes": notes,
@@ -134,6 +135,8 @@ def game_view(current: t.GameState, *, entry_points: dict[str, int] | None = Non
     contract = current.contract
     return {
         "number": current.number,
+        "seats": list(players),
+        "sitting_out": current.sitting_out,
         "dealer": current.dealer,
         "vorhand": current.table_seat(0),
         "bocks": current.bocks,

@@ -5,7 +5,8 @@ Imported only when a camera or video source is used (it loads OpenCV and the det
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,8 @@ class VisionFeed:
         # The table sets this to build each game as it stands (players, rules, contract), so the
         # pipeline follows the turn order of the game that is really played.
         self.game_factory: Callable[[], Any] | None = None
+        # Everyone at the table, clockwise from place 0; the table sets it (see ``_use_current_game``).
+        self.seating: Callable[[], Sequence[str]] | None = None
         self._new_contract: Any = None  # set by the table's thread, taken up by the feed's
         self._restart = False
         self._places: tuple[str, ...] | None = None  # players clockwise from place 0
@@ -133,8 +136,13 @@ class VisionFeed:
         follower = pipeline.follower
         follower.game_factory = self.game_factory
         follower.reset()
-        # The places around the table are the first game's seats; Vorhand moves on each game.
         players = tuple(follower.game.players)
+        seating = tuple(self.seating()) if self.seating is not None else ()
+        if len(seating) == 5 and players[0] in seating:
+            # Five chairs, the dealer's empty this game: the geometry skips the place before Vorhand.
+            follower.geometry = replace(follower.geometry, places=5, vorhand=seating.index(players[0]))
+            return
+        # The places around the table are the first game's seats; Vorhand moves on each game.
         if self._places is None:
             self._places = players
         if players[0] in self._places:

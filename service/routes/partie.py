@@ -14,10 +14,13 @@ router = APIRouter(prefix="/partie", tags=["partie"])
 
 @router.post("", status_code=status.HTTP_201_CREATED, dependencies=[TokenDep])
 def start_partie(*, table: TableDep, body: PartieCreate) -> Accepted:
-    """Starts a Partie: names in clockwise seat order, first dealer, rules, length."""
+    """Starts a Partie: 4 or 5 names in clockwise seat order, first dealer, rules, length.
+
+    With five players the dealer sits out each game; the other four take table seats 0..3.
+    """
     payload = {
         "players": body.players,
-        "first_dealer": body.players[body.first_dealer],
+        "first_dealer": body.players[body.first_dealer if body.first_dealer is not None else -1],
         "rules": body.rules if body.rules is not None else table.state.rules.to_dict(),
         "length": body.length.model_dump(exclude_none=True),
         "replace": body.replace,

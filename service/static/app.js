@@ -31,7 +31,8 @@ function cardInfo(code) {
   return { sym: SUITS[suit][0] + RANKS[rank][0], name: `${SUITS[suit][1]}-${RANKS[rank][1]}`, red: suit === "H" || suit === "D" };
 }
 function cardLabel(code) { const c = cardInfo(code); return `${c.sym} ${c.name}`; }
-function players() { return state && state.partie ? state.partie.players : ["Platz 1", "Platz 2", "Platz 3", "Platz 4"]; }
+// Who sits at table seats 0..3 in game g (with five players the one sitting out has no seat).
+function seatNames(g = state && state.game) { return g ? g.seats : ["Platz 1", "Platz 2", "Platz 3", "Platz 4"]; }
 function signed(n) { return n > 0 ? `+${n}` : `${n}`; }
 function toast(message, error = false) {
   const t = $("#toast");
@@ -72,7 +73,7 @@ function renderStatus() {
   let text = "Keine Partie – „Neue Partie“ starten.";
   if (p && p.is_over) text = "Partie beendet: " + p.standings.map(([n, v]) => `${n} ${v}`).join(" · ");
   else if (g) {
-    text = `Spiel ${g.number} · Runde ${p.round} · Geber ${g.dealer} · ${g.contract.label}`;
+    text = `Spiel ${g.number} · Runde ${p.round} · Geber ${g.dealer}` + (g.sitting_out ? ` (setzt aus)` : "") + ` · ${g.contract.label}`;
     if (g.bocks) text += ` · Bock ×${2 ** g.bocks}`;
     if (g.forced_solo) text += ` · ${g.forced_solo} muss Pflichtsolo spielen`;
   }
@@ -85,21 +86,20 @@ function renderStatus() {
 function renderAlerts() {
   const box = $("#alerts"); box.replaceChildren();
   const g = state.game, last = state.last_game;
-  const names = players();
-  const flagAlert = (f, prefix) => {
+  const flagAlert = (f, prefix, names) => {
     const card = f.card ? ` – ${f.card.symbol} ${f.card.name}` : "";
     const who = f.seat !== null ? ` – ${names[f.seat]}` : "";
     return el("div", { class: "alert flag" }, `⚠ ${prefix}${flagTitle(f.kind)}: Stich ${f.trick ?? "?"}${who}${card}. ${f.message}`);
   };
   // A renege is often proven only in the last tricks: keep the finished game's alerts until the next game starts.
   const nextStarted = g && (g.tricks.length || (g.current_trick && g.current_trick.plays.length));
-  if (last && !nextStarted) for (const f of last.flags) box.append(flagAlert(f, `Spiel ${last.number}: `));
+  if (last && !nextStarted) for (const f of last.flags) box.append(flagAlert(f, `Spiel ${last.number}: `, last.seats));
   if (g) {
-    for (const f of g.flags) box.append(flagAlert(f, ""));
+    for (const f of g.flags) box.append(flagAlert(f, "", g.seats));
     for (const p of g.uncertain) {
       box.append(el("div", { class: "alert ask" },
-        `? Unsicher: ${names[p.seat]} spielte ${p.card.symbol} ${p.card.name} (${Math.round(p.confidence * 100)} %)`,
-        el("button", { onclick: () => openFix(p) }, "prüfen")));
+        `? Unsicher: ${g.seats[p.seat]} spielte ${p.card.symbol} ${p.card.name} (${Math.round(p.confidence * 100)} %)`,
+        el("button", { onclick: () => openFix(p, g) }, "prüfen")));
     }
     if (g.blocked) box.append(el("div", { class: "alert note" }, `Nicht gewertet: ${g.blocked}`));
   }
@@ -113,15 +113,15 @@ function flagTitle(kind) {
   return { renege: "Nicht bedient", third_copy: "Dritte Karte gleicher Art", out_of_turn: "Nicht an der Reihe", incomplete_trick: "Stich unvollständig" }[kind] || kind;
 }
 
-function cardNode(play, extra = "") {
+function cardNode(play, g, extra = "") {
   const c = cardInfo(play.card.code);
   const cls = ["card", c.red ? "red" : "", play.uncertain ? "uncertain" : "", play.corrected ? "corrected" : "", extra].join(" ");
-  return el("div", { class: cls, title: `${play.card.symbol} ${play.card.name} – antippen zum Berichtigen`, "data-event": play.event_id, onclick: () => openFix(play) },
+  return el("div", { class: cls, title: `${play.card.symbol} ${play.card.name} – antippen zum Berichtigen`, "data-event": play.event_id, onclick: () => openFix(play, g) },
     el("span", { class: "sym", text: play.card.symbol }), el("span", { class: "nm", text: play.card.name }));
 }
 
 function renderTable() {
-  const g = state.game, names = players();
+  const g = state.game, names = seatNames();
   const trick = g ? (g.current_trick && g.current_trick.plays.length ? g.current_trick : g.tricks[g.tricks.length - 1] || g.current_trick) : null;
   $("#trick-no").textContent = trick ? trick.number : "–";
   $("#contract").textContent = g ? g.contract.label : "";
@@ -135,7 +135,7 @@ function renderTable() {
     const play = trick ? trick.plays.find((p) => p.seat === seat) : null;
     const extra = play ? [trick.winner === seat ? "win" : "", trick.leader === seat ? "lead" : ""].join(" ") : "";
     seatEl.classList.toggle("to-move", !!g && g.to_move === seat);
-    seatEl.replaceChildren(nameRow, play ? cardNode(play, extra) : el("div", { class: "card-slot" }));
+    seatEl.replaceChildren(nameRow, play ? cardNode(play, g, extra) : el("div", { class: "card-slot" }));
   }
   const center = $("#trick-center");
   if (!trick) center.replaceChildren(el("div", { text: "–" }));
@@ -157,7 +157,7 @@ function renderTable() {
 }
 
 function renderControls() {
-  const names = players();
+  const names = seatNames();
   const pick = $("#seat-pick");
   pick.replaceChildren(...names.map((n, i) => el("button", { role: "radio", "aria-checked": String(i === selectedSeat), "data-seat": i,
     onclick: () => { selectedSeat = i; renderControls(); } }, n)));
@@ -167,14 +167,15 @@ function renderControls() {
   partner.replaceChildren(...names.map((n, i) => el("option", { value: i }, `nimmt: ${n}`)));
   partner.hidden = $("#contract-type").value !== "armut";
   const left = $("#end-left"), keep = left.value;
-  left.replaceChildren(el("option", { value: "" }, "niemand geht"), ...names.map((n) => el("option", { value: n }, `${n} geht`)));
+  const present = state.partie ? state.partie.present : [];
+  left.replaceChildren(el("option", { value: "" }, "niemand geht"), ...present.map((n) => el("option", { value: n }, `${n} geht`)));
   left.value = keep;
 }
 
 function renderHistory() {
   // Until the next game's first trick, the finished game stays in view (and correctable).
   const g = state.game && state.game.tricks.length ? state.game : state.last_game || state.game;
-  const names = players(), box = $("#history");
+  const names = seatNames(g), box = $("#history");
   $("#history-title").textContent = g && g !== state.game ? `(Spiel ${g.number})` : "";
   if (!g || !g.tricks.length) { box.replaceChildren(el("p", { class: "hint", text: "Noch kein Stich." })); return; }
   box.replaceChildren(...[...g.tricks].reverse().map((t) => {
@@ -183,7 +184,7 @@ function renderHistory() {
       if (!p) return el("div", {}, "–");
       const c = cardInfo(p.card.code);
       return el("div", { class: `mini ${t.winner === seat ? "win" : ""} ${p.uncertain ? "uncertain" : ""}`, "data-event": p.event_id,
-        title: `${names[seat]}: ${p.card.name}`, onclick: () => openFix(p) },
+        title: `${names[seat]}: ${p.card.name}`, onclick: () => openFix(p, g) },
         el("span", { class: `sym ${c.red ? "red" : ""}`, text: p.card.symbol }), el("span", { class: "who", text: names[seat] }));
     });
     return el("div", { class: "trick-row" }, el("span", { class: "no", text: t.number }), cells,
@@ -215,7 +216,8 @@ function renderSheet() {
   const rows = p.sheet.map((row) => el("tr", { class: row.ended_early ? "early" : "" },
     el("td", { text: row.number }), el("td", { text: row.dealer }),
     el("td", { text: [row.contract || "abgebrochen", row.multiplier > 1 ? `×${row.multiplier}` : "", ...row.notes].filter(Boolean).join(" · ") }),
-    p.players.map((n) => el("td", {}, n in row.points ? signed(row.points[n]) : "–", " ", el("span", { class: "tot", text: `(${row.totals[n]})` })))));
+    p.players.map((n) => el("td", { class: n === row.sitting_out ? "out" : "", title: n === row.sitting_out ? `${n} setzt aus` : null },
+      n in row.points ? signed(row.points[n]) : n === row.sitting_out ? "aus" : "–", " ", el("span", { class: "tot", text: `(${row.totals[n]})` })))));
   const totals = el("tr", { class: "totals" }, el("td"), el("td"), el("td", { text: "Stand" }), p.players.map((n) => el("td", { class: p.totals[n] > 0 ? "pos" : p.totals[n] < 0 ? "neg" : "", text: signed(p.totals[n]) })));
   table.replaceChildren(el("thead", {}, head), el("tbody", {}, rows, totals));
 }
@@ -252,9 +254,9 @@ function cardOptions(select) {
   select.replaceChildren(...ALL_CARDS.map((code) => el("option", { value: code }, cardLabel(code))));
 }
 
-function openFix(play) {
+function openFix(play, g) {
   fixTarget = play;
-  const names = players();
+  const names = seatNames(g);
   $("#fix-what").textContent = `${names[play.seat]} spielte ${play.card.symbol} ${play.card.name}` + (play.uncertain ? ` – die Kamera ist unsicher (${Math.round(play.confidence * 100)} %).` : ".");
   $("#fix-card").value = play.card.code;
   $("#fix-seat").replaceChildren(...names.map((n, i) => el("option", { value: i }, n)));
@@ -321,7 +323,10 @@ async function startPartie(event) {
   if (!event.submitter || event.submitter.value !== "start") return;
   const f = new FormData($("#form-partie"));
   const rules = f.get("preset") ? { preset: f.get("preset") } : { preset: state.rules.preset, ...state.rules.differs };
-  const body = { players: [0, 1, 2, 3].map((i) => f.get(`p${i}`)), first_dealer: Number(f.get("dealer")), rules };
+  // The fifth name is optional; an empty one means four at the table.
+  const names = [0, 1, 2, 3, 4].map((i) => (f.get(`p${i}`) || "").trim());
+  const body = { players: names.slice(0, 4).concat(names[4] ? [names[4]] : []), rules };
+  if (f.get("dealer") !== "") body.first_dealer = Number(f.get("dealer"));
   if (f.get("length")) body.length = { [f.get("length")]: Number(f.get("length_value")) };
   if (state.partie && !state.partie.is_over) {
     if (!confirm("Die laufende Partie beenden und eine neue starten?")) return;
@@ -341,7 +346,7 @@ function wire() {
   $("#contract-type").addEventListener("change", renderControls);
   for (const b of document.querySelectorAll("#calls button")) {
     b.addEventListener("click", () => api("POST", "/games/current/calls", { seat: selectedSeat, call: b.dataset.call })
-      .then(() => toast(`${players()[selectedSeat]}: ${CALL_NAMES[b.dataset.call]}`)).catch(() => {}));
+      .then(() => toast(`${seatNames()[selectedSeat]}: ${CALL_NAMES[b.dataset.call]}`)).catch(() => {}));
   }
   $("#btn-contract").addEventListener("click", () => {
     const [type, kind] = $("#contract-type").value.split(":");

@@ -118,6 +118,7 @@ class _FollowingFeed:
 
     def __init__(self) -> None:
         self.game_factory = None
+        self.seating = None
         self.contracts: list[object] = []
         self.abandoned = 0
 

@@ -64,3 +64,21 @@ def test_vorhand_moves_around_the_table_with_each_game(video: Path) -> None:
         vorhand_places.append(pipeline.follower.geometry.vorhand)
         assert pipeline.follower.game.players == players
     assert vorhand_places == [0, 1, 2]
+
+
+def test_with_five_at_the_table_the_dealers_place_is_skipped(video: Path) -> None:
+    from engine import Game
+    from service.vision_feed import TruthDetector, VisionFeed
+    from vision.table.pipeline import TablePipeline
+
+    feed = VisionFeed(str(video), detector=TruthDetector(video.with_suffix(".frames.jsonl")))
+    feed.seating = lambda: ("A", "B", "C", "D", "E")
+    pipeline = TablePipeline.for_video(480, 270)
+    places = []
+    for players in [("A", "B", "C", "D"), ("B", "C", "D", "E"), ("D", "E", "A", "B")]:  # E, A, C deal
+        feed.game_factory = lambda players=players: Game(players=players)
+        feed._use_current_game(pipeline)
+        geometry = pipeline.follower.geometry
+        places.append([geometry.place_of_seat(seat) for seat in range(4)])
+        assert geometry.places == 5 and pipeline.follower.game.players == players
+    assert places == [[0, 1, 2, 3], [1, 2, 3, 4], [3, 4, 0, 1]]
