@@ -84,9 +84,19 @@ def to_tensor(crops: np.ndarray) -> torch.Tensor:
 
 @dataclass
 class IndexReader:
-    """A loaded classifier: reads the card of each box in a BGR image."""
+    """A loaded classifier: reads the card of each box in a BGR image.
+
+    Attributes:
+        model: the network.
+        crop_size: its input side in pixels (stored in the checkpoint).
+        turns: quarter turns averaged per crop (1, 2 or 4). An index can lie at any angle, so
+            reading it upright, turned and upside down and averaging cancels much of the error
+            one view makes (4 turns: 68.5% -> 76.8% of real index crops read right, round 5).
+    """
 
     model: IndexClassifier
+    crop_size: int = CROP_SIZE
+    turns: int = 4
 
     @classmethod
     def load(cls, path: str | Path) -> IndexReader:
@@ -100,16 +110,23 @@ class IndexReader:
             raise ClassifierCheckpointError(f"{path} is not a dokocam index classifier (train one with `dokocam train-classifier`)")
         model = IndexClassifier(width=int(state["width"]))
         model.load_state_dict(state["model"])
-        return cls(model.eval())
+        return cls(model.eval(), crop_size=int(state.get("crop_size", CROP_SIZE)))
 
     def probabilities(self, image: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
         """``(n, 25)`` class probabilities for the boxes ``xyxy`` of ``image``."""
         boxes = square_boxes(xyxy)
         if not len(boxes):
             return np.zeros((0, NUM_CLASSES), np.float32)
-        batch = np.stack([crop(image, b) for b in boxes])
+        batch = to_tensor(np.stack([crop(image, b, self.crop_size) for b in boxes]))
+        return self.read(batch)
+
+    def read(self, batch: torch.Tensor) -> np.ndarray:
+        """``(n, 25)`` class probabilities of crops already made into the network's input."""
+        step = 4 // self.turns if self.turns in (1, 2, 4) else 4
         with torch.inference_mode():
-            return F.softmax(self.model(to_tensor(batch)), dim=1).numpy()
+            views = torch.cat([torch.rot90(batch, k, (2, 3)) for k in range(0, 4, step)])
+            probs = F.softmax(self.model(views), dim=1).reshape(-1, len(batch), NUM_CLASSES)
+            return probs.mean(dim=0).numpy()
 
 
 def _jitter(box: np.ndarray, rng: np.random.Generator, amount: float) -> np.ndarray:
@@ -139,7 +156,7 @@ def _background_boxes(labels: np.ndarray, width: int, height: int, n: int, rng: 
 
 
 def extract_crops(
-    folders: Sequence[YoloFolder], *, variants: int = 3, backgrounds: float = 0.5, min_size: float = 0.0, seed: int = 0
+    folders: Sequence[YoloFolder], *, variants: int = 3, backgrounds: float = 0.5, min_size: float = 0.0, seed: int = 0, size: int = CROP_SIZE
 ) -> tuple[np.ndarray, np.ndarray]:
     """Crops every labelled box (``variants`` jittered copies) plus background crops.
 
@@ -164,15 +181,15 @@ def extract_crops(
                     continue
                 for v in range(variants):
                     jittered = box if v == 0 else _jitter(box, rng, 0.08)
-                    crops.append(crop(image, square_boxes(jittered)[0]))
+                    crops.append(crop(image, square_boxes(jittered)[0], size))
                     labels.append(int(cls))
             # Boxes of non-Doppelkopf cards (``ignore/``) are exactly the look-alikes to reject.
             n_bg = int(rng.binomial(max(len(boxes), 1) * variants, backgrounds))
             for box in [*item.ignore_xyxy(w, h), *_background_boxes(boxes, w, h, n_bg, rng)]:
-                crops.append(crop(image, square_boxes(box)[0]))
+                crops.append(crop(image, square_boxes(box)[0], size))
                 labels.append(BACKGROUND)
     if not crops:
-        return np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8), np.zeros(0, np.int64)
+        return np.zeros((0, size, size, 3), np.uint8), np.zeros(0, np.int64)
     return np.stack(crops), np.array(labels, dtype=np.int64)
 
 
@@ -220,6 +237,8 @@ def train_classifier(
     threads: int | None = None,
     min_size: float = 12.0,
     init: str | Path | None = None,
+    crops: Sequence[str | Path] = (),
+    crop_size: int = CROP_SIZE,
     log=print,
 ) -> dict[str, float]:
     """Trains the index classifier on the labelled boxes of YOLO folders and saves it to ``out``.
@@ -233,6 +252,9 @@ def train_classifier(
         threads: torch threads; on a busy 2-core machine one thread is faster than two.
         min_size: skip labelled boxes smaller than this (pixels); see :func:`extract_crops`.
         init: a checkpoint to continue from (same ``width``).
+        crops: ``.npz`` crop files from ``dokocam dataset crops`` (same ``crop_size``), used
+            beside the boxes of ``data``.
+        crop_size: input side of the network in pixels.
 
     Returns:
         The last epoch's metrics (``loss``, ``train_acc`` and, with ``val``, ``val_acc``).
@@ -242,14 +264,20 @@ def train_classifier(
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
     start = time.monotonic()
-    x, y = extract_crops([_train_split(d) for d in data], variants=variants, min_size=min_size, seed=seed)
+    x, y = extract_crops([_train_split(d) for d in data], variants=variants, min_size=min_size, seed=seed, size=crop_size)
+    for path in crops:
+        cx, cy = load_crops(path, crop_size)
+        x, y = np.concatenate([x, cx]), np.concatenate([y, cy])
     if not len(x):
-        raise ValueError(f"no labelled boxes found in {', '.join(map(str, data))}")
-    vx, vy = extract_crops([read_folder(d) for d in val], variants=1, backgrounds=0.3, min_size=min_size, seed=seed + 1) if val else (x[:0], y[:0])
+        raise ValueError(f"no labelled boxes found in {', '.join(map(str, [*data, *crops]))}")
+    vx, vy = extract_crops([read_folder(d) for d in val], variants=1, backgrounds=0.3, min_size=min_size, seed=seed + 1, size=crop_size) if val else (x[:0], y[:0])
     log(f"classifier: {len(x)} train crops, {len(vx)} val crops ({time.monotonic() - start:.0f}s to crop)")
     model = IndexClassifier(width=width)
     if init is not None:
-        model.load_state_dict(IndexReader.load(init).model.state_dict())
+        start_from = IndexReader.load(init)
+        if start_from.crop_size != crop_size or start_from.model.width != width:
+            raise ClassifierCheckpointError(f"{init} has width {start_from.model.width} and crops of {start_from.crop_size} px; this run uses {width} and {crop_size}")
+        model.load_state_dict(start_from.model.state_dict())
     steps = epochs * math.ceil(len(x) / batch)
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=3e-3, total_steps=steps, pct_start=0.15)
@@ -275,7 +303,7 @@ def train_classifier(
         if len(vx):
             metrics["val_acc"] = _accuracy(model, to_tensor(vx), torch.from_numpy(vy))
         log("classifier: " + " ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in metrics.items()))
-        _save(model, out)
+        _save(model, out, crop_size)
         if time_minutes is not None and time.monotonic() - start > time_minutes * 60:
             log("classifier: time budget spent, stopping")
             break
@@ -299,6 +327,28 @@ def _accuracy(model: IndexClassifier, x: torch.Tensor, y: torch.Tensor) -> float
     return float((pred == y).float().mean())
 
 
-def _save(model: IndexClassifier, out: str | Path) -> None:
+def _save(model: IndexClassifier, out: str | Path, crop_size: int = CROP_SIZE) -> None:
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    torch.save({"model": model.state_dict(), "width": model.width, "crop_size": CROP_SIZE, "classes": NUM_CLASSES}, str(out))
+    torch.save({"model": model.state_dict(), "width": model.width, "crop_size": crop_size, "classes": NUM_CLASSES}, str(out))
+
+
+class CropFileError(ValueError):
+    """A crops file is missing, not written by ``dokocam dataset crops``, or of another crop size."""
+
+
+def load_crops(path: str | Path, size: int = CROP_SIZE) -> tuple[np.ndarray, np.ndarray]:
+    """The ``(x, y)`` of a crops file, checked against the network's input ``size``.
+
+    Raises:
+        CropFileError: see the class.
+    """
+    try:
+        with np.load(str(path)) as data:
+            x, y = data["x"], data["y"].astype(np.int64)
+    except (OSError, KeyError, ValueError) as exc:
+        raise CropFileError(f"{path} is not a crops file (make one with `dokocam dataset crops`): {exc}") from None
+    if x.ndim != 4 or x.shape[1:] != (size, size, 3) or len(x) != len(y):
+        raise CropFileError(f"{path} holds crops of shape {x.shape[1:]}; this classifier reads ({size}, {size}, 3)")
+    if len(y) and (y.min() < 0 or y.max() >= NUM_CLASSES):
+        raise CropFileError(f"{path} has class ids outside 0..{NUM_CLASSES - 1}")
+    return x, y

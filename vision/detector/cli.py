@@ -34,7 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     train.set_defaults(func=_train)
 
     cls = subparsers.add_parser("train-classifier", help="train the corner-index crop classifier", description="Train the small CNN that names the card of a corner-index crop, on the labelled boxes of YOLO folders.")
-    cls.add_argument("--data", required=True, action="append", help="YOLO folder or data.yaml (train split); repeatable")
+    cls.add_argument("--data", action="append", default=[], help="YOLO folder or data.yaml (train split); repeatable")
+    cls.add_argument("--crops", action="append", default=[], metavar="NPZ", help="crops file from `dokocam dataset crops`; repeatable")
+    cls.add_argument("--crop-size", type=int, default=32, help="network input side in pixels (default 32)")
     cls.add_argument("--val", action="append", default=[], help="folder to report accuracy on; repeatable")
     cls.add_argument("--out", required=True, help="checkpoint to write (.pt)")
     cls.add_argument("--epochs", type=int, default=10)
@@ -103,12 +105,18 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _train_classifier(args: argparse.Namespace) -> int:
-    from vision.detector.classifier import train_classifier
+    from vision.detector.classifier import ClassifierCheckpointError, CropFileError, train_classifier
 
-    metrics = train_classifier(
-        args.data, args.out, val=args.val, epochs=args.epochs, batch=args.batch, width=args.width, variants=args.variants,
-        seed=args.seed, time_minutes=args.time_minutes, threads=args.threads, min_size=args.min_size, init=args.init,
-    )  # fmt: skip
+    if not args.data and not args.crops:
+        raise SystemExit("dokocam train-classifier: give training data with --data DIR and/or --crops FILE.npz")
+    try:
+        metrics = train_classifier(
+            args.data, args.out, val=args.val, epochs=args.epochs, batch=args.batch, width=args.width, variants=args.variants,
+            seed=args.seed, time_minutes=args.time_minutes, threads=args.threads, min_size=args.min_size, init=args.init,
+            crops=args.crops, crop_size=args.crop_size,
+        )  # fmt: skip
+    except (ClassifierCheckpointError, CropFileError) as exc:
+        raise SystemExit(f"dokocam train-classifier: {exc}") from None
     print(json.dumps({"classifier": args.out, **metrics}))
     return 0
 

@@ -26,6 +26,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     gen.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     gen.set_defaults(func=_generate)
 
+    crops = actions.add_parser(
+        "crops",
+        help="render index crops for the crop classifier (train-classifier --crops)",
+        description="Render square crops around single corner indices (and non-index look-alikes, class 24) "
+        "into one .npz file (x: uint8 BGR crops, y: class ids), for `dokocam train-classifier --crops`.",
+    )
+    crops.add_argument("out", metavar="OUT.npz", help="output file")
+    crops.add_argument("--crops", type=int, required=True, help="number of crops")
+    crops.add_argument("--seed", type=int, default=0, help="same seed, same crops")
+    crops.add_argument("--size", type=int, default=32, help="crop side in pixels (default 32, the classifier's input)")
+    crops.add_argument("--faces", action="append", default=[], metavar="DIR", help="folder of face images named by code (QC.png ...); repeatable")
+    crops.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    crops.set_defaults(func=_crops)
+
     preview = actions.add_parser("preview", help="write a contact sheet of generated scenes with their label boxes")
     preview.add_argument("out", metavar="PNG", help="output image path")
     preview.add_argument("--images", type=int, default=16, help="number of scenes (default 16)")
@@ -71,6 +85,28 @@ def _generate(args: argparse.Namespace) -> int:
         raise SystemExit(f"dokocam dataset generate: {exc}") from None
     elapsed = time.perf_counter() - start
     print(f"{args.images} images, {labels} labels in {elapsed:.1f} s ({args.images / elapsed:.1f} images/s) -> {args.out}/data.yaml")
+    return 0
+
+
+def _crops(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from vision.synth.crops import CropConfig, write_crops
+    from vision.synth.faces import FaceFolderError, load_face_folder
+
+    if args.crops < 1 or args.size < 8:
+        raise SystemExit("dokocam dataset crops: --crops must be >= 1 and --size >= 8")
+    try:
+        for folder in args.faces:
+            load_face_folder(folder)
+    except FaceFolderError as exc:
+        raise SystemExit(f"dokocam dataset crops: {exc}") from None
+    start = time.perf_counter()
+    with tqdm(total=args.crops, unit="crop", desc="crops") as bar:
+        for count in write_crops(args.out, args.crops, args.seed, CropConfig(size=args.size), args.faces, args.workers):
+            bar.update(count)
+    elapsed = time.perf_counter() - start
+    print(f"{args.crops} crops in {elapsed:.1f} s ({args.crops / elapsed:.0f} crops/s) -> {args.out}")
     return 0
 
 

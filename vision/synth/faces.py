@@ -123,6 +123,16 @@ FONT_FILES: tuple[str, ...] = (
     "cmr10.ttf",
     "cmss10.ttf",
 )
+# More faces for index crops only (``vision.synth.crops``): bold, condensed-looking and slab
+# styles seen on real decks. Kept out of FONT_FILES so existing scene seeds draw the same decks.
+CROP_FONT_FILES: tuple[str, ...] = FONT_FILES + (
+    "cmb10.ttf",
+    "DejaVuSansMono.ttf",
+    "DejaVuSans-BoldOblique.ttf",
+    "DejaVuSerif-BoldItalic.ttf",
+    "cmtt10.ttf",
+    "STIXGeneralItalic.ttf",
+)
 
 INTERNATIONAL_LETTERS = {"J": "J", "Q": "Q", "K": "K", "A": "A"}
 GERMAN_LETTERS = {"J": "B", "Q": "D", "K": "K", "A": "A"}  # Bube, Dame, König, As
@@ -151,6 +161,8 @@ class FaceStyle:
         frame: BGR colour of the court-card picture frame.
         palette: colours of the court pictures.
         border: draw a thin border line near the edge.
+        index_condense: width factor of the index glyphs (printers condense them into narrow corners).
+        index_weight: stroke change of the index glyphs in pixels of a 160 px glyph (+ bolder, - lighter).
     """
 
     width: int = 300
@@ -167,6 +179,8 @@ class FaceStyle:
     frame: tuple[int, int, int] = (160, 60, 30)
     palette: tuple[tuple[int, int, int], ...] = ((40, 40, 200), (170, 80, 30), (40, 190, 230), (25, 25, 25))
     border: bool = False
+    index_condense: float = 1.0
+    index_weight: int = 0
 
     @property
     def height(self) -> int:
@@ -259,9 +273,9 @@ def _draw_pip(canvas: np.ndarray, suit: str, cx: float, cy: float, size: float, 
     cv2.fillPoly(canvas, polys, color, cv2.LINE_AA, shift=4)
 
 
-@functools.lru_cache(maxsize=256)
-def _glyph_mask(text: str, font: str) -> np.ndarray:
-    """A tight ``uint8`` mask of ``text`` rendered large; resized by callers."""
+@functools.lru_cache(maxsize=1024)
+def _glyph_mask(text: str, font: str, weight: int = 0) -> np.ndarray:
+    """A tight ``uint8`` mask of ``text`` rendered large, ``weight`` pixels bolder; resized by callers."""
     from PIL import Image, ImageDraw, ImageFont
 
     pil_font = ImageFont.truetype(str(_FONT_DIR / font), size=160)
@@ -269,6 +283,10 @@ def _glyph_mask(text: str, font: str) -> np.ndarray:
     image = Image.new("L", (right - left + 8, bottom - top + 8), 0)
     ImageDraw.Draw(image).text((4 - left, 4 - top), text, font=pil_font, fill=255)
     array = np.asarray(image)
+    if weight:
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * abs(weight) + 1, 2 * abs(weight) + 1))
+        array = cv2.copyMakeBorder(array, abs(weight), abs(weight), abs(weight), abs(weight), cv2.BORDER_CONSTANT, value=0)
+        array = cv2.dilate(array, kernel) if weight > 0 else cv2.erode(array, kernel)
     ys, xs = np.nonzero(array > 20)
     return np.ascontiguousarray(array[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1])
 
@@ -327,9 +345,9 @@ def _draw_index(canvas: np.ndarray, rank_text: str, suit: str, style: FaceStyle)
     h_px = style.height
     w_px = style.width
     glyph_h = max(6, int(round(style.index_height * h_px)))
-    glyph = _glyph_mask(rank_text, style.font)
+    glyph = _glyph_mask(rank_text, style.font, style.index_weight)
     scale = glyph_h / glyph.shape[0]
-    glyph_w = max(3, int(round(glyph.shape[1] * scale)))
+    glyph_w = max(3, int(round(glyph.shape[1] * scale * style.index_condense)))
     max_w = int(0.2 * w_px)  # a narrow corner: condense wide "10"s as printers do
     glyph_w = min(glyph_w, max_w)
     glyph = cv2.resize(glyph, (glyph_w, glyph_h), interpolation=cv2.INTER_AREA)

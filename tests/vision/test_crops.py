@@ -1,0 +1,99 @@
+"""The index-crop generator and the classifier's use of crop files."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.synth.crops import BACKGROUND, CropConfig, _DeckFaces, _render_crop, render_crops
+
+
+def test_same_seed_same_crops_and_another_seed_others() -> None:
+    a_x, a_y = render_crops(30, seed=5)
+    b_x, b_y = render_crops(30, seed=5)
+    c_x, _ = render_crops(30, seed=6)
+    assert np.array_equal(a_x, b_x) and np.array_equal(a_y, b_y)
+    assert not np.array_equal(a_x, c_x)
+
+
+def test_labels_cover_cards_and_background_in_the_configured_shares() -> None:
+    _, y = render_crops(600, seed=2, config=CropConfig(per_deck=50))
+    background = float((y == BACKGROUND).mean())
+    # 18% non-index crops plus 7% ranks 2-8, both labelled background.
+    assert 0.15 < background < 0.35
+    assert len(set(y[y != BACKGROUND].tolist())) == 24
+
+
+def test_the_labelled_index_lies_in_the_middle_of_its_crop() -> None:
+    rng = np.random.default_rng(0)
+    config = CropConfig(backgrounds=0.0, distractors=0.0, size=64)
+    deck = _DeckFaces(rng, None)
+    for _ in range(40):
+        image, label, quad = _render_crop(deck, rng, config)
+        assert label != BACKGROUND and quad is not None and image.shape == (64, 64, 3)
+        lo, hi = quad.min(axis=0), quad.max(axis=0)
+        centre = (lo + hi) / 2
+        # The window is the index box grown by 15% per side and jittered like a locator's box.
+        assert np.all(np.abs(centre - 32) < 64 * 0.3), centre
+        assert 0.5 * 64 < (hi - lo).max() < 1.05 * 64
+
+
+def test_the_index_is_drawn_where_the_label_says() -> None:
+    """On a clean, large crop the index area holds ink: darker than the plain card around it."""
+    rng = np.random.default_rng(3)
+    config = CropConfig(backgrounds=0.0, distractors=0.0, size=64, min_px=80, max_px=90)
+    deck = _DeckFaces(rng, None)
+    deck.style = replace(deck.style, stock=(250, 250, 250))
+    ink_fraction = []
+    for _ in range(30):
+        image, _, quad = _render_crop(deck, rng, config)
+        import cv2
+
+        mask = np.zeros(image.shape[:2], np.uint8)
+        cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 1)
+        grey = image.mean(axis=2)
+        inside = grey[mask == 1]
+        ink_fraction.append(float((inside < np.percentile(grey, 90) * 0.7).mean()))
+    # Most crops show ink inside the quad (some are covered by a card or finger on purpose).
+    assert np.median(ink_fraction) > 0.08
+
+
+def test_crops_file_trains_the_classifier_and_a_wrong_size_is_refused(tmp_path: Path) -> None:
+    from service.cli import main
+    from vision.detector.classifier import CropFileError, IndexReader, load_crops
+
+    crops = tmp_path / "c.npz"
+    assert main(["dataset", "crops", str(crops), "--crops", "60", "--seed", "1", "--size", "24"]) == 0
+    x, y = load_crops(crops, 24)
+    assert x.shape == (60, 24, 24, 3) and len(y) == 60
+    out = tmp_path / "cls.pt"
+    assert main(["train-classifier", "--crops", str(crops), "--crop-size", "24", "--out", str(out), "--epochs", "1"]) == 0
+    reader = IndexReader.load(out)
+    assert reader.crop_size == 24
+    image = np.full((100, 100, 3), 200, np.uint8)
+    probs = reader.probabilities(image, np.array([[10, 10, 40, 50]], float))
+    assert probs.shape == (1, 25) and abs(float(probs.sum()) - 1) < 1e-4
+    with pytest.raises(CropFileError, match="reads"):
+        load_crops(crops, 32)
+    (tmp_path / "bad.npz").write_bytes(b"not a zip")
+    with pytest.raises(CropFileError, match="not a crops file"):
+        load_crops(tmp_path / "bad.npz")
+    with pytest.raises(SystemExit, match="--data DIR and/or --crops"):
+        main(["train-classifier", "--out", str(out)])
+
+
+def test_rotation_averaging_is_invariant_to_quarter_turns(tmp_path: Path) -> None:
+    import torch
+
+    from vision.detector.classifier import IndexClassifier, IndexReader
+
+    torch.manual_seed(0)
+    reader = IndexReader(IndexClassifier().eval(), turns=4)
+    batch = torch.rand(3, 3, 32, 32)
+    turned = torch.rot90(batch, 1, (2, 3))
+    assert np.allclose(reader.read(batch), reader.read(turned), atol=1e-5)
+    single = IndexReader(reader.model, turns=1)
+    assert not np.allclose(single.read(batch), single.read(turned), atol=1e-5)
