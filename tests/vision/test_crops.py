@@ -97,3 +97,17 @@ def test_rotation_averaging_is_invariant_to_quarter_turns(tmp_path: Path) -> Non
     assert np.allclose(reader.read(batch), reader.read(turned), atol=1e-5)
     single = IndexReader(reader.model, turns=1)
     assert not np.allclose(single.read(batch), single.read(turned), atol=1e-5)
+
+
+def test_suit_variants_change_the_shape_but_not_the_suit_box() -> None:
+    from vision.synth.faces import UnknownCardCodeError, suit_polygons
+
+    for suit in "CSHD":
+        classic = np.concatenate(suit_polygons(suit))
+        other = np.concatenate(suit_polygons(suit, 7))
+        assert classic.shape != other.shape or not np.allclose(classic, other)
+        assert np.allclose(np.concatenate(suit_polygons(suit, 7)), other)  # repeatable
+        # Every variant stays inside the unit box the pip is scaled by.
+        assert np.abs(other).max() <= 0.66
+    with pytest.raises(UnknownCardCodeError):
+        suit_polygons("X", 3)

@@ -100,3 +100,29 @@ def test_pairing_prefers_the_nearer_partner_over_the_more_confident_one():
     # The copy's corner B1 is more confident than A's own lower corner, but further away.
     boxes = [TOP_LEFT, BOTTOM_RIGHT, [302, 2, 322, 42], [378, 108, 398, 148]]
     assert pair_corners(boxes, [QC] * 4, [0.9, 0.3, 0.9, 0.3]) == [(0, 1), (2, 3)]
+
+
+def _probs(**cards: float) -> np.ndarray:
+    p = np.zeros(24)
+    for name, value in cards.items():
+        p[{"QC": QC, "QS": QS, "KH": KH}[name]] = value
+    return p
+
+
+def test_a_misread_corner_is_outvoted_by_its_partner_when_probabilities_are_known():
+    # Upper corner reads QC clearly; the lower one leans QS but QC is close behind.
+    probs = np.stack([_probs(QC=0.9, QS=0.1), _probs(QS=0.55, QC=0.45)])
+    corners = Detections(
+        xyxy=[TOP_LEFT, BOTTOM_RIGHT], confidence=[0.9, 0.7], class_id=[QC, QS], data={"probs": probs, "located": np.array([0.9, 0.9])}
+    )
+    cards = group_corners(corners)
+    assert cards.class_id.tolist() == [QC] and cards.data["corners"].tolist() == [2]
+    assert cards.confidence[0] == pytest.approx(np.sqrt(0.9 * np.sqrt(0.9 * 0.45)), abs=1e-5)
+    r = match_image(cards.xyxy, cards.class_id, cards.confidence, [TOP_LEFT, BOTTOM_RIGHT], [QC, QC])
+    assert r.pred_status == ("tp",) and r.label_hit.tolist() == [0, 0]
+
+
+def test_corners_that_agree_on_no_card_stay_two_cards():
+    probs = np.stack([_probs(QC=0.95, QS=0.05), _probs(KH=0.97, QC=0.03)])
+    corners = Detections(xyxy=[TOP_LEFT, BOTTOM_RIGHT], confidence=[0.9, 0.9], class_id=[QC, KH], data={"probs": probs})
+    assert group_corners(corners).class_id.tolist() == [QC, KH]

@@ -206,8 +206,14 @@ def augment(batch: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     batch = F.grid_sample(batch, grid, padding_mode="border", align_corners=False)
     # Grey photos and colour casts: the suit must be read from its shape, not only its colour.
     grey = batch.mean(dim=1, keepdim=True).expand_as(batch)
-    to_grey = (torch.rand(n, 1, 1, 1, generator=generator) < 0.25).float()
+    to_grey = (torch.rand(n, 1, 1, 1, generator=generator) < 0.35).float()
     batch = batch * (1 - to_grey) + grey * to_grey
+    # Decks print suits in other colours (four-colour decks: green Pik, orange Karo), so colour
+    # alone must never name a suit: some crops get their colour channels swapped.
+    swap = torch.rand(n, generator=generator) < 0.12
+    if swap.any():
+        order = torch.stack([torch.randperm(3, generator=generator) for _ in range(int(swap.sum()))])
+        batch[swap] = torch.gather(batch[swap], 1, order[:, :, None, None].expand(-1, -1, *batch.shape[-2:]))
     cast = 1 + (torch.rand(n, 3, 1, 1, generator=generator) * 2 - 1) * 0.15
     contrast = torch.exp((torch.rand(n, 1, 1, 1, generator=generator) * 2 - 1) * 0.4)
     brightness = (torch.rand(n, 1, 1, 1, generator=generator) * 2 - 1) * 0.2

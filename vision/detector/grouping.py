@@ -5,6 +5,11 @@ card (measured in index sizes) are taken to be one card; everything else stays a
 corner. Each corner pairs at most once and the closest pairs form first, so two copies of a card
 in one trick stay two cards unless they overlap corner on corner. Decks printing the index in all
 four corners give two entries per card (a known limit).
+
+With the classifier's probabilities per corner, two corners that read differently may still pair:
+the pair is named by the card both corners find most likely together (the product of their
+probabilities), so one misread corner is outvoted by its partner instead of becoming a second,
+wrong card.
 """
 
 from __future__ import annotations
@@ -18,6 +23,19 @@ from vision.detections import Detections
 # and big jumbo indices. Raising ``max_ratio`` pairs corners of different copies more often.
 MIN_RATIO = 2.0
 MAX_RATIO = 9.0
+# Two differently read corners pair only when some card is this plausible for both (geometric mean).
+MIN_AGREEMENT = 0.25
+
+
+def joint_card(p: np.ndarray, q: np.ndarray) -> tuple[int, float]:
+    """The card two corners' probabilities agree on most, and the geometric mean of its two probabilities.
+
+    >>> joint_card(np.array([0.6, 0.4, 0.0]), np.array([0.1, 0.9, 0.0]))
+    (1, 0.6)
+    """
+    both = np.sqrt(np.asarray(p, np.float64) * np.asarray(q, np.float64))
+    best = int(both.argmax())
+    return best, round(float(both[best]), 6)
 
 
 def pair_corners(
@@ -28,6 +46,8 @@ def pair_corners(
     min_ratio: float = MIN_RATIO,
     max_ratio: float = MAX_RATIO,
     max_size_ratio: float = 2.0,
+    probs: np.ndarray | None = None,
+    min_agreement: float = MIN_AGREEMENT,
 ) -> list[tuple[int, ...]]:
     """Groups corner detections into cards: a list of 1- or 2-tuples of row indices.
 
@@ -39,6 +59,9 @@ def pair_corners(
         max_ratio: largest such distance; raising it pairs far-apart copies by mistake.
         max_size_ratio: two corners of one card look about equally big; lowering it stops pairs
             under strong camera tilt.
+        probs: ``(n, k)`` card probabilities per corner; with them, corners of different
+            ``class_id`` pair when :func:`joint_card` agrees at ``min_agreement`` or more.
+        min_agreement: geometric mean of the two corners' probabilities for the joint card.
 
     >>> pair_corners([[0, 0, 10, 20], [60, 80, 70, 100], [200, 0, 210, 20]], [3, 3, 3], [0.9, 0.8, 0.7])
     [(0, 1), (2,)]
@@ -52,7 +75,7 @@ def pair_corners(
     candidates: list[tuple[float, float, int, int]] = []
     for i in range(len(xyxy)):
         for j in range(i + 1, len(xyxy)):
-            if class_id[i] != class_id[j]:
+            if class_id[i] != class_id[j] and (probs is None or joint_card(probs[i], probs[j])[1] < min_agreement):
                 continue
             big, small = max(size[i], size[j]), min(size[i], size[j])
             if big / small > max_size_ratio:
@@ -75,11 +98,24 @@ def group_corners(corners: Detections, **kwargs: float) -> Detections:
 
     A paired card's box is the union of its two corner boxes (it covers most of the card), its
     confidence the higher of the two; ``data["corners"]`` holds how many corners were seen (1 or 2).
+    With ``data["probs"]`` (the classifier's card probabilities per corner) a pair is named by
+    :func:`joint_card`; its confidence is ``sqrt(locator score x agreement)`` (``data["located"]``
+    holds the locator's scores), the form of a single corner's score.
     Keyword arguments go to :func:`pair_corners`.
     """
     if not len(corners):
         return Detections.empty().with_columns(data={"corners": np.zeros(0, np.int64)})
-    groups = pair_corners(corners.xyxy, corners.class_id, corners.confidence, **kwargs)
+    probs = corners.data.get("probs")
+    groups = pair_corners(corners.xyxy, corners.class_id, corners.confidence, probs=probs, **kwargs)
+    names = [int(corners.class_id[g[0]]) for g in groups]
+    scores = [float(corners.confidence[list(g)].max()) for g in groups]
+    if probs is not None:
+        for k, g in enumerate(groups):
+            if len(g) == 2 and corners.class_id[g[0]] != corners.class_id[g[1]]:
+                names[k], agreement = joint_card(probs[g[0]], probs[g[1]])
+                located = corners.data.get("located", corners.confidence)
+                # Same form as a single corner's score: sqrt(locator score x card probability).
+                scores[k] = float(np.sqrt(max(located[g[0]], located[g[1]]) * agreement))
     xyxy = np.array(
         [
             [corners.xyxy[list(g), 0].min(), corners.xyxy[list(g), 1].min(), corners.xyxy[list(g), 2].max(), corners.xyxy[list(g), 3].max()]
@@ -89,7 +125,7 @@ def group_corners(corners: Detections, **kwargs: float) -> Detections:
     )
     return Detections(
         xyxy=xyxy,
-        confidence=[corners.confidence[list(g)].max() for g in groups],
-        class_id=[corners.class_id[g[0]] for g in groups],
+        confidence=scores,
+        class_id=names,
         data={"corners": np.array([len(g) for g in groups], dtype=np.int64)},
     )

@@ -191,10 +191,11 @@ class CardDetector:
             best = probs[:, :BACKGROUND].argmax(1)
             score = np.sqrt(found.confidence * probs[np.arange(len(best)), best])
             keep = (probs.argmax(1) != BACKGROUND) & (score >= self.conf)
-            found = Detections(xyxy=found.xyxy[keep], confidence=score[keep], class_id=best[keep])
+            # The card probabilities travel on: grouping lets two corners of one card outvote a misread.
+            found = Detections(xyxy=found.xyxy[keep], confidence=score[keep], class_id=best[keep], data={"probs": probs[keep, :BACKGROUND], "located": found.confidence[keep]})
         self.timing.classify = (time.perf_counter() - start) * 1000
         kind = 0 if self.card.target == "corners" else 1
-        return found.with_columns(data={"kind": np.full(len(found), kind, dtype=np.int64)})
+        return found.with_columns(data={**found.data, "kind": np.full(len(found), kind, dtype=np.int64)})
 
     def cards(self, image: np.ndarray) -> Detections:
         """One row per physical card: corner pairs merged (``data["corners"]`` = 1 or 2)."""

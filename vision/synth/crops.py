@@ -74,6 +74,7 @@ class _DeckFaces:
             font=str(rng.choice(CROP_FONT_FILES)),
             index_condense=float(rng.uniform(0.65, 1.15)),
             index_weight=int(rng.integers(-3, 9)),
+            suit_variant=int(rng.integers(0, 1000)),
         )
         self._faces: dict[str, Face] = {}
         self.back = draw_back(self.style, self.seed)

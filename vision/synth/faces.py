@@ -163,6 +163,7 @@ class FaceStyle:
         border: draw a thin border line near the edge.
         index_condense: width factor of the index glyphs (printers condense them into narrow corners).
         index_weight: stroke change of the index glyphs in pixels of a 160 px glyph (+ bolder, - lighter).
+        suit_variant: shape variant of the suit symbols (see :func:`suit_polygons`; 0 classic).
     """
 
     width: int = 300
@@ -181,6 +182,7 @@ class FaceStyle:
     border: bool = False
     index_condense: float = 1.0
     index_weight: int = 0
+    suit_variant: int = 0
 
     @property
     def height(self) -> int:
@@ -240,8 +242,20 @@ def _circle(cx: float, cy: float, r: float, n: int = 24) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=None)
-def suit_polygons(suit: str) -> tuple[np.ndarray, ...]:
-    """Outline polygons of a suit symbol, in a unit box centred on 0 (y down), point up."""
+def suit_polygons(suit: str, variant: int = 0) -> tuple[np.ndarray, ...]:
+    """Outline polygons of a suit symbol, in a unit box centred on 0 (y down), point up.
+
+    ``variant`` 0 is the classic shape; other values draw the printer-to-printer differences seen
+    on real decks (fatter or slimmer diamonds, rounder hearts, club lobes and stems of other sizes),
+    the same for the same number.
+    """
+    if suit not in ("C", "S", "H", "D"):
+        raise UnknownCardCodeError(f"{suit!r} is not a suit; use C, S, H or D")
+    rng = np.random.default_rng(variant) if variant else None
+
+    def vary(lo: float, hi: float, default: float) -> float:
+        return default if rng is None else float(rng.uniform(lo, hi))
+
     t = np.linspace(0, 2 * math.pi, 64, endpoint=False)
     # The classic heart curve, normalised to a unit-high shape.
     hx = 16 * np.sin(t) ** 3
@@ -249,23 +263,33 @@ def suit_polygons(suit: str) -> tuple[np.ndarray, ...]:
     heart = np.stack([hx, hy], axis=1)
     heart = (heart - [0, (hy.max() + hy.min()) / 2]) / (hy.max() - hy.min())
     if suit == "H":
-        return (heart,)
+        return (heart * [vary(0.85, 1.15, 1.0), 1.0],)
     if suit == "D":
-        return (np.array([[0, -0.5], [0.36, 0], [0, 0.5], [-0.36, 0]], dtype=float),)
+        half = vary(0.27, 0.45, 0.36)
+        bow = vary(0.0, 0.08, 0.0)  # slightly curved sides on some decks
+        edge = np.linspace(0, 1, 8, endpoint=False)[:, None]
+        corners = np.array([[0, -0.5], [half, 0], [0, 0.5], [-half, 0], [0, -0.5]])
+        sides = []
+        for a, b in zip(corners[:-1], corners[1:]):
+            mid = (a + b) / 2
+            inward = -mid / (np.linalg.norm(mid) or 1)
+            sides.append(a + (b - a) * edge + inward * bow * np.sin(edge * math.pi))
+        return (np.concatenate(sides),)
     if suit == "S":
-        spade = heart * [1.0, -0.82] + [0, -0.08]
-        stem = np.array([[-0.05, 0.2], [0.05, 0.2], [0.2, 0.5], [-0.2, 0.5]])
+        spade = heart * [vary(0.9, 1.15, 1.0), -0.82] + [0, -0.08]
+        waist, foot = vary(0.03, 0.08, 0.05), vary(0.14, 0.26, 0.2)
+        stem = np.array([[-waist, 0.2], [waist, 0.2], [foot, 0.5], [-foot, 0.5]])
         return (spade, stem)
-    if suit == "C":
-        r = 0.19
-        stem = np.array([[-0.05, 0.05], [0.05, 0.05], [0.2, 0.5], [-0.2, 0.5]])
-        return (_circle(0, -0.29, r), _circle(-0.24, 0.07, r), _circle(0.24, 0.07, r), _circle(0, -0.02, 0.12), stem)
-    raise UnknownCardCodeError(f"{suit!r} is not a suit; use C, S, H or D")
+    r = vary(0.16, 0.22, 0.19)
+    spread = vary(0.2, 0.28, 0.24)
+    waist, foot = vary(0.03, 0.08, 0.05), vary(0.14, 0.26, 0.2)
+    stem = np.array([[-waist, 0.05], [waist, 0.05], [foot, 0.5], [-foot, 0.5]])
+    return (_circle(0, -0.29, r), _circle(-spread, 0.07, r), _circle(spread, 0.07, r), _circle(0, -0.02, 0.12), stem)
 
 
-def _draw_pip(canvas: np.ndarray, suit: str, cx: float, cy: float, size: float, color: tuple[int, int, int], flip: bool) -> None:
+def _draw_pip(canvas: np.ndarray, suit: str, cx: float, cy: float, size: float, color: tuple[int, int, int], flip: bool, variant: int = 0) -> None:
     polys = []
-    for poly in suit_polygons(suit):
+    for poly in suit_polygons(suit, variant):
         p = poly * size
         if flip:
             p = -p
@@ -360,7 +384,7 @@ def _draw_index(canvas: np.ndarray, rank_text: str, suit: str, style: FaceStyle)
     color = style.inks[suit]
     _paste(canvas, glyph, x, y, color)
     pip_cy = y + glyph_h + glyph_h * 0.15 + pip / 2
-    _draw_pip(canvas, suit, cx, pip_cy, pip, color, flip=False)
+    _draw_pip(canvas, suit, cx, pip_cy, pip, color, flip=False, variant=style.suit_variant)
     pad = 0.12 * glyph_h
     x0, y0 = min(x, cx - pip * 0.4) - pad, y - pad
     x1, y1 = max(x + glyph_w, cx + pip * 0.4) + pad, pip_cy + pip / 2 + pad
@@ -506,12 +530,12 @@ def draw_face(code: str, style: FaceStyle, seed: int = 0) -> Face:
         for col, row in _PIP_LAYOUT[rank]:
             px = left + col * (right - left)
             py = top + row * (bottom - top)
-            _draw_pip(canvas, suit, px, py, pip, ink, flip=row > 0.5)
+            _draw_pip(canvas, suit, px, py, pip, ink, flip=row > 0.5, variant=style.suit_variant)
     elif rank == "A":
         size = w * rng.uniform(0.3, 0.5)
         if rng.random() < 0.3:
             cv2.circle(canvas, (w // 2, h // 2), int(size * 0.75), ink, max(1, w // 100), cv2.LINE_AA)
-        _draw_pip(canvas, suit, w / 2, h / 2, size, ink, flip=False)
+        _draw_pip(canvas, suit, w / 2, h / 2, size, ink, flip=False, variant=style.suit_variant)
     else:
         fx0 = int(round(index_right + w * 0.01))
         fy0 = int(round(h * 0.09))
