@@ -172,3 +172,45 @@ def test_a_doubtful_third_copy_is_not_played_but_asked_about():
     events = [e.to_dict() for e in table.follower.update([doubtful])]
     assert [e["type"] for e in events] == ["needs_confirmation"] and "third copy" in events[0]["message"]
     assert len(table.follower.game.history) == 2
+
+
+# --- a corner-index detector, through the tracker -----------------------------------------------
+
+
+def index_box(cx: float, cy: float, corner: str, w: float = 70, h: float = 100, index: float = 21) -> list[float]:
+    """One printed index (``tl``, ``tr``, ``bl``, ``br``) of the card centred at ``(cx, cy)``."""
+    x = cx - w / 2 + 3 if corner[1] == "l" else cx + w / 2 - 3 - index
+    y = cy - h / 2 + 3 if corner[0] == "t" else cy + h / 2 - 3 - index
+    return [x, y, x + index, y + index]
+
+
+def test_a_card_seen_by_one_corner_only_is_one_play_of_the_seat_the_turn_order_names():
+    import numpy as np
+
+    from vision.detections import Detections
+    from vision.table.pipeline import TablePipeline
+
+    geometry = TableGeometry.from_seat_direction(CENTER, (640, 460), radius=260)
+    pipeline = TablePipeline.for_video(1280, 720, geometry=geometry, target="corners")
+    # Seat 1's 9C lies near the middle; only its lower right index shows, and that index alone
+    # points to seat 0 (45 degrees clear): the place is too unsure to overrule the turn order.
+    cards = [("AC", (640, 450), ("tl", "br")), ("9C", (595, 381), ("br",)), ("KC", (640, 270), ("tl", "br")),
+             ("10C", (730, 360), ("tr", "bl"))]
+    on_table: list[tuple[int, list[float]]] = []
+    events = []
+    frame = 0
+    for code, (x, y), corners in cards:
+        for k in range(12):
+            seen = [(Card.parse(code).index, index_box(x, y, corners[k % len(corners)]))]
+            if k % 3 == 0:  # the same index found twice
+                seen.append((seen[0][0], [v + 2 for v in seen[0][1]]))
+            rows = on_table + seen
+            det = Detections(xyxy=[b for _, b in rows], confidence=[0.6] * len(rows), class_id=[c for c, _ in rows],
+                             data={"corners": np.ones(len(rows), dtype=np.int64)})
+            events += pipeline.update(det, frame, frame / 10)
+            frame += 1
+        on_table.append(seen[0])
+    plays = [e.to_dict() for e in events if e.type == "card_played"]
+    assert [(p["seat"], p["card"]) for p in plays] == [(0, "AC"), (1, "9C"), (2, "KC"), (3, "10C")]
+    assert plays[1]["seat_by_position"] == 0  # the index alone would have said seat 0
+    assert pipeline.follower.game.flags == []

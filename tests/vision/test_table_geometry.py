@@ -93,3 +93,13 @@ def test_the_table_setup_round_trips_through_json_and_bad_files_say_why(tmp_path
         TableSetup.load(tmp_path / "bad.json")
     with pytest.raises(CalibrationError, match="cannot read"):
         TableSetup.load(tmp_path / "missing.json")
+
+
+def test_an_unsure_place_leaves_less_margin_and_none_when_it_may_lie_past_the_centre():
+    g = TableGeometry.default(1280, 720)
+    sure = g.seat_of((640, 500))  # straight towards seat 0: 90 degrees clear of the next seat
+    unsure = g.seat_of((640, 500), spread=50)  # may lie up to 50 px off: about 20 degrees either way
+    assert sure.seat == unsure.seat == 0
+    assert sure.margin == pytest.approx(90)
+    assert unsure.margin == pytest.approx(90 - 2 * math.degrees(math.asin(50 / 140)), abs=2)
+    assert g.seat_of((640, 400), spread=45).margin == 0.0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -153,3 +155,79 @@ def test_a_misreading_that_steals_a_landed_cards_boxes_does_not_play_it_twice():
     frames += [frame()] * 3 + [frame((3, 640, 460, 0.9))] * 70  # ...and keeps it
     events = run(frames)
     assert [type(e).__name__ for _, e in events] == ["CardLanded"]
+
+
+# --- corner-index detectors: a card is reported by the boxes of the indices seen ---------------
+
+W, H, INDEX = 70.0, 100.0, 21.0  # card and index sizes in the proportions of the rendered decks
+
+
+def index_box(cx: float, cy: float, corner: str, jitter: float = 0.0) -> list[float]:
+    """The box of one printed index of the card centred at ``(cx, cy)``: ``tl``, ``tr``, ``bl``, ``br``."""
+    x = cx - W / 2 + 3 if corner[1] == "l" else cx + W / 2 - 3 - INDEX
+    y = cy - H / 2 + 3 if corner[0] == "t" else cy + H / 2 - 3 - INDEX
+    return [x + jitter, y + jitter, x + INDEX + jitter, y + INDEX + jitter]
+
+
+def pair_box(a: list[float], b: list[float]) -> list[float]:
+    return [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
+
+
+def parts(*rows: tuple[int, list[float], int]) -> Detections:
+    """Grouped corner detections: ``(class_id, box, corners seen)``."""
+    if not rows:
+        return Detections.empty().with_columns(data={"corners": np.zeros(0, np.int64)})
+    return Detections(
+        xyxy=[b for _, b, _ in rows],
+        confidence=[0.6] * len(rows),
+        class_id=[k for k, _, _ in rows],
+        data={"corners": np.array([c for *_, c in rows], dtype=np.int64)},
+    )
+
+
+def test_a_card_seen_by_one_corner_now_and_both_then_lands_once_at_its_middle():
+    cx, cy = 640.0, 470.0
+    tl, br = index_box(cx, cy, "tl"), index_box(cx, cy, "br")
+    cycle = [
+        parts((3, tl, 1)),
+        parts((3, br, 1)),
+        parts((3, tl, 1), (3, index_box(cx, cy, "tl", jitter=3), 1)),  # one index found twice
+        parts((3, pair_box(tl, br), 2)),
+        parts(),
+    ]
+    events = run(cycle * 8)
+    landed = [e for _, e in events if isinstance(e, CardLanded)]
+    assert [e.card_index for e in landed] == [3]
+    assert [type(e).__name__ for _, e in events] == ["CardLanded"]
+    assert math.hypot(landed[0].center[0] - cx, landed[0].center[1] - cy) < 0.1 * H
+    assert landed[0].spread < 0.1 * H  # both indices seen: the place is known
+
+
+def test_a_card_only_ever_seen_by_one_corner_says_how_unsure_its_place_is():
+    cx, cy = 640.0, 470.0
+    events = run([parts((3, index_box(cx, cy, "br"), 1))] * 12)
+    (landed,) = [e for _, e in events if isinstance(e, CardLanded)]
+    off = math.hypot(landed.center[0] - cx, landed.center[1] - cy)
+    assert off > 0.2 * H and landed.spread >= 0.8 * off
+
+
+def test_a_four_index_deck_paired_along_the_short_sides_is_one_card():
+    cx, cy = 640.0, 470.0
+    top = pair_box(index_box(cx, cy, "tl"), index_box(cx, cy, "tr"))
+    bottom = pair_box(index_box(cx, cy, "bl"), index_box(cx, cy, "br"))
+    frames = [parts((3, index_box(cx, cy, "tl"), 1))] * 2 + [parts((3, top, 2), (3, bottom, 2))] * 12
+    landed = [e for _, e in run(frames) if isinstance(e, CardLanded)]
+    assert len(landed) == 1
+    assert math.hypot(landed[0].center[0] - cx, landed[0].center[1] - cy) < 0.1 * H
+
+
+def test_a_pair_joining_indices_of_both_copies_of_a_card_makes_no_third_card():
+    a, b = (600.0, 420.0), (700.0, 470.0)  # two QC lying side by side
+    own_a = pair_box(index_box(*a, "tl"), index_box(*a, "br"))
+    own_b = pair_box(index_box(*b, "tl"), index_box(*b, "br"))
+    bridge = pair_box(index_box(*a, "tr"), index_box(*b, "tl"))  # one index of each, paired
+    frames = [parts((3, own_a, 2))] * 8 + [parts((3, own_a, 2), (3, own_b, 2))] * 8
+    frames += [parts((3, own_a, 2), (3, bridge, 2)), parts((3, bridge, 2), (3, own_b, 2))] * 6
+    landed = [e for _, e in run(frames) if isinstance(e, CardLanded)]
+    assert [e.card_index for e in landed] == [3, 3]
+    assert sorted(round(e.center[0]) for e in landed) == pytest.approx([a[0], b[0]], abs=5)

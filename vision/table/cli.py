@@ -40,6 +40,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--truth",
         help="use the per-frame ground truth of `render-game` (FRAMES.jsonl) instead of the detector",
     )
+    p.add_argument(
+        "--detections",
+        help="replay detections recorded by --save-detections instead of running the detector (seconds, not minutes)",
+    )
+    p.add_argument("--save-detections", help="also record the detector's per-frame detections to this JSON-lines file")
     p.set_defaults(func=_analyze)
 
     p = subparsers.add_parser(
@@ -148,23 +153,32 @@ def _load_detector(model: str | None) -> Any:
 
 def _analyze(args: argparse.Namespace) -> int:
     from vision.table.pipeline import TablePipeline, analyze_stream, detect_video, truth_frames
+    from vision.table.recording import RecordingHeader, load_detections, save_detections
     from vision.table.sources import VideoFileSource
 
+    if args.truth and args.detections:
+        return _error("--truth and --detections both replace the detector: give one")
     try:
         spec = _spec(args)
-        if args.truth:
+        timer = None
+        if args.detections:
+            header, frames = load_detections(args.detections)
+            frames = [f for f in frames if f[0] % args.stride == 0]
+            width, height, total, target = header.width, header.height, header.frames, header.target
+        elif args.truth:
             probe = VideoFileSource(args.video)
             width, height, total = probe.width, probe.height, probe.frame_count
             probe.close()
-            frames: Any = truth_frames(args.truth, stride=args.stride)
-            timer = None
+            frames = truth_frames(args.truth, stride=args.stride)
+            target = "cards"
         else:
             detector = _load_detector(args.model)
             frames, source, timer = detect_video(args.video, detector, stride=args.stride)
             width, height, total = source.width, source.height, source.frame_count
-        pipeline = TablePipeline.for_video(
-            width, height, spec, geometry=_geometry(args, width, height), detector=None if args.truth else detector
-        )
+            target = detector.card.target
+        if args.save_detections:
+            frames = save_detections(args.save_detections, RecordingHeader(width, height, target, total), frames)
+        pipeline = TablePipeline.for_video(width, height, spec, geometry=_geometry(args, width, height), target=target)
         analysis = analyze_stream(frames, pipeline, total_frames=total, detect_seconds=timer)
     except ValueError as exc:
         return _error(str(exc))

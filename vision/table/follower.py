@@ -125,7 +125,7 @@ class GameFollower:
         by_position: int | None = None
         margin = 0.0
         if self.calibrated:
-            guess = self.geometry.seat_of(event.center)
+            guess = self.geometry.seat_of(event.center, spread=event.spread)
             by_position, margin = guess.seat, guess.margin
         seat = by_turn if by_turn is not None else (by_position or 0)
         if by_position is not None and by_position != by_turn and margin >= self.trust_position:

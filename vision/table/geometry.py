@@ -176,12 +176,32 @@ class TableGeometry:
         d = np.hypot(plane[:, 0] - self.center[0], plane[:, 1] - self.center[1])
         return d <= self.radius
 
-    def seat_of(self, point: Point) -> SeatGuess:
-        """The engine seat whose direction is nearest to where the card lies."""
+    def seat_of(self, point: Point, *, spread: float = 0.0) -> SeatGuess:
+        """The engine seat whose direction is nearest to where the card lies.
+
+        Args:
+            spread: how far (image pixels) the card may really lie from ``point``; the margin
+                shrinks by the directions that uncertainty allows (to 0 when it reaches the centre).
+        """
         angle, offset = self.polar(point)
         distances = sorted((abs(_wrap(angle - self.seat_angle(s))), s) for s in range(4))
         (best, seat), (second, _) = distances[0], distances[1]
-        return SeatGuess(seat=seat, margin=second - best, offset=offset)
+        margin = second - best
+        if spread > 0:
+            margin = max(0.0, margin - 2.0 * self._angle_spread(point, spread))
+        return SeatGuess(seat=seat, margin=margin, offset=offset)
+
+    def _angle_spread(self, point: Point, spread: float) -> float:
+        """The largest change of direction (degrees) a point ``spread`` pixels away may show."""
+        angle, offset = self.polar(point)
+        x, y = float(point[0]), float(point[1])
+        ring = [(x + spread * math.cos(a), y + spread * math.sin(a)) for a in np.linspace(0, 2 * math.pi, 16, endpoint=False)]
+        if any(self.polar(p)[1] < 1e-9 for p in ring) or self.polar((x, y))[1] < 1e-9:
+            return 180.0
+        dist = max(math.hypot(*(self.to_plane(p) - self.to_plane((x, y)))) for p in ring)
+        if dist >= offset:
+            return 180.0  # the card may lie on the far side of the centre
+        return max(abs(_wrap(self.polar(p)[0] - angle)) for p in ring)
 
     # --- persistence ------------------------------------------------------------------------
 

@@ -154,12 +154,15 @@ class TablePipeline:
         *,
         geometry: TableGeometry | None = None,
         detector: Any = None,
+        target: str | None = None,
     ) -> TablePipeline:
         """A pipeline for frames of ``width x height``; with a ``detector`` whose model card says it
-        finds corner indices, boxes of one corner only confirm a card instead of moving it."""
+        finds corner indices (or ``target="corners"``, for recorded detections), boxes of one
+        corner only confirm a card instead of moving it."""
         spec = spec or GameSpec()
         follower = GameFollower(spec.game_factory(), geometry or TableGeometry.default(width, height))
-        corners = getattr(getattr(detector, "card", None), "target", None) == "corners"
+        target = target or getattr(getattr(detector, "card", None), "target", None)
+        corners = target == "corners"
         tracker = CardTracker(follower.geometry, whole_fraction=0.75 if corners else 0.0)
         return cls(follower, tracker, calls=spec.calls)
 

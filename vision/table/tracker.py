@@ -6,6 +6,12 @@ area, and as *left* once it is gone for good. A card hidden under a hand keeps i
 ``hold_time`` seconds; cards outside the trick area (hands at the table edge, won tricks pushed
 aside) never land; face-down cards carry no card class and are never detected as cards.
 
+A corner-index detector reports a card as the boxes of the indices it saw (``data["corners"]``
+counts them per row): one small box in a card corner, or the union of two. Such boxes are *parts*
+of a card. The tracker joins same-card parts of one frame that fit inside one card, measures every
+distance in whole-card sizes (estimated from the index size), and places a card by the footprint
+of all its parts seen at rest, so a card seen now by one corner and now by two stays one track.
+
 All times are video seconds, so frame skipping only coarsens the timing.
 """
 
@@ -32,6 +38,8 @@ class Track:
     box: np.ndarray  # the card's whole footprint as far as seen (x1, y1, x2, y2)
     first_time: float
     last_time: float
+    parts: bool = False  # followed by parts (corner indices) rather than whole-card boxes
+    recent: deque[tuple[float, np.ndarray]] = field(default_factory=lambda: deque(maxlen=16))  # parts seen
     votes: np.ndarray = field(default_factory=lambda: np.zeros(N_CLASSES))
     counts: np.ndarray = field(default_factory=lambda: np.zeros(N_CLASSES))
     hits: int = 0
@@ -63,6 +71,8 @@ class CardLanded:
 
     Attributes:
         uncertain: the identity vote stayed below ``min_share`` until ``decide_within`` ran out.
+        spread: how far (pixels) the card's true centre may lie from ``center``: 0 for a whole
+            card, about a third of its diagonal when only one corner index was seen.
     """
 
     track_id: int
@@ -73,6 +83,7 @@ class CardLanded:
     time: float
     candidates: tuple[tuple[int, float], ...] = ()
     uncertain: bool = False
+    spread: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -101,7 +112,8 @@ class CardTracker:
         whole_fraction: a box at least this fraction of a track's size shows the whole card and
             places it; smaller ones (one corner index, the part a hand leaves free) only confirm it.
             0 lets every box place the card (best for whole-card boxes); about 0.75 suits a
-            detector that reports half-hidden cards by one corner index.
+            detector that reports half-hidden cards by one corner index without saying so (boxes
+            with ``data["corners"]`` are followed as parts instead, see ``index_ratio``).
         reappear_after: seconds unseen after which a landed card counts as hidden (under a hand):
             it is then matched only by a box of the same card that appears in its place and comes
             to rest there, never by a card sliding in (a second copy laid on the same spot).
@@ -132,6 +144,15 @@ class CardTracker:
         reread_distance: a new box this close (in card sizes) to a landed card still in view is
             taken for a misreading of it and never lands; raising it guards better against
             misreads and may swallow a card laid right on top of a visible one.
+        index_ratio: for corner-index detections (``data["corners"]``): a card's diagonal in
+            index-box lengths (about 5.7 for the rendered decks); raising it joins parts lying
+            farther apart into one card, and widens every gate.
+        part_join: parts of the same card whose joint box stays within this many card diagonals
+            are one card (in one frame, and over frames while it lies still); raising it merges
+            two overlapping copies of a card more often, lowering it splits one card into two.
+        part_memory: seconds a part of a card (one corner index) keeps counting towards where
+            the card lies after it was last seen; raising it steadies cards whose indices flicker,
+            and lets a moved card drag its old place along for longer.
     """
 
     def __init__(
@@ -159,6 +180,9 @@ class CardTracker:
         collected_count: int = 3,
         move_tolerance: float = 0.5,
         reread_distance: float = 0.2,
+        index_ratio: float = 5.7,
+        part_join: float = 1.15,
+        part_memory: float = 1.0,
     ) -> None:
         self.geometry = geometry
         self.min_confidence = min_confidence
@@ -182,23 +206,31 @@ class CardTracker:
         self.collected_count = collected_count
         self.move_tolerance = move_tolerance
         self.reread_distance = reread_distance
+        self.index_ratio = index_ratio
+        self.part_join = part_join
+        self.part_memory = part_memory
         self.reset()
 
     def reset(self) -> None:
         self.tracks: list[Track] = []
         self._next_id = 1
         self._dropped: set[int] = set()
+        self._index_sizes: deque[float] = deque(maxlen=256)  # long sides of single-index boxes
+        self._pair_sizes: deque[float] = deque(maxlen=256)  # diagonals of index pairs
 
     def update(self, detections: Detections, frame: int, time: float) -> list[TrackerEvent]:
         """Takes one frame's detections; returns the landings and departures it decided."""
         keep = (detections.confidence >= self.min_confidence) & (detections.class_id >= 0)
         keep &= detections.class_id < N_CLASSES
         det = detections[keep]
+        parts = _are_parts(det)
+        if parts:
+            det = self._join_parts(det)
         centers = det.center.astype(np.float64)
-        sizes = np.maximum(
-            np.hypot(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1]).astype(np.float64), 1.0
-        )
-        matched_tracks = self._associate(det, centers, sizes, time)
+        sizes = np.maximum(_diagonal(det.xyxy), 1.0)
+        if parts:
+            sizes = np.full(len(det), self.card_size(), dtype=np.float64)
+        matched_tracks = self._associate(det, centers, sizes, time, parts)
         seen_now = [t for t in self.tracks if t.id in matched_tracks]
         for track in seen_now:
             if not track.landed:
@@ -245,7 +277,101 @@ class CardTracker:
         self._dropped.clear()
         return events
 
-    def _associate(self, det: Detections, centers: np.ndarray, sizes: np.ndarray, time: float) -> set[int]:
+    def card_size(self) -> float:
+        """A whole card's diagonal in pixels, from the corner-index boxes seen so far (from the
+        pairs, which span most of a card, until a single index has been seen)."""
+        if self._index_sizes:
+            return self.index_ratio * float(np.median(self._index_sizes))
+        if self._pair_sizes:
+            return float(np.median(self._pair_sizes))
+        return 1.0
+
+    def _join_parts(self, det: Detections) -> Detections:
+        """One row per card: same-card parts of this frame whose joint box fits one card are
+        joined (a card's indices found twice, or paired two by two on a four-index deck); a pair
+        too long for one card (indices of both copies, paired) is split into its two ends first."""
+        single = det.data["corners"] == 1
+        sides = np.maximum(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1])
+        self._index_sizes.extend(float(v) for v in sides[single])
+        self._pair_sizes.extend(float(v) for v in _diagonal(det.xyxy[~single]))
+        size = self.card_size()
+        det = self._split_pairs(det, self.part_join * size)
+        groups: list[list[int]] = []
+        boxes: list[np.ndarray] = []
+        for i in np.argsort(-det.confidence, kind="stable"):
+            for g, joint in zip(groups, boxes, strict=True):
+                if det.class_id[g[0]] == det.class_id[i] and self._fits(joint, det.xyxy[i], size):
+                    g.append(int(i))
+                    joint[:] = _union(joint, det.xyxy[i])
+                    break
+            else:
+                groups.append([int(i)])
+                boxes.append(det.xyxy[i].astype(np.float64).copy())
+        corners = det.data["corners"]
+        return Detections(
+            xyxy=np.array(boxes, dtype=np.float32).reshape(-1, 4),
+            confidence=[float(det.confidence[g].max()) for g in groups],
+            class_id=[int(det.class_id[g[0]]) for g in groups],
+            data={"corners": np.array([int(corners[g].sum()) for g in groups], dtype=np.int64)},
+        )
+
+    def _fits(self, a: np.ndarray, b: np.ndarray, size: float) -> bool:
+        """Whether two parts can be one card of diagonal ``size``: their joint box fits the card,
+        and when one already spans most of it, the other adds at most about one index (else it is
+        an index of a second copy lying next to it)."""
+        joint = float(_diagonal(_union(a, b)[None])[0])
+        if joint > self.part_join * size:
+            return False
+        larger = float(max(_diagonal(np.asarray(a, np.float64)[None])[0], _diagonal(np.asarray(b, np.float64)[None])[0]))
+        return larger < 0.75 * size or joint - larger <= 1.5 * size / self.index_ratio
+
+    def _split_pairs(self, det: Detections, limit: float) -> Detections:
+        """Pairs of indices on two cards (longer than ``limit``, or bridging two copies, see
+        :meth:`_bridges`) as two index-thick strips at the ends of their longer side; such pairs
+        wider than three indices (indices far apart both ways: no side to cut) are dropped."""
+        index = self.card_size() / self.index_ratio
+        pair = det.data["corners"] >= 2
+        long = pair & (_diagonal(det.xyxy) > limit)
+        long |= np.array([bool(p) and self._bridges(b, int(c)) for p, b, c in zip(pair, det.xyxy, det.class_id, strict=True)], dtype=bool)
+        short_side = np.minimum(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1])
+        keep = ~(long & (short_side > 3.0 * index))
+        long &= keep
+        if not long.any():
+            return det[keep]
+        strips = []
+        for x1, y1, x2, y2 in det.xyxy[long].astype(np.float64):
+            if x2 - x1 >= y2 - y1:
+                strips += [[x1, y1, x1 + index, y2], [x2 - index, y1, x2, y2]]
+            else:
+                strips += [[x1, y1, x2, y1 + index], [x1, y2 - index, x2, y2]]
+        halves = Detections(
+            xyxy=np.array(strips, dtype=np.float32),
+            confidence=np.repeat(det.confidence[long], 2),
+            class_id=np.repeat(det.class_id[long], 2),
+            data={"corners": np.ones(2 * int(long.sum()), dtype=np.int64)},
+        )
+        return Detections.merge([det[keep & ~long], halves])
+
+    def _bridges(self, box: np.ndarray, card: int) -> bool:
+        """Whether a pair's box runs from one copy of its card to another: its two indices are
+        one of each copy, paired by the detector. Seen as a box with its ends on two followed
+        copies, or with one end on a landed copy that the box does not fit (the other copy
+        is still sliding in, or lies where no track has settled yet)."""
+        copies = [t for t in self.tracks if t.parts and t.card_index == card and t.votes.sum() > 0]
+        if not copies:
+            return False
+        x1, y1, x2, y2 = (float(v) for v in box)
+        for a, b in (((x1, y1), (x2, y2)), ((x2, y1), (x1, y2))):
+            ends = np.array([a, b])
+            holders = [{k for k, t in enumerate(copies) if _outside(ends[i : i + 1], t.box)[0] <= 0.1 * t.size} for i in (0, 1)]
+            if any(h != g for h in holders[0] for g in holders[1]) and not holders[0] & holders[1]:
+                return True
+            for k in holders[0] | holders[1]:
+                if copies[k].landed and not self._fits(copies[k].box, box, copies[k].size):
+                    return True
+        return False
+
+    def _associate(self, det: Detections, centers: np.ndarray, sizes: np.ndarray, time: float, parts: bool = False) -> set[int]:
         """Greedy nearest matching (few cards per frame); unmatched boxes start tracks.
 
         A moving card is looked for where its speed carries it; a landed card lies still until
@@ -263,9 +389,16 @@ class CardTracker:
                 gate, penalty, expected = (self.reappear_gate, self.hidden_penalty, track.center) if hidden else (self.landed_gate, 0.0, track.center)
             else:
                 gate, penalty, expected = self.gate, 0.0, self._predict(track, time)
-            distance = np.hypot(*(centers - expected).T) / track.size
+            if track.parts:
+                # A part anywhere on the card's footprint is as near as its centre.
+                box = track.box + np.tile(expected - track.center, 2)
+                distance = _outside(centers, box) / track.size
+            else:
+                distance = np.hypot(*(centers - expected).T) / track.size
             voted = track.votes.sum() > 0
             for d in np.nonzero(distance <= gate)[0]:
+                if track.parts and track.landed and not self._holds(track, det.xyxy[d]):
+                    continue
                 cost = float(distance[d]) + penalty
                 if voted and int(det.class_id[d]) != track.card_index:
                     if track.landed:
@@ -281,11 +414,14 @@ class CardTracker:
             matched.add(track.id)
             self._observe(track, det, d, centers[d], sizes[d], time)
         for d in np.nonzero(~used)[0]:
+            if parts and self._on_landed(int(det.class_id[d]), centers[d]):
+                continue  # a second part of a landed card in this frame (or a misplaced strip of it)
             track = Track(
                 id=self._next_id,
                 center=centers[d],
                 size=float(sizes[d]),
                 box=det.xyxy[d].astype(np.float64),
+                parts=parts,
                 first_time=time,
                 last_time=time,
             )
@@ -294,6 +430,19 @@ class CardTracker:
             self.tracks.append(track)
             matched.add(track.id)
         return matched
+
+    def _holds(self, track: Track, part: np.ndarray) -> bool:
+        """Whether a landed card may take this part: it fits the card where it lies, or shows
+        most of a card (and so may say the card is being moved)."""
+        whole = float(_diagonal(np.asarray(part, np.float64)[None])[0]) >= 0.75 * track.size
+        return whole or self._fits(track.box, part, track.size)
+
+    def _on_landed(self, card: int, center: np.ndarray) -> bool:
+        """Whether a part of ``card`` centred here lies on (or within ``reread_distance`` of) a landed copy."""
+        return any(
+            t.landed and t.parts and t.card_index == card and _outside(center[None], t.box)[0] <= self.reread_distance * t.size
+            for t in self.tracks
+        )
 
     @staticmethod
     def _predict(track: Track, time: float) -> np.ndarray:
@@ -308,16 +457,30 @@ class CardTracker:
 
     def _observe(self, track: Track, det: Detections, d: int, center: np.ndarray, size: float, time: float) -> None:
         box = det.xyxy[d].astype(np.float64)
-        if not track.hits or size >= self.whole_fraction * track.size:
+        if track.parts:
+            # The footprint joins the recent parts that fit one card: flickering indices of a card
+            # at rest add up, a moving card leaves its old parts behind. It grows from the newest
+            # part, or for a landed card (lying still) from the part most others agree with, so
+            # that one index of a neighbouring copy, paired by mistake, does not move it.
+            track.size = float(size)
+            track.recent.append((time, box))
+            recent = [part for seen, part in reversed(track.recent) if time - seen <= self.part_memory]
+            seed = 0
+            if track.landed:
+                agree = [sum(self._fits(p, q, track.size) for q in recent) for p in recent]
+                seed = int(np.argmax(agree))
+            track.box = recent[seed]
+            for k, part in enumerate(recent):
+                if k != seed and self._fits(track.box, part, track.size):
+                    track.box = _union(track.box, part)
+        elif not track.hits or size >= self.whole_fraction * track.size:
             # A box of the whole card: it says where the card is.
             track.box = box
             track.size = 0.7 * track.size + 0.3 * float(size) if track.hits else float(size)
         else:
             # Part of the card (one corner index, the part a hand leaves free): it confirms the
             # card, and moves it only as far as needed to hold it.
-            low = np.minimum(box[:2] - track.box[:2], 0.0)
-            high = np.maximum(box[2:] - track.box[2:], 0.0)
-            track.box = track.box + np.tile(low + high, 2)
+            track.box = _shift_to_hold(track.box, box)
         track.center = (track.box[:2] + track.box[2:]) / 2.0
         track.last_time = time
         track.hits += 1
@@ -345,6 +508,12 @@ class CardTracker:
                 continue
             if np.hypot(*(other.center - track.center)) < self.reread_distance * max(other.size, track.size):
                 return True
+            if track.parts and other.parts:
+                # Only part of a card seen, and all of it lying on the landed card: one of its
+                # indices read as another card.
+                ends = track.box.reshape(2, 2)
+                if float(_outside(ends, other.box).max()) <= self.reread_distance * other.size:
+                    return True
         return False
 
     def _reappears(self, track: Track) -> bool:
@@ -417,4 +586,33 @@ class CardTracker:
             time=time,
             candidates=tuple(track.candidates()),
             uncertain=uncertain,
+            spread=round(max(0.0, (track.size - float(_diagonal(track.box[None])[0])) / 2.0), 1) if track.parts else 0.0,
         )
+
+
+def _are_parts(det: Detections) -> bool:
+    """Whether the rows are corner-index parts of cards rather than whole cards."""
+    corners = det.data.get("corners")
+    return corners is not None and len(corners) > 0 and bool((np.asarray(corners) > 0).all())
+
+
+def _diagonal(xyxy: np.ndarray) -> np.ndarray:
+    return np.hypot(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1]).astype(np.float64)
+
+
+def _union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.array([min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])], dtype=np.float64)
+
+
+def _outside(points: np.ndarray, box: np.ndarray) -> np.ndarray:
+    """How far each point lies outside ``box`` (0 inside)."""
+    dx = np.maximum(np.maximum(box[0] - points[:, 0], points[:, 0] - box[2]), 0.0)
+    dy = np.maximum(np.maximum(box[1] - points[:, 1], points[:, 1] - box[3]), 0.0)
+    return np.hypot(dx, dy)
+
+
+def _shift_to_hold(box: np.ndarray, part: np.ndarray) -> np.ndarray:
+    """``box`` moved only as far as needed to hold ``part`` (which is smaller)."""
+    low = np.minimum(part[:2] - box[:2], 0.0)
+    high = np.maximum(part[2:] - box[2:], 0.0)
+    return box + np.tile(low + high, 2)
