@@ -58,6 +58,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ship.add_argument("--imgsz", type=int, default=640)
     ship.add_argument("--conf", type=float, default=0.25)
     ship.add_argument("--table-imgsz", type=int, default=None, help="inference size for whole table frames (default: --imgsz)")
+    ship.add_argument("--locate-conf", type=float, default=None, help="the locator's own threshold before the classifier (default: conf / 2)")
+    ship.add_argument("--locate-weight", type=float, default=0.5, help="score = locator**w * classifier**(1-w) (default 0.5)")
     ship.set_defaults(func=_ship)
 
     detect = subparsers.add_parser("detect", help="find cards in images", description="Detect Doppelkopf cards; one JSON line per image with one entry per physical card.")
@@ -125,7 +127,7 @@ def _ship(args: argparse.Namespace) -> int:
     from vision.detector.train import TrainResult, ship
 
     run = Path(args.run)
-    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, target=args.target, classifier=args.classifier, imgsz=args.imgsz, conf=args.conf, table_imgsz=args.table_imgsz)
+    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, target=args.target, classifier=args.classifier, imgsz=args.imgsz, conf=args.conf, table_imgsz=args.table_imgsz, locate_conf=args.locate_conf, locate_weight=args.locate_weight)
     print(f"shipped {dest}")
     return 0
 

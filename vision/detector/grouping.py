@@ -99,8 +99,8 @@ def group_corners(corners: Detections, **kwargs: float) -> Detections:
     A paired card's box is the union of its two corner boxes (it covers most of the card), its
     confidence the higher of the two; ``data["corners"]`` holds how many corners were seen (1 or 2).
     With ``data["probs"]`` (the classifier's card probabilities per corner) a pair is named by
-    :func:`joint_card`; its confidence is ``sqrt(locator score x agreement)`` (``data["located"]``
-    holds the locator's scores), the form of a single corner's score.
+    :func:`joint_card`; its confidence is ``locator ** w x agreement ** (1 - w)`` (``data["located"]``
+    holds the locator's scores, ``data["weight"]`` ``w``, default 0.5), the form of a single corner's score.
     Keyword arguments go to :func:`pair_corners`.
     """
     if not len(corners):
@@ -114,8 +114,9 @@ def group_corners(corners: Detections, **kwargs: float) -> Detections:
             if len(g) == 2 and corners.class_id[g[0]] != corners.class_id[g[1]]:
                 names[k], agreement = joint_card(probs[g[0]], probs[g[1]])
                 located = corners.data.get("located", corners.confidence)
-                # Same form as a single corner's score: sqrt(locator score x card probability).
-                scores[k] = float(np.sqrt(max(located[g[0]], located[g[1]]) * agreement))
+                # Same form as a single corner's score: locator ** w x card probability ** (1 - w).
+                w = float(corners.data["weight"][g[0]]) if "weight" in corners.data else 0.5
+                scores[k] = float(max(located[g[0]], located[g[1]]) ** w * agreement ** (1 - w))
     xyxy = np.array(
         [
             [corners.xyxy[list(g), 0].min(), corners.xyxy[list(g), 1].min(), corners.xyxy[list(g), 2].max(), corners.xyxy[list(g), 3].max()]

@@ -49,6 +49,9 @@ class ModelCard:
         conf: default score threshold (chosen on synthetic validation data).
         table_imgsz: inference size for whole table frames seen from above, where a corner index
             is only a few pixels; ``None`` means ``imgsz``. Chosen on rendered game frames.
+        locate_conf: the locator's own threshold when a classifier follows (``None``: ``conf / 2``).
+        locate_weight: a corner's score is ``locator ** w * classifier ** (1 - w)``; below 0.5 the
+            classifier, which also rejects non-indices, counts for more than the locator.
     """
 
     target: str = "corners"
@@ -56,6 +59,8 @@ class ModelCard:
     imgsz: int = 640
     conf: float = 0.25
     table_imgsz: int | None = None
+    locate_conf: float | None = None
+    locate_weight: float = 0.5
 
     @staticmethod
     def path_for(model: Path) -> Path:
@@ -68,13 +73,16 @@ class ModelCard:
         if not path.exists():
             return cls()
         data = json.loads(path.read_text())
-        return cls(**{k: data[k] for k in ("target", "classifier", "imgsz", "conf", "table_imgsz") if k in data})
+        return cls(**{k: data[k] for k in ("target", "classifier", "imgsz", "conf", "table_imgsz", "locate_conf", "locate_weight") if k in data})
 
     def save(self, model: Path, **extra: Any) -> Path:
         path = self.path_for(model)
         data = {"target": self.target, "classifier": self.classifier, "imgsz": self.imgsz, "conf": self.conf, **extra}
         if self.table_imgsz is not None:
             data.setdefault("table_imgsz", self.table_imgsz)
+        if self.locate_conf is not None:
+            data.setdefault("locate_conf", self.locate_conf)
+        data.setdefault("locate_weight", self.locate_weight)
         path.write_text(json.dumps(data, indent=2) + "\n")
         return path
 
@@ -179,7 +187,9 @@ class CardDetector:
         """
         start = time.perf_counter()
         # With a classifier the locator runs at a lower threshold: the classifier vetoes boxes.
-        conf = self.conf * 0.5 if self.reader is not None else self.conf
+        conf = self.conf
+        if self.reader is not None:
+            conf = self.card.locate_conf if self.card.locate_conf is not None else self.conf * 0.5
         result = self.yolo.predict(image, imgsz=self.imgsz, conf=conf, iou=self.iou, verbose=False, max_det=100)[0]
         found = from_ultralytics(result)
         self.timing.locate = (time.perf_counter() - start) * 1000
@@ -189,10 +199,13 @@ class CardDetector:
 
             probs = self.reader.probabilities(image, found.xyxy)
             best = probs[:, :BACKGROUND].argmax(1)
-            score = np.sqrt(found.confidence * probs[np.arange(len(best)), best])
+            w = self.card.locate_weight
+            score = found.confidence**w * probs[np.arange(len(best)), best] ** (1 - w)
             keep = (probs.argmax(1) != BACKGROUND) & (score >= self.conf)
             # The card probabilities travel on: grouping lets two corners of one card outvote a misread.
-            found = Detections(xyxy=found.xyxy[keep], confidence=score[keep], class_id=best[keep], data={"probs": probs[keep, :BACKGROUND], "located": found.confidence[keep]})
+            found = Detections(
+                xyxy=found.xyxy[keep], confidence=score[keep], class_id=best[keep], data={"probs": probs[keep, :BACKGROUND], "located": found.confidence[keep], "weight": np.full(int(keep.sum()), w)},
+            )
         self.timing.classify = (time.perf_counter() - start) * 1000
         kind = 0 if self.card.target == "corners" else 1
         return found.with_columns(data={**found.data, "kind": np.full(len(found), kind, dtype=np.int64)})

@@ -129,6 +129,8 @@ def ship(
     imgsz: int,
     conf: float,
     table_imgsz: int | None = None,
+    locate_conf: float | None = None,
+    locate_weight: float = 0.5,
     **extra: object,
 ) -> Path:
     """Copies a run's best weights to ``destination`` and writes its model card JSON beside it."""
@@ -142,5 +144,6 @@ def ship(
         classifier_name = Path(classifier).name
         if Path(classifier).resolve() != (destination.parent / classifier_name).resolve():
             shutil.copyfile(classifier, destination.parent / classifier_name)
-    ModelCard(target=target, classifier=classifier_name, imgsz=imgsz, conf=conf, table_imgsz=table_imgsz).save(destination, **extra)
+    card = ModelCard(target=target, classifier=classifier_name, imgsz=imgsz, conf=conf, table_imgsz=table_imgsz, locate_conf=locate_conf, locate_weight=locate_weight)
+    card.save(destination, **extra)
     return destination
