@@ -278,13 +278,12 @@ class CardTracker:
         return events
 
     def card_size(self) -> float:
-        """A whole card's diagonal in pixels, from the corner-index boxes seen so far (from the
-        pairs, which span most of a card, until a single index has been seen)."""
-        if self._index_sizes:
-            return self.index_ratio * float(np.median(self._index_sizes))
-        if self._pair_sizes:
-            return float(np.median(self._pair_sizes))
-        return 1.0
+        """A whole card's diagonal in pixels, from the corner-index boxes seen so far: the
+        index size times ``index_ratio``, and at least the typical pair (which spans most of a
+        card, whatever the deck's index size)."""
+        by_index = self.index_ratio * float(np.median(self._index_sizes)) if self._index_sizes else 0.0
+        by_pairs = float(np.median(self._pair_sizes)) if self._pair_sizes else 0.0
+        return max(by_index, by_pairs, 1.0)
 
     def _join_parts(self, det: Detections) -> Detections:
         """One row per card: same-card parts of this frame whose joint box fits one card are
@@ -326,16 +325,17 @@ class CardTracker:
         return larger < 0.75 * size or joint - larger <= 1.5 * size / self.index_ratio
 
     def _split_pairs(self, det: Detections, limit: float) -> Detections:
-        """Pairs of indices on two cards (longer than ``limit``, or bridging two copies, see
-        :meth:`_bridges`) as two index-thick strips at the ends of their longer side; such pairs
-        wider than three indices (indices far apart both ways: no side to cut) are dropped."""
+        """Pairs of indices on two cards (thin ones longer than ``limit``, or bridging two copies,
+        see :meth:`_bridges`) as two index-thick strips at the ends of their longer side; a
+        bridging pair wider than three indices (no side to cut) is dropped."""
         index = self.card_size() / self.index_ratio
         pair = det.data["corners"] >= 2
-        long = pair & (_diagonal(det.xyxy) > limit)
-        long |= np.array([bool(p) and self._bridges(b, int(c)) for p, b, c in zip(pair, det.xyxy, det.class_id, strict=True)], dtype=bool)
-        short_side = np.minimum(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1])
-        keep = ~(long & (short_side > 3.0 * index))
-        long &= keep
+        bridges = np.array([self._bridges(b, int(c)) if p else 0 for p, b, c in zip(pair, det.xyxy, det.class_id, strict=True)])
+        thin = np.minimum(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1]) <= 3.0 * index
+        # A thick box too long for the size estimate may be one big or turned card: it stays
+        # unless it reaches out of a copy of its card.
+        keep = ~((bridges > 0) & ~thin)
+        long = ((pair & (_diagonal(det.xyxy) > limit)) | (bridges > 0)) & thin
         if not long.any():
             return det[keep]
         strips = []
@@ -352,24 +352,25 @@ class CardTracker:
         )
         return Detections.merge([det[keep & ~long], halves])
 
-    def _bridges(self, box: np.ndarray, card: int) -> bool:
-        """Whether a pair's box runs from one copy of its card to another: its two indices are
-        one of each copy, paired by the detector. Seen as a box with its ends on two followed
-        copies, or with one end on a landed copy that the box does not fit (the other copy
-        is still sliding in, or lies where no track has settled yet)."""
+    def _bridges(self, box: np.ndarray, card: int) -> int:
+        """Whether a pair's box may run from one copy of its card to another (its two indices one
+        of each copy, paired by the detector): 2 when its ends lie on two followed copies, 1 when
+        one end lies on a landed copy that the box does not fit (the other copy is still sliding
+        in, or lies where no track has settled yet), else 0."""
         copies = [t for t in self.tracks if t.parts and t.card_index == card and t.votes.sum() > 0]
         if not copies:
-            return False
+            return 0
+        weak = 0
         x1, y1, x2, y2 = (float(v) for v in box)
         for a, b in (((x1, y1), (x2, y2)), ((x2, y1), (x1, y2))):
             ends = np.array([a, b])
             holders = [{k for k, t in enumerate(copies) if _outside(ends[i : i + 1], t.box)[0] <= 0.1 * t.size} for i in (0, 1)]
             if any(h != g for h in holders[0] for g in holders[1]) and not holders[0] & holders[1]:
-                return True
+                return 2
             for k in holders[0] | holders[1]:
                 if copies[k].landed and not self._fits(copies[k].box, box, copies[k].size):
-                    return True
-        return False
+                    weak = 1
+        return weak
 
     def _associate(self, det: Detections, centers: np.ndarray, sizes: np.ndarray, time: float, parts: bool = False) -> set[int]:
         """Greedy nearest matching (few cards per frame); unmatched boxes start tracks.
