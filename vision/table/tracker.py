@@ -181,7 +181,7 @@ class CardTracker:
         move_tolerance: float = 0.5,
         reread_distance: float = 0.2,
         index_ratio: float = 5.7,
-        part_join: float = 1.15,
+        part_join: float = 1.25,
         part_memory: float = 1.0,
     ) -> None:
         self.geometry = geometry
@@ -325,51 +325,67 @@ class CardTracker:
         return larger < 0.75 * size or joint - larger <= 1.5 * size / self.index_ratio
 
     def _split_pairs(self, det: Detections, limit: float) -> Detections:
-        """Pairs of indices on two cards (thin ones longer than ``limit``, or bridging two copies,
-        see :meth:`_bridges`) as two index-thick strips at the ends of their longer side; a
-        bridging pair wider than three indices (no side to cut) is dropped."""
+        """Pairs of indices on two cards as single indices.
+
+        A pair joining indices of two copies of its card (see :meth:`_bridges`) becomes
+        index-sized boxes in the corners where those indices lie. Any other thin pair longer than
+        ``limit`` is cut into two index-thick strips at the ends of its longer side; such pairs
+        wider than three indices (no side to cut) are dropped.
+        """
         index = self.card_size() / self.index_ratio
         pair = det.data["corners"] >= 2
-        bridges = np.array([self._bridges(b, int(c)) if p else 0 for p, b, c in zip(pair, det.xyxy, det.class_id, strict=True)])
+        ends = [self._bridges(b, int(c)) if p else [] for p, b, c in zip(pair, det.xyxy, det.class_id, strict=True)]
+        bridge = np.array([bool(e) for e in ends], dtype=bool)
         thin = np.minimum(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1]) <= 3.0 * index
-        # A thick box too long for the size estimate may be one big or turned card: it stays
-        # unless it reaches out of a copy of its card.
-        keep = ~((bridges > 0) & ~thin)
-        long = ((pair & (_diagonal(det.xyxy) > limit)) | (bridges > 0)) & thin
-        if not long.any():
-            return det[keep]
-        strips = []
-        for x1, y1, x2, y2 in det.xyxy[long].astype(np.float64):
+        long = pair & (_diagonal(det.xyxy) > limit) & ~bridge
+        cut = long & thin
+        keep = ~(long & ~thin) & ~bridge
+        pieces: list[list[float]] = []
+        rows: list[int] = []
+        for d in np.nonzero(bridge)[0]:
+            x1, y1, x2, y2 = (float(v) for v in det.xyxy[d])
+            for ex, ey in ends[d]:
+                left = x1 if ex == x1 else x2 - index
+                top = y1 if ey == y1 else y2 - index
+                pieces.append([left, top, left + index, top + index])
+                rows.append(int(d))
+        for d in np.nonzero(cut)[0]:
+            x1, y1, x2, y2 = (float(v) for v in det.xyxy[d])
             if x2 - x1 >= y2 - y1:
-                strips += [[x1, y1, x1 + index, y2], [x2 - index, y1, x2, y2]]
+                pieces += [[x1, y1, x1 + index, y2], [x2 - index, y1, x2, y2]]
             else:
-                strips += [[x1, y1, x2, y1 + index], [x1, y2 - index, x2, y2]]
-        halves = Detections(
-            xyxy=np.array(strips, dtype=np.float32),
-            confidence=np.repeat(det.confidence[long], 2),
-            class_id=np.repeat(det.class_id[long], 2),
-            data={"corners": np.ones(2 * int(long.sum()), dtype=np.int64)},
+                pieces += [[x1, y1, x2, y1 + index], [x1, y2 - index, x2, y2]]
+            rows += [int(d), int(d)]
+        if not rows:
+            return det[keep]
+        singles = Detections(
+            xyxy=np.array(pieces, dtype=np.float32),
+            confidence=det.confidence[rows],
+            class_id=det.class_id[rows],
+            data={"corners": np.ones(len(rows), dtype=np.int64)},
         )
-        return Detections.merge([det[keep & ~long], halves])
+        return Detections.merge([det[keep], singles])
 
-    def _bridges(self, box: np.ndarray, card: int) -> int:
-        """Whether a pair's box may run from one copy of its card to another (its two indices one
-        of each copy, paired by the detector): 2 when its ends lie on two followed copies, 1 when
-        one end lies on a landed copy that the box does not fit (the other copy is still sliding
-        in, or lies where no track has settled yet), else 0."""
+    def _bridges(self, box: np.ndarray, card: int) -> list[tuple[float, float]]:
+        """Where the indices lie of a pair that runs from one copy of its card to another (one
+        index of each, paired by the detector): both ends of a diagonal whose ends lie on two
+        followed copies, or the far end of one with an end on a landed copy that the box does not
+        fit (the other copy is still sliding in, or no track has settled there yet). Empty when
+        the pair is not such a bridge."""
         copies = [t for t in self.tracks if t.parts and t.card_index == card and t.votes.sum() > 0]
         if not copies:
-            return 0
-        weak = 0
+            return []
+        weak: list[tuple[float, float]] = []
         x1, y1, x2, y2 = (float(v) for v in box)
         for a, b in (((x1, y1), (x2, y2)), ((x2, y1), (x1, y2))):
             ends = np.array([a, b])
             holders = [{k for k, t in enumerate(copies) if _outside(ends[i : i + 1], t.box)[0] <= 0.1 * t.size} for i in (0, 1)]
             if any(h != g for h in holders[0] for g in holders[1]) and not holders[0] & holders[1]:
-                return 2
-            for k in holders[0] | holders[1]:
-                if copies[k].landed and not self._fits(copies[k].box, box, copies[k].size):
-                    weak = 1
+                return [a, b]
+            for end, other in ((0, b), (1, a)):
+                for k in holders[end] - holders[1 - end]:
+                    if copies[k].landed and not self._fits(copies[k].box, box, copies[k].size):
+                        weak = [other]
         return weak
 
     def _associate(self, det: Detections, centers: np.ndarray, sizes: np.ndarray, time: float, parts: bool = False) -> set[int]:
