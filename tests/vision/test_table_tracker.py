@@ -231,3 +231,15 @@ def test_a_pair_joining_indices_of_both_copies_of_a_card_makes_no_third_card():
     landed = [e for _, e in run(frames) if isinstance(e, CardLanded)]
     assert [e.card_index for e in landed] == [3, 3]
     assert sorted(round(e.center[0]) for e in landed) == pytest.approx([a[0], b[0]], abs=5)
+
+
+def test_a_second_copy_seen_only_through_a_pair_with_the_first_still_lands():
+    a, b = (640.0, 400.0), (650.0, 470.0)  # the second JD half covers the first, lower down
+    own_a = pair_box(index_box(*a, "tl"), index_box(*a, "tr"))
+    # The detector pairs the first copy's top index with the second's bottom one: one thin box
+    # longer than any card.
+    long = pair_box(index_box(*a, "tl"), index_box(*b, "bl"))
+    frames = [parts((12, own_a, 2))] * 8 + [parts((12, long, 2))] * 12
+    landed = [e for _, e in run(frames) if isinstance(e, CardLanded)]
+    assert [e.card_index for e in landed] == [12, 12]
+    assert landed[1].center[1] > b[1]  # placed by the second copy's index, not the first's

@@ -318,8 +318,9 @@ class CardTracker:
         """Whether two parts can be one card of diagonal ``size``: their joint box fits the card,
         and when one already spans most of it, the other adds at most about one index (else it is
         an index of a second copy lying next to it)."""
-        joint = float(_diagonal(_union(a, b)[None])[0])
-        if joint > self.part_join * size:
+        union = _union(a, b)
+        joint = float(_diagonal(union[None])[0])
+        if joint > self.part_join * size or _two_in_a_row(union, size, self.index_ratio):
             return False
         larger = float(max(_diagonal(np.asarray(a, np.float64)[None])[0], _diagonal(np.asarray(b, np.float64)[None])[0]))
         return larger < 0.75 * size or joint - larger <= 1.5 * size / self.index_ratio
@@ -337,17 +338,24 @@ class CardTracker:
         ends = [self._bridges(b, int(c)) if p else [] for p, b, c in zip(pair, det.xyxy, det.class_id, strict=True)]
         bridge = np.array([bool(e) for e in ends], dtype=bool)
         thin = np.minimum(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1]) <= 3.0 * index
-        long = pair & (_diagonal(det.xyxy) > limit) & ~bridge
+        in_a_row = np.array([_two_in_a_row(box, self.card_size(), self.index_ratio) for box in det.xyxy], dtype=bool)
+        long = pair & ((_diagonal(det.xyxy) > limit) | in_a_row) & ~bridge
         cut = long & thin
         keep = ~(long & ~thin) & ~bridge
         pieces: list[list[float]] = []
         rows: list[int] = []
         for d in np.nonzero(bridge)[0]:
             x1, y1, x2, y2 = (float(v) for v in det.xyxy[d])
-            for ex, ey in ends[d]:
-                left = x1 if ex == x1 else x2 - index
-                top = y1 if ey == y1 else y2 - index
-                pieces.append([left, top, left + index, top + index])
+            for group in ends[d]:
+                boxes = []
+                for ex, ey in group:
+                    left = x1 if ex == x1 else x2 - index
+                    top = y1 if ey == y1 else y2 - index
+                    boxes.append(np.array([left, top, left + index, top + index]))
+                joint = boxes[0]
+                for other in boxes[1:]:
+                    joint = _union(joint, other)
+                pieces.append(joint.tolist())
                 rows.append(int(d))
         for d in np.nonzero(cut)[0]:
             x1, y1, x2, y2 = (float(v) for v in det.xyxy[d])
@@ -366,27 +374,28 @@ class CardTracker:
         )
         return Detections.merge([det[keep], singles])
 
-    def _bridges(self, box: np.ndarray, card: int) -> list[tuple[float, float]]:
+    def _bridges(self, box: np.ndarray, card: int) -> list[list[tuple[float, float]]]:
         """Where the indices lie of a pair that runs from one copy of its card to another (one
-        index of each, paired by the detector): both ends of a diagonal whose ends lie on two
-        followed copies, or the far end of one with an end on a landed copy that the box does not
-        fit (the other copy is still sliding in, or no track has settled there yet). Empty when
-        the pair is not such a bridge."""
+        index of each, paired by the detector), as groups of box corners, one group per index:
+        both ends of a diagonal whose ends lie on two followed copies, or the far end of one with
+        an end on a landed copy that the box does not fit (the other copy is still sliding in, or
+        no track has settled there yet; both far corners when a whole side lies on the copy).
+        Empty when the pair is not such a bridge."""
         copies = [t for t in self.tracks if t.parts and t.card_index == card and t.votes.sum() > 0]
         if not copies:
             return []
-        weak: list[tuple[float, float]] = []
+        far: list[tuple[float, float]] = []
         x1, y1, x2, y2 = (float(v) for v in box)
         for a, b in (((x1, y1), (x2, y2)), ((x2, y1), (x1, y2))):
             ends = np.array([a, b])
             holders = [{k for k, t in enumerate(copies) if _outside(ends[i : i + 1], t.box)[0] <= 0.1 * t.size} for i in (0, 1)]
             if any(h != g for h in holders[0] for g in holders[1]) and not holders[0] & holders[1]:
-                return [a, b]
+                return [[a], [b]]
             for end, other in ((0, b), (1, a)):
                 for k in holders[end] - holders[1 - end]:
-                    if copies[k].landed and not self._fits(copies[k].box, box, copies[k].size):
-                        weak = [other]
-        return weak
+                    if copies[k].landed and not self._fits(copies[k].box, box, copies[k].size) and other not in far:
+                        far.append(other)
+        return [far] if far else []
 
     def _associate(self, det: Detections, centers: np.ndarray, sizes: np.ndarray, time: float, parts: bool = False) -> set[int]:
         """Greedy nearest matching (few cards per frame); unmatched boxes start tracks.
@@ -611,6 +620,13 @@ def _are_parts(det: Detections) -> bool:
     """Whether the rows are corner-index parts of cards rather than whole cards."""
     corners = det.data.get("corners")
     return corners is not None and len(corners) > 0 and bool((np.asarray(corners) > 0).all())
+
+
+def _two_in_a_row(box: np.ndarray, size: float, index_ratio: float) -> bool:
+    """Whether a box about one index thick is longer than a card's diagonal ``size``: indices
+    side by side on one card lie at most its long side apart, so these lie on two cards."""
+    w, h = float(box[2] - box[0]), float(box[3] - box[1])
+    return min(w, h) <= 3.0 * size / index_ratio and max(w, h) > size
 
 
 def _diagonal(xyxy: np.ndarray) -> np.ndarray:
