@@ -287,14 +287,14 @@ class CardTracker:
 
     def _join_parts(self, det: Detections) -> Detections:
         """One row per card: same-card parts of this frame whose joint box fits one card are
-        joined (a card's indices found twice, or paired two by two on a four-index deck); a pair
-        too long for one card (indices of both copies, paired) is split into its two ends first."""
+        joined (a card's indices found twice, or paired two by two on a four-index deck); pairs
+        holding indices of two cards are taken apart first (:meth:`_split_pairs`)."""
         single = det.data["corners"] == 1
         sides = np.maximum(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1])
         self._index_sizes.extend(float(v) for v in sides[single])
         self._pair_sizes.extend(float(v) for v in _diagonal(det.xyxy[~single]))
         size = self.card_size()
-        det = self._split_pairs(det, self.part_join * size)
+        det = self._split_pairs(det, size)
         groups: list[list[int]] = []
         boxes: list[np.ndarray] = []
         for i in np.argsort(-det.confidence, kind="stable"):
@@ -325,21 +325,21 @@ class CardTracker:
         larger = float(max(_diagonal(np.asarray(a, np.float64)[None])[0], _diagonal(np.asarray(b, np.float64)[None])[0]))
         return larger < 0.75 * size or joint - larger <= 1.5 * size / self.index_ratio
 
-    def _split_pairs(self, det: Detections, limit: float) -> Detections:
+    def _split_pairs(self, det: Detections, size: float) -> Detections:
         """Pairs of indices on two cards as single indices.
 
         A pair joining indices of two copies of its card (see :meth:`_bridges`) becomes
-        index-sized boxes in the corners where those indices lie. Any other thin pair longer than
-        ``limit`` is cut into two index-thick strips at the ends of its longer side; such pairs
-        wider than three indices (no side to cut) are dropped.
+        index-sized boxes in the corners where those indices lie. Any other pair too big for one
+        card of diagonal ``size`` (see :meth:`_fits`) is cut into two index-thick strips at the
+        ends of its longer side, or dropped when wider than three indices (no side to cut).
         """
-        index = self.card_size() / self.index_ratio
+        index = size / self.index_ratio
         pair = det.data["corners"] >= 2
         ends = [self._bridges(b, int(c)) if p else [] for p, b, c in zip(pair, det.xyxy, det.class_id, strict=True)]
         bridge = np.array([bool(e) for e in ends], dtype=bool)
         thin = np.minimum(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1]) <= 3.0 * index
-        in_a_row = np.array([_two_in_a_row(box, self.card_size(), self.index_ratio) for box in det.xyxy], dtype=bool)
-        long = pair & ((_diagonal(det.xyxy) > limit) | in_a_row) & ~bridge
+        in_a_row = np.array([_two_in_a_row(box, size, self.index_ratio) for box in det.xyxy], dtype=bool)
+        long = pair & ((_diagonal(det.xyxy) > self.part_join * size) | in_a_row) & ~bridge
         cut = long & thin
         keep = ~(long & ~thin) & ~bridge
         pieces: list[list[float]] = []
