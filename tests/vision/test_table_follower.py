@@ -214,3 +214,25 @@ def test_a_card_seen_by_one_corner_only_is_one_play_of_the_seat_the_turn_order_n
     assert [(p["seat"], p["card"]) for p in plays] == [(0, "AC"), (1, "9C"), (2, "KC"), (3, "10C")]
     assert plays[1]["seat_by_position"] == 0  # the index alone would have said seat 0
     assert pipeline.follower.game.flags == []
+
+
+def test_a_trick_swept_but_for_one_lingering_card_is_cleared_before_the_next_lead():
+    table = Table()
+    for seat, card in enumerate(["AC", "9C", "KC", "10C"]):
+        table.land(card, spot(seat))
+    table.clear([1, 2, 3, 4])
+    for seat, card in enumerate(["AS", "9S", "KS"]):  # seat 3's card is never seen
+        table.land(card, spot(seat))
+    events = table.clear([5, 6])  # track 7 is still "seen": a misreading lingering in its place
+    asks = [e for e in events if e["type"] == "needs_confirmation"]
+    assert [(e["reason"], e["trick"], e["seat"]) for e in asks] == [("incomplete_trick", 1, 3)]
+    plays = [e for e in table.land("AH", spot(0)) if e["type"] == "card_played"]
+    assert plays[0]["trick"] == 2 and plays[0]["seat"] == 0
+    assert table.clear([7]) == []  # the lingering card's departure no longer counts
+
+
+def test_two_cards_of_a_trick_leaving_while_two_lie_on_do_not_clear_it():
+    table = Table()
+    for seat, card in enumerate(["AC", "9C", "KC", "10C"]):
+        table.land(card, spot(seat))
+    assert table.clear([1, 2]) == []

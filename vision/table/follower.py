@@ -8,6 +8,7 @@ passes the engine's own findings (renege, third copy, out of turn) on as events.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -96,6 +97,8 @@ class GameFollower:
         self._last_cleared: tuple[int, float] | None = None
         self._recent: list[tuple[float, int, Any, int]] = []
         self._over_reported = False
+        self._leaving: Counter[int | None] = Counter()  # this frame's departures not yet handled, by trick
+        self._left_now: dict[int | None, int] = {}  # all of this frame's departures, by trick
 
     @property
     def calibrated(self) -> bool:
@@ -104,6 +107,8 @@ class GameFollower:
     def update(self, events: list[TrackerEvent]) -> list[TableEvent]:
         """Takes the tracker's landings and departures of one frame; returns the table events."""
         out: list[TableEvent] = []
+        self._leaving = Counter(self._track_trick.get(e.track_id) for e in events if isinstance(e, CardLeft))
+        self._left_now = dict(self._leaving)
         for event in events:
             if isinstance(event, CardLanded):
                 out.extend(self._landed(event))
@@ -205,6 +210,13 @@ class GameFollower:
         del self._recent[:-8]
         return False
 
+    def _swept_now(self, trick: _TableTrick) -> bool:
+        """Whether ``trick`` is the one in play, still short of four cards, and at least two of its
+        cards left in this frame (a complete trick waits for all its cards: nothing is lost by
+        that, the next card starts the next trick anyway)."""
+        current = trick.number == self.game.trick_number and len(trick.plays) < 4
+        return current and self._left_now.get(trick.number, 0) >= 2
+
     def _game_over(self, frame: int, time: float) -> list[TableEvent]:
         if not self.game.is_over or self._over_reported:
             return []
@@ -249,6 +261,12 @@ class GameFollower:
             return []
         trick = self._tricks[number]
         trick.on_table.discard(event.track_id)
+        self._leaving[number] -= 1
+        if len(trick.on_table) == 1 and not self._leaving[number] and self._swept_now(trick):
+            # All of an incomplete trick but one card left together: the trick was collected, and
+            # the card still "seen" is a misreading lingering in its place. Waiting for it would
+            # let the next trick's first card complete this one.
+            self._track_trick.pop(trick.on_table.pop(), None)
         if trick.on_table:
             return []
         del self._tricks[number]
@@ -285,6 +303,7 @@ class GameFollower:
             # The camera saw the trick taken with cards missing: close it (flagged by the engine)
             # so the next card starts the next trick instead of completing this one.
             seen = len(trick.plays)
+            missing = [seat for seat in range(4) if seat not in {s for s, _ in game.current_trick.plays}]
             game.close_trick()
             out.append(
                 NeedsConfirmation(
@@ -292,7 +311,9 @@ class GameFollower:
                     time=event.time,
                     reason="incomplete_trick",
                     trick=number,
-                    message=f"trick {number + 1} was cleared with {seen} card(s) seen; enter the missing card(s)",
+                    seat=missing[0] if len(missing) == 1 else None,
+                    message=f"trick {number + 1} was cleared with {seen} card(s) seen; "
+                    f"what did seat(s) {', '.join(map(str, missing))} play into it?",
                 )
             )
             out.extend(self._new_flags(event.frame, event.time))
