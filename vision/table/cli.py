@@ -21,7 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     p.add_argument("--source", required=True, help="camera index (0), stream URL, video file or image folder")
     _add_game_arguments(p)
-    p.add_argument("--stride", type=int, default=1, help="for video files: analyse every N-th frame")
+    p.add_argument(
+        "--stride", type=int, help="for video files: analyse every N-th frame (default: about 8 frames a video second)"
+    )
     p.add_argument("--jsonl", action="store_true", help="print events as JSON lines instead of text")
     p.set_defaults(func=_run)
 
@@ -35,7 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--json", required=True, dest="out", help="where to write the dokocam-game/1 record")
     p.add_argument("--events", help="where to write the events as JSON lines (default: OUT.events.jsonl)")
     _add_game_arguments(p)
-    p.add_argument("--stride", type=int, default=3, help="analyse every N-th frame (default 3)")
+    p.add_argument(
+        "--stride", type=int, help="analyse every N-th frame (default: about 8 frames a video second, whatever the frame rate)"
+    )
     p.add_argument(
         "--truth",
         help="use the per-frame ground truth of `render-game` (FRAMES.jsonl) instead of the detector",
@@ -152,18 +156,20 @@ def _load_detector(model: str | None) -> Any:
 
 
 def _analyze(args: argparse.Namespace) -> int:
-    from vision.table.pipeline import TablePipeline, analyze_stream, detect_video, truth_frames
+    from vision.table.pipeline import TablePipeline, analyze_stream, detect_video, every_nth, truth_frames
     from vision.table.recording import RecordingHeader, load_detections, save_detections
     from vision.table.sources import VideoFileSource
 
     if args.truth and args.detections:
         return _error("--truth and --detections both replace the detector: give one")
+    if args.stride is not None and args.stride < 1:
+        return _error(f"--stride must be at least 1, got {args.stride}")
     try:
         spec = _spec(args)
         timer = None
         if args.detections:
             header, frames = load_detections(args.detections)
-            frames = [f for f in frames if f[0] % args.stride == 0]
+            frames = every_nth(frames, args.stride)
             width, height, total, target = header.width, header.height, header.frames, header.target
         elif args.truth:
             probe = VideoFileSource(args.video)

@@ -253,9 +253,12 @@ def analyze_stream(
     )
 
 
-def detect_video(path: str | Path, detector: Any, *, stride: int = 2) -> tuple[Iterable[tuple[int, float, Detections]], Any, Callable[[], float]]:
-    """``(frame, time, detections)`` of every ``stride``-th frame of a video, by ``detector``
-    (anything with ``update(image) -> Detections``); also returns the source and a timer."""
+def detect_video(
+    path: str | Path, detector: Any, *, stride: int | None = None
+) -> tuple[Iterable[tuple[int, float, Detections]], Any, Callable[[], float]]:
+    """``(frame, time, detections)`` of every ``stride``-th frame of a video (``None``: about
+    ``ANALYSED_PER_SECOND`` frames a video second), by ``detector`` (anything with
+    ``update(image) -> Detections``); also returns the source and a timer."""
     from vision.table.sources import VideoFileSource
 
     source = VideoFileSource(path, stride=stride)
@@ -271,9 +274,27 @@ def detect_video(path: str | Path, detector: Any, *, stride: int = 2) -> tuple[I
     return gen(), source, lambda: spent[0]
 
 
-def truth_frames(path: str | Path, *, stride: int = 1) -> list[tuple[int, float, Detections]]:
-    """Per-frame ground truth (``.frames.jsonl`` of ``render-game``) as detections, every ``stride``-th."""
+def truth_frames(path: str | Path, *, stride: int | None = 1) -> list[tuple[int, float, Detections]]:
+    """Per-frame ground truth (``.frames.jsonl`` of ``render-game``) as detections, every
+    ``stride``-th (``None``: by the frame rate, as for a video)."""
     from vision.table.render import truth_detections
 
     lines = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
-    return [f for f in truth_detections(lines) if f[0] % stride == 0]
+    return every_nth(list(truth_detections(lines)), stride)
+
+
+def frame_rate(frames: Sequence[tuple[int, float, Detections]]) -> float:
+    """Video frames per second, from the indices and times of (possibly skipped) frames; 0 when
+    fewer than two frames are timed apart."""
+    if len(frames) < 2 or frames[-1][1] <= frames[0][1]:
+        return 0.0
+    return (frames[-1][0] - frames[0][0]) / (frames[-1][1] - frames[0][1])
+
+
+def every_nth(frames: Sequence[tuple[int, float, Detections]], stride: int | None) -> list[tuple[int, float, Detections]]:
+    """The frames whose index is a multiple of ``stride`` (``None``: the stride that keeps about
+    ``ANALYSED_PER_SECOND`` frames a video second, as a video source would)."""
+    from vision.table.sources import stride_for
+
+    step = stride if stride is not None else stride_for(frame_rate(frames))
+    return [f for f in frames if f[0] % step == 0]

@@ -26,6 +26,19 @@ log = logging.getLogger(__name__)
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 
+# Frames analysed per video second when no stride is given: the tracker wants every card seen
+# at rest in a few frames, and more frames than this only cost detector time.
+ANALYSED_PER_SECOND = 8.0
+
+
+def stride_for(fps: float, per_second: float = ANALYSED_PER_SECOND) -> int:
+    """The stride that analyses at least ``per_second`` frames of each video second.
+
+    >>> stride_for(30.0), stride_for(25.0), stride_for(4.0)
+    (3, 3, 1)
+    """
+    return max(1, int(fps // per_second)) if fps > 0 else 1
+
 
 class SourceError(ValueError):
     """A source that cannot be opened or read; the message names the path and what is wrong."""
@@ -93,26 +106,27 @@ class VideoFileSource:
     Args:
         path: the video file.
         stride: yield every ``stride``-th frame (the others are grabbed, not decoded to images);
-            raising it speeds analysis up and coarsens the time resolution.
+            raising it speeds analysis up and coarsens the time resolution. ``None``: by the
+            video's frame rate, about ``ANALYSED_PER_SECOND`` frames a second.
 
     Raises:
         SourceError: the file is missing or cannot be decoded as video.
     """
 
-    def __init__(self, path: str | Path, *, stride: int = 1) -> None:
+    def __init__(self, path: str | Path, *, stride: int | None = None) -> None:
         import cv2
 
-        if stride < 1:
+        if stride is not None and stride < 1:
             raise SourceError(f"{path}: stride must be at least 1, got {stride}")
         self.path = Path(path)
         if not self.path.is_file():
             raise SourceError(f"{self.path}: no such file")
-        self.stride = stride
         self._capture: Any = cv2.VideoCapture(str(self.path))
         if not self._capture.isOpened():
             raise SourceError(f"{self.path}: cannot be opened as video (corrupt, or not a video format OpenCV reads)")
         fps = float(self._capture.get(cv2.CAP_PROP_FPS) or 0.0)
         self.fps = fps if 0.0 < fps < 1000.0 else 30.0
+        self.stride = stride if stride is not None else stride_for(self.fps)
         self.frame_count = int(self._capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
         ok, first = self._capture.read()
         if not ok or first is None:
@@ -271,13 +285,14 @@ def _cv2_opener(target: int | str) -> Capture:
     return cv2.VideoCapture(target)  # type: ignore[return-value]
 
 
-def open_source(spec: str | int | Path, *, stride: int = 1, fps: float = 10.0, **live: Any) -> FrameSource:
+def open_source(spec: str | int | Path, *, stride: int | None = None, fps: float = 10.0, **live: Any) -> FrameSource:
     """Opens what ``spec`` names: a camera index (``0`` or ``"0"``), a URL (``rtsp://``, ``http://``...),
     a folder of images or a video file.
 
     Args:
         spec: the source.
-        stride: for video files, yield every ``stride``-th frame.
+        stride: for video files, yield every ``stride``-th frame (``None``: about
+            ``ANALYSED_PER_SECOND`` frames a video second).
         fps: for image folders, the frame rate the images are timed at.
         **live: keyword arguments for :class:`LiveSource` (backoff, ``on_event``...).
 

@@ -27,6 +27,10 @@ from vision.table.geometry import TableGeometry
 
 N_CLASSES = 24
 
+# Seconds of a track's places kept (how long it rested, how far it slid): by time, not by count,
+# so that a higher frame rate or a smaller stride does not shorten what the tracker remembers.
+PATH_SECONDS = 8.0
+
 
 @dataclass
 class Track:
@@ -39,7 +43,7 @@ class Track:
     first_time: float
     last_time: float
     parts: bool = False  # followed by parts (corner indices) rather than whole-card boxes
-    recent: deque[tuple[float, np.ndarray]] = field(default_factory=lambda: deque(maxlen=16))  # parts seen
+    recent: deque[tuple[float, np.ndarray]] = field(default_factory=lambda: deque(maxlen=64))  # parts seen
     votes: np.ndarray = field(default_factory=lambda: np.zeros(N_CLASSES))
     counts: np.ndarray = field(default_factory=lambda: np.zeros(N_CLASSES))
     hits: int = 0
@@ -47,7 +51,7 @@ class Track:
     co_seen: set[int] = field(default_factory=set)  # landed tracks seen in the same frames
     landed_center: np.ndarray | None = None
     moved: bool = False
-    path: deque[tuple[float, np.ndarray]] = field(default_factory=lambda: deque(maxlen=32))
+    path: deque[tuple[float, np.ndarray]] = field(default_factory=lambda: deque(maxlen=512))
 
     @property
     def card_index(self) -> int:
@@ -490,6 +494,8 @@ class CardTracker:
             # that one index of a neighbouring copy, paired by mistake, does not move it.
             track.size = float(size)
             track.recent.append((time, box))
+            while track.recent[0][0] < time - self.part_memory:
+                track.recent.popleft()
             recent = [part for seen, part in reversed(track.recent) if time - seen <= self.part_memory]
             seed = 0
             if track.landed:
@@ -513,6 +519,8 @@ class CardTracker:
         track.votes[int(det.class_id[d])] += float(det.confidence[d])
         track.counts[int(det.class_id[d])] += 1
         track.path.append((time, track.center))
+        while track.path[0][0] < time - PATH_SECONDS:
+            track.path.popleft()
 
     def _rest_since(self, track: Track) -> float | None:
         """The time since which the track has stayed within ``rest_tolerance`` of its last place."""
