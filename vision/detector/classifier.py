@@ -245,6 +245,7 @@ def train_classifier(
     init: str | Path | None = None,
     crops: Sequence[str | Path] = (),
     crop_size: int = CROP_SIZE,
+    lr: float = 3e-3,
     log=print,
 ) -> dict[str, float]:
     """Trains the index classifier on the labelled boxes of YOLO folders and saves it to ``out``.
@@ -261,6 +262,7 @@ def train_classifier(
         crops: ``.npz`` crop files from ``dokocam dataset crops`` (same ``crop_size``), used
             beside the boxes of ``data``.
         crop_size: input side of the network in pixels.
+        lr: peak learning rate of the one-cycle schedule (lower it to fine-tune from ``init``).
 
     Returns:
         The last epoch's metrics (``loss``, ``train_acc`` and, with ``val``, ``val_acc``).
@@ -285,8 +287,8 @@ def train_classifier(
             raise ClassifierCheckpointError(f"{init} has width {start_from.model.width} and crops of {start_from.crop_size} px; this run uses {width} and {crop_size}")
         model.load_state_dict(start_from.model.state_dict())
     steps = epochs * math.ceil(len(x) / batch)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=lr, total_steps=steps, pct_start=0.15)
     inputs = to_tensor(x)
     targets = torch.from_numpy(y)
     metrics: dict[str, float] = {}

@@ -37,6 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     cls.add_argument("--data", action="append", default=[], help="YOLO folder or data.yaml (train split); repeatable")
     cls.add_argument("--crops", action="append", default=[], metavar="NPZ", help="crops file from `dokocam dataset crops`; repeatable")
     cls.add_argument("--crop-size", type=int, default=32, help="network input side in pixels (default 32)")
+    cls.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (default 0.003; lower to fine-tune from --init)")
     cls.add_argument("--val", action="append", default=[], help="folder to report accuracy on; repeatable")
     cls.add_argument("--out", required=True, help="checkpoint to write (.pt)")
     cls.add_argument("--epochs", type=int, default=10)
@@ -115,7 +116,7 @@ def _train_classifier(args: argparse.Namespace) -> int:
         metrics = train_classifier(
             args.data, args.out, val=args.val, epochs=args.epochs, batch=args.batch, width=args.width, variants=args.variants,
             seed=args.seed, time_minutes=args.time_minutes, threads=args.threads, min_size=args.min_size, init=args.init,
-            crops=args.crops, crop_size=args.crop_size,
+            crops=args.crops, crop_size=args.crop_size, lr=args.lr,
         )  # fmt: skip
     except (ClassifierCheckpointError, CropFileError) as exc:
         raise SystemExit(f"dokocam train-classifier: {exc}") from None

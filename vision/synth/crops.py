@@ -75,6 +75,8 @@ class _DeckFaces:
             index_condense=float(rng.uniform(0.65, 1.15)),
             index_weight=int(rng.integers(-3, 9)),
             suit_variant=int(rng.integers(0, 1000)),
+            # Up to the big, bold indices of modern poker decks.
+            index_height=float(rng.uniform(0.075, 0.155)),
         )
         self._faces: dict[str, Face] = {}
         self.back = draw_back(self.style, self.seed)
@@ -171,9 +173,10 @@ def _camera(window: np.ndarray, size: int, index_px: float, rng: np.random.Gener
     """The window as a camera would deliver it with the index ``index_px`` long, resampled to ``size``."""
     side = max(4, int(round(index_px * 1.3)))
     small = cv2.resize(window, (side, side), interpolation=cv2.INTER_AREA)
-    if rng.random() < 0.2:
+    # Extra blur only where the index keeps enough pixels to stay readable: label noise otherwise.
+    if index_px > 18 and rng.random() < 0.25:
         small = cv2.GaussianBlur(small, (0, 0), rng.uniform(0.4, 1.2))
-    if rng.random() < 0.15:  # motion blur
+    if index_px > 18 and rng.random() < 0.15:  # motion blur
         k = int(rng.integers(2, 5)) * 2 + 1
         kernel = np.zeros((k, k), np.float32)
         kernel[k // 2] = 1 / k
