@@ -236,3 +236,28 @@ def test_two_cards_of_a_trick_leaving_while_two_lie_on_do_not_clear_it():
     for seat, card in enumerate(["AC", "9C", "KC", "10C"]):
         table.land(card, spot(seat))
     assert table.clear([1, 2]) == []
+
+
+def test_a_misreading_that_left_early_gives_its_place_to_the_lead_swept_with_the_trick():
+    table = Table()
+    for seat, card in enumerate(["9C", "KC", "JD", "10C"]):  # JD is a misreading that wins the trick
+        table.land(card, spot(seat))
+    table.land("AC", spot(3, r=60))  # seat 3's real card, landing late: counted as the next lead
+    table.clear([3])  # the misreading is gone well before the trick is swept
+    table.clear([])
+    events = table.clear([1, 2, 4, 5])
+    asks = [(e["reason"], e["card"]) for e in events if e["type"] == "needs_confirmation"]
+    assert asks == [("card_withdrawn", "AC"), ("card_replaced", "AC")]
+    game = table.follower.game
+    assert [(s, str(c)) for s, c in game.tricks[0].plays] == [(0, "9C"), (1, "KC"), (2, "10C"), (3, "AC")]
+    assert game.to_move == 3 and game.trick_number == 1
+
+
+def test_a_card_that_left_early_stays_when_no_lead_was_swept_with_its_trick():
+    table = Table()
+    for seat, card in enumerate(["9C", "KC", "JD", "10C"]):
+        table.land(card, spot(seat))
+    table.clear([3])
+    table.clear([])
+    table.clear([1, 2, 4])
+    assert [str(c) for _, c in table.follower.game.tricks[0].plays] == ["9C", "KC", "JD", "10C"]

@@ -80,9 +80,12 @@ class NeedsConfirmation(TableEvent):
     or a card taken back.
 
     Attributes:
-        reason: ``"uncertain_card"``, ``"incomplete_trick"`` (cleared with cards missing) or
-            ``"card_withdrawn"`` (a card played as a lead that left with the trick before it: it was
-            taken back out of the game).
+        reason: ``"uncertain_card"``, ``"incomplete_trick"`` (cleared with cards missing; ``seat``
+            names the missing seat when one is missing), ``"card_withdrawn"`` (a card played as a
+            lead that left with the trick before it: it was taken back out of the game) or
+            ``"card_replaced"`` (that withdrawn card took the place of a card of the trick before
+            that had left the table early, a misreading; the game was replayed with it and a new
+            ``trick_complete`` for that trick follows).
         trick, seat, card: what it is about (the best guess for an uncertain card).
         candidates: ``(card, score)`` pairs, best first, for an uncertain card.
     """

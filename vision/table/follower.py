@@ -37,6 +37,8 @@ class _TableTrick:
     number: int
     on_table: set[int] = field(default_factory=set)
     plays: list[tuple[int, int, tuple[float, float]]] = field(default_factory=list)  # (track, seat, centre)
+    reads: dict[int, tuple[int, float]] = field(default_factory=dict)  # (card index, confidence) by track
+    left_at: dict[int, float] = field(default_factory=dict)  # when each track left the table
 
 
 class GameFollower:
@@ -97,6 +99,7 @@ class GameFollower:
         self._last_cleared: tuple[int, float] | None = None
         self._recent: list[tuple[float, int, Any, int]] = []
         self._over_reported = False
+        self._cleared: dict[int, _TableTrick] = {}  # the last tricks taken off the table, by number
         self._leaving: Counter[int | None] = Counter()  # this frame's departures not yet handled, by trick
         self._left_now: dict[int | None, int] = {}  # all of this frame's departures, by trick
 
@@ -157,6 +160,7 @@ class GameFollower:
         trick = self._tricks.setdefault(trick_number, _TableTrick(trick_number))
         trick.on_table.add(event.track_id)
         trick.plays.append((event.track_id, seat, event.center))
+        trick.reads[event.track_id] = (event.card_index, event.confidence)
         self._track_trick[event.track_id] = trick_number
         out.append(
             CardPlayed(
@@ -210,6 +214,62 @@ class GameFollower:
         del self._recent[:-8]
         return False
 
+    def _reread(self, lead: _TableTrick, before: _TableTrick | None, event: CardLeft) -> list[TableEvent]:
+        """A withdrawn lead, swept away with the trick before, whose one card had left the table
+        on its own well before the sweep: that card was a misreading (gone when the reading
+        changed) and the withdrawn card is the one played in its place. The game is replayed with
+        it, so that the trick's winner, and with it every later seat, comes out right."""
+        from engine import Card, PlayEvent
+
+        if before is None or not lead.plays or before.number != len(self.game.tricks) - 1:
+            return []
+        early = [
+            (track, seat)
+            for track, seat, _ in before.plays
+            if before.left_at.get(track, event.time) < event.time - self.swept_together
+        ]
+        if len(early) != 1:
+            return []
+        (old_track, seat), (new_index, new_confidence) = early[0], lead.reads[lead.plays[0][0]]
+        old_index, old_confidence = before.reads[old_track]
+        old, new = Card.from_index(old_index), Card.from_index(new_index)
+        # The trick is played again without the misreading and with the withdrawn card last: the
+        # cards after the misreading were seated one place too far on by the turn order.
+        history = list(self.game.history)
+        count = len(self.game.tricks[-1].plays)
+        positions = [i for i, e in enumerate(history) if isinstance(e, PlayEvent)][-count:]
+        cards = [history[i].card for i in positions]
+        k = [track for track, _, _ in before.plays].index(old_track)
+        if len(positions) != count or len(before.plays) != count or cards[k] != old:
+            return []
+        del cards[k]
+        game = self.game_factory()
+        for past in history[: positions[0]]:
+            game.apply(past)
+        for played in [*cards, new]:
+            game.play(game.to_move, played)
+        for past in history[positions[0] :]:
+            if not isinstance(past, PlayEvent):
+                game.apply(past)
+        seat = game.tricks[-1].plays[-1][0]
+        self.game = game
+        self._flags_seen = len(game.flags)
+        number = before.number
+        return [
+            NeedsConfirmation(
+                frame=event.frame,
+                time=event.time,
+                reason="card_replaced",
+                trick=number,
+                seat=seat,
+                card=str(new),
+                candidates=((str(new), new_confidence), (str(old), old_confidence)),
+                message=f"trick {number + 1}: {old}, which left the table early, was a misreading; "
+                f"{new}, swept with the trick, counts as seat {seat}'s card; check trick {number + 1}",
+            ),
+            _trick_complete(game.tricks[number], number, event.frame, event.time),
+        ]
+
     def _swept_now(self, trick: _TableTrick) -> bool:
         """Whether ``trick`` is the one in play, still short of four cards, and at least two of its
         cards left in this frame (a complete trick waits for all its cards: nothing is lost by
@@ -261,6 +321,7 @@ class GameFollower:
             return []
         trick = self._tricks[number]
         trick.on_table.discard(event.track_id)
+        trick.left_at[event.track_id] = event.time
         self._leaving[number] -= 1
         if len(trick.on_table) == 1 and not self._leaving[number] and self._swept_now(trick):
             # All of an incomplete trick but one card left together: the trick was collected, and
@@ -270,6 +331,7 @@ class GameFollower:
         if trick.on_table:
             return []
         del self._tricks[number]
+        self._cleared = {n: t for n, t in self._cleared.items() if n >= number - 1} | {number: trick}
         game = self.game
         previous = self._last_cleared
         self._last_cleared = (number, event.time)
@@ -296,7 +358,8 @@ class GameFollower:
                     card=card,
                     message=f"{card}, counted as the lead of trick {number + 1}, left with trick {number}: "
                     f"it was taken back; check trick {number}",
-                )
+                ),
+                *self._reread(trick, self._cleared.get(number - 1), event),
             ]
         out: list[TableEvent] = [TrickCleared(frame=event.frame, time=event.time, trick=number)]
         if number == game.trick_number and not game.is_over and 0 < len(trick.plays) < 4:
