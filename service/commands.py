@@ -59,7 +59,7 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", help=f"start a Partie with these 4 or 5 names (comma-separated, clockwise; the last deals first; with 5 the dealer sits out) when the log has none, e.g. {DEMO_PLAYERS}")
     parser.add_argument("--fast", action="store_true", help="play a file source as fast as it decodes, not in real time")
     parser.add_argument("--model", help="detector weights for a camera or video source (default: the shipped model)")
-    parser.add_argument("--stride", type=int, default=1, help="video files: detect on every N-th frame (default 1)")
+    parser.add_argument("--stride", type=int, default=None, help="video files: detect on every N-th frame (default: about 8 frames a video second)")
 
 
 def _settings(args: argparse.Namespace, **values: object) -> object:
@@ -78,7 +78,7 @@ def _settings(args: argparse.Namespace, **values: object) -> object:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    if args.stride < 1:
+    if args.stride is not None and args.stride < 1:
         print("--stride must be at least 1", file=sys.stderr)
         return 2
     settings = _settings(args, source=args.source, realtime=not args.fast)
@@ -95,7 +95,7 @@ def _demo(args: argparse.Namespace) -> int:
     settings = _settings(args, db=db, source=source or RECORDED_DEMO, realtime=not args.fast)
     if settings is None:
         return 2
-    return _run(settings, args.players or DEMO_PLAYERS, model=args.model, stride=max(1, args.stride), fallback_to_recorded=True)
+    return _run(settings, args.players or DEMO_PLAYERS, model=args.model, stride=args.stride if args.stride is None else max(1, args.stride), fallback_to_recorded=True)
 
 
 def find_demo_source() -> str | None:
@@ -110,7 +110,7 @@ def find_demo_source() -> str | None:
 
 
 def _run(
-    settings: object, players: str | None, *, model: str | None = None, stride: int = 1, fallback_to_recorded: bool = False
+    settings: object, players: str | None, *, model: str | None = None, stride: int | None = None, fallback_to_recorded: bool = False
 ) -> int:
     import uvicorn
 

@@ -201,7 +201,7 @@ def is_recorded(source: str) -> bool:
     return source.endswith((".json", ".jsonl"))
 
 
-def open_feed(source: str, *, realtime: bool = True, model: str | None = None, stride: int = 1) -> Feed:
+def open_feed(source: str, *, realtime: bool = True, model: str | None = None, stride: int | None = None) -> Feed:
     """Opens a camera index, a video file or a recorded event list as a feed.
 
     Camera and video go through ``vision.table`` (imported here, lazily: it loads the detector).

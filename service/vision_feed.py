@@ -46,8 +46,9 @@ class VisionFeed:
         source: camera index, stream URL, video file or image folder (``vision.table.sources``).
         realtime: pace a file at its own frame rate (a live camera paces itself).
         fps: how many frames a second are encoded for the pages.
-        stride: run the detector on every ``stride``-th frame of a file (raise it for
-            high frame rates; the tracker wants a few frames per second of every card).
+        stride: run the detector on every ``stride``-th frame of a file; ``None`` (default)
+            analyses about as many frames a video second as ``dokocam analyze`` does, so a 4 fps
+            demo is read frame by frame and a 30 fps recording every few frames.
         model: detector weights; the shipped model when None.
         detector: anything with ``update(image) -> Detections`` to use instead of loading ``model``.
 
@@ -61,7 +62,7 @@ class VisionFeed:
         *,
         realtime: bool = True,
         fps: float = 5.0,
-        stride: int = 1,
+        stride: int | None = None,
         model: str | None = None,
         detector: Any = None,
     ) -> None:

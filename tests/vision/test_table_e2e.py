@@ -89,15 +89,11 @@ def test_analyze_refuses_a_bad_contract_with_a_message(tmp_path, capsys):
 
 @pytest.mark.slow
 @pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped detector model in models/ yet")
-@pytest.mark.xfail(
-    reason="the first shipped detector misnames and misses cards on rendered 1280x720 game frames "
-    "(e.g. QH read as KD, JS missed); remove this marker when it reads them",
-    strict=False,
-)
 def test_one_rendered_trick_is_reconstructed_by_the_shipped_detector():
     from vision.detector.model import CardDetector
 
-    detector = CardDetector.load()
+    # table=True: the size the camera pipeline runs the detector at (whole tables, small indices).
+    detector = CardDetector.load(table=True)
     video = GameVideo(seed=21, tricks=1, fps=4.0)
     frames = []
     for i, t in video.frame_times():
