@@ -20,13 +20,11 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from vision.detector.cropping import BACKGROUND, jitter_box, square_boxes
 from vision.detector.dataset import YoloFolder, read_folder
 
 CROP_SIZE = 32
-BACKGROUND = 24  # class id of "no Doppelkopf index here"
 NUM_CLASSES = 25
-# A crop is the box grown by this fraction on every side, made square: the index plus some card.
-CROP_PAD = 0.15
 
 
 class ClassifierCheckpointError(ValueError):
@@ -57,14 +55,6 @@ class IndexClassifier(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Logits ``(n, classes)`` for float crops ``(n, 3, CROP_SIZE, CROP_SIZE)`` scaled to ``[0, 1]``."""
         return self.head(self.features(x).mean(dim=(2, 3)))
-
-
-def square_boxes(xyxy: np.ndarray, pad: float = CROP_PAD) -> np.ndarray:
-    """Grows boxes by ``pad`` on every side and makes them square around their centre."""
-    xyxy = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
-    cx, cy = (xyxy[:, 0] + xyxy[:, 2]) / 2, (xyxy[:, 1] + xyxy[:, 3]) / 2
-    half = np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1]) * (0.5 + pad)
-    return np.stack([cx - half, cy - half, cx + half, cy + half], axis=1)
 
 
 def crop(image: np.ndarray, box: Sequence[float], size: int = CROP_SIZE) -> np.ndarray:
@@ -129,15 +119,6 @@ class IndexReader:
             return probs.mean(dim=0).numpy()
 
 
-def _jitter(box: np.ndarray, rng: np.random.Generator, amount: float) -> np.ndarray:
-    """A box shifted and scaled like a locator's imperfect prediction of it."""
-    w, h = box[2] - box[0], box[3] - box[1]
-    dx, dy = rng.normal(0, amount, 2) * (w, h)
-    sw, sh = np.exp(rng.normal(0, amount, 2))
-    cx, cy = (box[0] + box[2]) / 2 + dx, (box[1] + box[3]) / 2 + dy
-    return np.array([cx - w * sw / 2, cy - h * sh / 2, cx + w * sw / 2, cy + h * sh / 2])
-
-
 def _background_boxes(labels: np.ndarray, width: int, height: int, n: int, rng: np.random.Generator) -> list[np.ndarray]:
     """Random index-sized boxes that overlap no label much: what "no index here" looks like."""
     from vision.detector.matching import box_iou
@@ -180,7 +161,7 @@ def extract_crops(
                 if max(box[2] - box[0], box[3] - box[1]) < min_size:
                     continue
                 for v in range(variants):
-                    jittered = box if v == 0 else _jitter(box, rng, 0.08)
+                    jittered = box if v == 0 else jitter_box(box, rng, 0.08)
                     crops.append(crop(image, square_boxes(jittered)[0], size))
                     labels.append(int(cls))
             # Boxes of non-Doppelkopf cards (``ignore/``) are exactly the look-alikes to reject.

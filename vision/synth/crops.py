@@ -28,10 +28,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.detector.cropping import BACKGROUND, CROP_PAD, jitter_box, square_boxes
 from vision.synth.faces import CARD_CODES, CROP_FONT_FILES, DISTRACTOR_CODES, Face, FaceStyle, draw_back, draw_face, load_face_folder
 from vision.synth.textures import Surface
 
-BACKGROUND = 24  # the classifier's "no Doppelkopf index here"
 RENDER = 128  # the crop window is drawn at this size, then shrunk to the simulated camera resolution
 SKIN = ((160, 190, 235), (130, 165, 215), (100, 140, 200), (80, 110, 165), (55, 80, 120))
 
@@ -53,7 +53,7 @@ class CropConfig:
     """
 
     size: int = 32
-    pad: float = 0.15
+    pad: float = CROP_PAD
     distractors: float = 0.07
     backgrounds: float = 0.18
     folder_fraction: float = 0.25
@@ -118,16 +118,6 @@ def _paste(canvas: np.ndarray, face: Face, hom: np.ndarray) -> np.ndarray:
     return alpha[..., 0]
 
 
-def _window(box: np.ndarray, rng: np.random.Generator, pad: float) -> np.ndarray:
-    """The square crop window a locator's imperfect box around ``box`` would give."""
-    w, h = box[2] - box[0], box[3] - box[1]
-    dx, dy = rng.normal(0, 0.08, 2) * (w, h)
-    sw, sh = np.exp(rng.normal(0, 0.08, 2))
-    cx, cy = (box[0] + box[2]) / 2 + dx, (box[1] + box[3]) / 2 + dy
-    half = max(w * sw, h * sh) * (0.5 + pad)
-    return np.array([cx - half, cy - half, cx + half, cy + half])
-
-
 def _to_window(window: np.ndarray) -> np.ndarray:
     """Image pixels to the ``RENDER`` x ``RENDER`` window."""
     s = RENDER / (window[2] - window[0])
@@ -169,9 +159,9 @@ def _light(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
-def _camera(window: np.ndarray, size: int, index_px: float, rng: np.random.Generator) -> np.ndarray:
+def _camera(window: np.ndarray, size: int, index_px: float, pad: float, rng: np.random.Generator) -> np.ndarray:
     """The window as a camera would deliver it with the index ``index_px`` long, resampled to ``size``."""
-    side = max(4, int(round(index_px * 1.3)))
+    side = max(4, int(round(index_px * (1 + 2 * pad))))
     small = cv2.resize(window, (side, side), interpolation=cv2.INTER_AREA)
     # Extra blur only where the index keeps enough pixels to stay readable: label noise otherwise.
     if index_px > 18 and rng.random() < 0.25:
@@ -234,7 +224,8 @@ def _render_crop(deck: _DeckFaces, rng: np.random.Generator, config: CropConfig)
         if code != "back" and any(np.abs((q.mean(axis=0) - target) / np.ptp(q, axis=0)).max() < 0.8 for q in face.indices):
             return _render_crop(deck, rng, config)  # landed on an index: draw again
     box_pts = _apply(hom, quad)
-    window = _window(np.r_[box_pts.min(axis=0), box_pts.max(axis=0)], rng, config.pad)
+    # The window the detector would cut around a locator's imperfect box of this index.
+    window = square_boxes(jitter_box(np.r_[box_pts.min(axis=0), box_pts.max(axis=0)], rng, 0.08), config.pad)[0]
     to_win = _to_window(window)
 
     canvas = _background(deck, rng)
@@ -265,7 +256,7 @@ def _render_crop(deck: _DeckFaces, rng: np.random.Generator, config: CropConfig)
         _finger(canvas, rng)
     canvas = _light(canvas, rng)
     where = _apply(to_win @ hom, quad) * (config.size / RENDER) if kind == "index" else None
-    return _camera(canvas, config.size, index_px, rng), label, where
+    return _camera(canvas, config.size, index_px, config.pad, rng), label, where
 
 
 def iter_crops(n: int, seed: int, config: CropConfig = CropConfig(), folders: Sequence[str | Path] = ()) -> Iterator[tuple[np.ndarray, int]]:
