@@ -27,6 +27,16 @@ MAX_RATIO = 9.0
 MIN_AGREEMENT = 0.25
 
 
+def corner_score(located: np.ndarray | float, probability: np.ndarray | float, weight: float = 0.5) -> np.ndarray:
+    """A corner's score from the locator's score and the classifier's probability of its card:
+    ``located ** weight * probability ** (1 - weight)`` (0.5: their geometric mean).
+
+    >>> float(corner_score(0.64, 1.0)), float(corner_score(0.64, 1.0, weight=0.0))
+    (0.8, 1.0)
+    """
+    return np.asarray(located, np.float64) ** weight * np.asarray(probability, np.float64) ** (1 - weight)
+
+
 def joint_card(p: np.ndarray, q: np.ndarray) -> tuple[int, float]:
     """The card two corners' probabilities agree on most, and the geometric mean of its two probabilities.
 
@@ -93,14 +103,14 @@ def pair_corners(
     return sorted(groups, key=lambda g: g[0])
 
 
-def group_corners(corners: Detections, **kwargs: float) -> Detections:
+def group_corners(corners: Detections, *, locate_weight: float = 0.5, **kwargs: float) -> Detections:
     """One row per physical card from corner detections.
 
     A paired card's box is the union of its two corner boxes (it covers most of the card), its
     confidence the higher of the two; ``data["corners"]`` holds how many corners were seen (1 or 2).
     With ``data["probs"]`` (the classifier's card probabilities per corner) a pair is named by
-    :func:`joint_card`; its confidence is ``locator ** w x agreement ** (1 - w)`` (``data["located"]``
-    holds the locator's scores, ``data["weight"]`` ``w``, default 0.5), the form of a single corner's score.
+    :func:`joint_card`; its confidence is :func:`corner_score` of the better locator score
+    (``data["located"]``) and that agreement, with ``locate_weight``, as a single corner's is.
     Keyword arguments go to :func:`pair_corners`.
     """
     if not len(corners):
@@ -110,13 +120,11 @@ def group_corners(corners: Detections, **kwargs: float) -> Detections:
     names = [int(corners.class_id[g[0]]) for g in groups]
     scores = [float(corners.confidence[list(g)].max()) for g in groups]
     if probs is not None:
+        located = corners.data.get("located", corners.confidence)
         for k, g in enumerate(groups):
             if len(g) == 2 and corners.class_id[g[0]] != corners.class_id[g[1]]:
                 names[k], agreement = joint_card(probs[g[0]], probs[g[1]])
-                located = corners.data.get("located", corners.confidence)
-                # Same form as a single corner's score: locator ** w x card probability ** (1 - w).
-                w = float(corners.data["weight"][g[0]]) if "weight" in corners.data else 0.5
-                scores[k] = float(max(located[g[0]], located[g[1]]) ** w * agreement ** (1 - w))
+                scores[k] = float(corner_score(max(located[g[0]], located[g[1]]), agreement, locate_weight))
     xyxy = np.array(
         [
             [corners.xyxy[list(g), 0].min(), corners.xyxy[list(g), 1].min(), corners.xyxy[list(g), 2].max(), corners.xyxy[list(g), 3].max()]

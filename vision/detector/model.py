@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from vision.detections import Detections
-from vision.detector.grouping import group_corners
+from vision.detector.grouping import corner_score, group_corners
 
 # Ultralytics must never reach for the network here (fonts, telemetry, hub checks).
 os.environ.setdefault("YOLO_OFFLINE", "1")
@@ -195,16 +195,15 @@ class CardDetector:
         self.timing.locate = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         if self.reader is not None and len(found):
-            from vision.detector.classifier import BACKGROUND
+            from vision.detector.cropping import BACKGROUND
 
             probs = self.reader.probabilities(image, found.xyxy)
             best = probs[:, :BACKGROUND].argmax(1)
-            w = self.card.locate_weight
-            score = found.confidence**w * probs[np.arange(len(best)), best] ** (1 - w)
+            score = corner_score(found.confidence, probs[np.arange(len(best)), best], self.card.locate_weight)
             keep = (probs.argmax(1) != BACKGROUND) & (score >= self.conf)
             # The card probabilities travel on: grouping lets two corners of one card outvote a misread.
             found = Detections(
-                xyxy=found.xyxy[keep], confidence=score[keep], class_id=best[keep], data={"probs": probs[keep, :BACKGROUND], "located": found.confidence[keep], "weight": np.full(int(keep.sum()), w)},
+                xyxy=found.xyxy[keep], confidence=score[keep], class_id=best[keep], data={"probs": probs[keep, :BACKGROUND], "located": found.confidence[keep]}
             )
         self.timing.classify = (time.perf_counter() - start) * 1000
         kind = 0 if self.card.target == "corners" else 1
@@ -215,7 +214,7 @@ class CardDetector:
         found = self.detect(image)
         start = time.perf_counter()
         if self.card.target == "corners":
-            found = group_corners(found)
+            found = group_corners(found, locate_weight=self.card.locate_weight)
         else:
             found = found.with_columns(data={"corners": np.zeros(len(found), np.int64)})
         self.timing.group = (time.perf_counter() - start) * 1000
