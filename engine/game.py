@@ -284,6 +284,17 @@ class Game:
     def is_over(self) -> bool:
         return len(self.tricks) >= self._n_tricks
 
+    def copies_left(self, card: Card | str) -> int:
+        """How many copies of ``card`` the deck still holds unplayed (negative after a third copy).
+
+        >>> game = Game()
+        >>> game.play(0, "QC"); game.copies_left("QC"), game.copies_left("9C")
+        (1, 2)
+        """
+        if type(card) is not Card:
+            card = Card.parse(card)  # type: ignore[arg-type]
+        return self._copies[card.index] - self._seen[card.index]
+
     @property
     def schweinchen_seat(self) -> int | None:
         """The seat holding both Karo-Asse as Schweinchen, once known."""

@@ -56,8 +56,8 @@ class GameFollower:
         calibrator: the automatic calibrator (a default one when ``None``).
         duplicate_window: seconds within which the same card landing again at the same spot is
             taken for the first landing (a track lost and found again), not a second copy.
-        third_copy_confidence: a card already played twice is taken as a third copy (and flagged
-            by the engine) only this sure; below it, it is a misreading and is not played.
+        third_copy_confidence: a card whose copies are all played is taken as one more (and
+            flagged by the engine) only this sure; below it, it is a misreading and is not played.
         swept_together: seconds within which a trick's lone lead card leaving right after the
             previous trick was cleared counts as part of that trick (and is taken back).
         duplicate_distance: how near (as a fraction of the trick area's radius) counts as the
@@ -140,9 +140,8 @@ class GameFollower:
             seat = by_position
         conflict = by_position is not None and by_turn is not None and by_position != by_turn
         card = Card.from_index(event.card_index)
-        seen = sum(1 for e in game.history if getattr(e, "card", None) == card)
-        if seen >= 2 and event.confidence < self.third_copy_confidence:
-            # The deck has two of each card: a doubtful third one is a misreading, not a play.
+        if game.copies_left(card) <= 0 and event.confidence < self.third_copy_confidence:
+            # Every copy the deck holds is played: a doubtful further one is a misreading, not a play.
             return [
                 NeedsConfirmation(
                     frame=event.frame,
@@ -366,7 +365,8 @@ class GameFollower:
             # The camera saw the trick taken with cards missing: close it (flagged by the engine)
             # so the next card starts the next trick instead of completing this one.
             seen = len(trick.plays)
-            missing = [seat for seat in range(4) if seat not in {s for s, _ in game.current_trick.plays}]
+            played = {s for s, _ in game.current_trick.plays}
+            missing = [seat for seat in range(4) if seat not in played]
             game.close_trick()
             out.append(
                 NeedsConfirmation(
