@@ -496,7 +496,7 @@ class CardTracker:
             track.recent.append((time, box))
             while track.recent[0][0] < time - self.part_memory:
                 track.recent.popleft()
-            recent = [part for seen, part in reversed(track.recent) if time - seen <= self.part_memory]
+            recent = [part for _, part in reversed(track.recent)]  # newest first
             seed = 0
             if track.landed:
                 agree = [sum(self._fits(p, q, track.size) for q in recent) for p in recent]
