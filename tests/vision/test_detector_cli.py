@@ -7,6 +7,8 @@ and the command contracts. `test_shipped_model_*` check the real shipped model.
 from __future__ import annotations
 
 import json
+import logging
+import re
 from pathlib import Path
 
 import cv2
@@ -15,7 +17,7 @@ import pytest
 
 from service.cli import main
 from vision.detector.model import DEFAULT_MODEL, CardDetector
-from vision.detector.train import FromScratchError, ResumeError, train_locator
+from vision.detector.train import FromScratchError, InitWeightsError, ResumeError, train_locator
 
 pytestmark = pytest.mark.slow
 
@@ -77,6 +79,20 @@ def test_training_refuses_weights_and_missing_resume(tmp_path: Path):
         train_locator("data.yaml", model="yolo11n.pt")
     with pytest.raises(ResumeError, match="last.pt"):
         train_locator("data.yaml", out=tmp_path / "nothing", resume=True)
+
+
+def test_training_continues_own_weights_only(tiny: dict[str, Path], tmp_path: Path, caplog: pytest.LogCaptureFixture):
+    # A hub name must be refused before Ultralytics could try to fetch it.
+    with pytest.raises(InitWeightsError, match="local .pt"):
+        train_locator("data.yaml", model="yolo11t.yaml", init="yolo11n.pt")
+    with pytest.raises(SystemExit, match="gone.pt: not a local .pt file"):
+        main(["train", "--data", "data.yaml", "--model", "yolo11t.yaml", "--init", str(tmp_path / "gone.pt")])
+    run = tmp_path / "again"
+    args = ["train", "--data", str(tiny["data"] / "data.yaml"), "--model", "yolo11t.yaml", "--epochs", "1", "--imgsz", "64", "--batch", "4", "--single-cls", "--workers", "0"]
+    with caplog.at_level(logging.INFO, logger="ultralytics"):
+        assert main([*args, "--out", str(run), "--init", str(tiny["run"] / "weights" / "last.pt")]) == 0
+    transferred = re.findall(r"Transferred (\d+)/(\d+) items", caplog.text)
+    assert transferred and transferred[-1][0] == transferred[-1][1]  # every tensor came from the earlier run
 
 
 def test_missing_model_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]):

@@ -261,3 +261,18 @@ def test_a_card_that_left_early_stays_when_no_lead_was_swept_with_its_trick():
     table.clear([])
     table.clear([1, 2, 4])
     assert [str(c) for _, c in table.follower.game.tricks[0].plays] == ["9C", "KC", "JD", "10C"]
+
+
+def test_a_card_lost_under_a_hand_and_found_again_keeps_its_place_in_its_trick():
+    table = Table()
+    for seat, card in enumerate(["9C", "JD", "KC", "10C"]):  # seat 1's JD wins
+        table.land(card, spot(seat))
+    table.clear([2])  # the JD's track is lost...
+    table.t += 3
+    table.land("JD", spot(1, r=60))  # ...and found again long after: counted as the next lead
+    events = table.clear([1, 3, 4, 5])  # it leaves with its trick
+    asks = [(e["reason"], e["card"]) for e in events if e["type"] == "needs_confirmation"]
+    assert asks == [("card_withdrawn", "JD")]  # taken back, and nothing else is re-read
+    game = table.follower.game
+    assert [(s, str(c)) for s, c in game.tricks[0].plays] == [(0, "9C"), (1, "JD"), (2, "KC"), (3, "10C")]
+    assert game.to_move == 1 and game.current_trick.plays == []

@@ -81,6 +81,22 @@ def test_auto_calibration_waits_when_the_trick_does_not_make_it_clear():
     assert AutoCalibrator().update(TableGeometry.default(1280, 720), trick) is None
 
 
+def test_auto_calibration_is_not_blocked_by_a_misread_first_trick():
+    center, seat0 = (640.0, 360.0), 90.0
+    calibrator = AutoCalibrator(min_tricks=2)
+    base = TableGeometry.default(1280, 720)
+    # Trick 1 as a tracker that missed the lead sees it: every seat shifted by one, so on its own
+    # it points seat 0 a quarter turn off. Two later tricks, seen right, outvote it.
+    shifted = [(around(center, seat0 + 90 * (s + 1), 100), s) for s in range(4)]
+    right = [(around(center, seat0 + 90 * s + 8, 90 + 5 * s), s) for s in (2, 3, 0, 1)]
+    assert calibrator.update(base, shifted) is None
+    assert calibrator.update(base, right) is None  # one against one: not clear yet
+    found = calibrator.update(base, [(around(center, seat0 + 90 * s - 6, 95), s) for s in (1, 2, 3, 0)])
+    assert found is not None and found.clockwise
+    for s in range(4):
+        assert found.seat_of(around(center, seat0 + 90 * s, 60)).seat == s
+
+
 def test_the_table_setup_round_trips_through_json_and_bad_files_say_why(tmp_path):
     g = TableGeometry.from_corners([(1000, 650), (280, 650), (450, 150), (830, 150)])
     path = tmp_path / "table.json"

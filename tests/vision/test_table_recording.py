@@ -55,3 +55,30 @@ def test_analyze_replays_recorded_detections_into_the_game(tmp_path, capsys):
     assert json.loads(out.read_text())["events"] == video.game.record()["events"]
     assert main(["analyze", "unused.mp4", "--json", str(out), "--detections", str(recording), "--truth", "x"]) == 2
     assert "give one" in capsys.readouterr().err
+
+
+def test_bench_table_records_a_game_once_and_replays_it(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from vision.detector import model as model_module
+    from vision.table.bench import run_bench
+
+    calls = []
+
+    class Seen:
+        """Stands in for the detector: every frame shows one Karo-Ass in the middle."""
+
+        card = SimpleNamespace(target="corners")
+
+        def update(self, image):
+            calls.append(image.shape)
+            return Detections(xyxy=np.array([[150, 80, 170, 100]], np.float32), confidence=[0.9], class_id=[23])
+
+    monkeypatch.setattr(model_module.CardDetector, "load", classmethod(lambda cls, *a, **k: Seen()))
+    args = dict(games=1, seed_base=5, fps=1.0, detector="fake.pt", width=320, height=180, cache=tmp_path)
+    first = run_bench(**args)
+    detected = len(calls)
+    assert detected > 0 and len(list(tmp_path.glob("seed5-320x180-*.jsonl"))) == 1
+    second = run_bench(**args)
+    assert len(calls) == detected  # replayed: the detector did not run again
+    assert second["games"] == first["games"] and second["summary"]["frames"] == first["summary"]["frames"]

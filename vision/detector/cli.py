@@ -31,6 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     train.add_argument("--workers", type=int, default=2, help="data-loading processes")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--device", default=None, help="cpu or a CUDA index (default: CUDA if present)")
+    train.add_argument("--init", default=None, metavar="PT", help="start from weights this project trained (a local .pt, e.g. models/dokocam-corners.pt)")
     train.set_defaults(func=_train)
 
     cls = subparsers.add_parser("train-classifier", help="train the corner-index crop classifier", description="Train the small CNN that names the card of a corner-index crop, on the labelled boxes of YOLO folders.")
@@ -97,12 +98,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def _train(args: argparse.Namespace) -> int:
-    from vision.detector.train import train_locator
+    from vision.detector.train import FromScratchError, InitWeightsError, train_locator
 
-    result = train_locator(
-        args.data, model=args.model, out=args.out, epochs=args.epochs, imgsz=args.imgsz, batch=args.batch, resume=args.resume,
-        time_hours=args.time_hours, single_cls=args.single_cls, workers=args.workers, seed=args.seed, device=args.device,
-    )  # fmt: skip
+    try:
+        result = train_locator(
+            args.data, model=args.model, out=args.out, epochs=args.epochs, imgsz=args.imgsz, batch=args.batch, resume=args.resume,
+            time_hours=args.time_hours, single_cls=args.single_cls, workers=args.workers, seed=args.seed, device=args.device,
+            init=args.init,
+        )  # fmt: skip
+    except (FromScratchError, InitWeightsError) as exc:
+        raise SystemExit(f"dokocam train: {exc}") from None
     print(f"weights: {result.best} (last: {result.last})")
     return 0
 

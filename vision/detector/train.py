@@ -20,6 +20,10 @@ class FromScratchError(ValueError):
     """Training was asked to start from weights; only model configs (``.yaml``) may start a run."""
 
 
+class InitWeightsError(ValueError):
+    """``init`` is not a local weights file: a run may continue this project's own weights, never fetch any."""
+
+
 class ResumeError(ValueError):
     """There is no ``weights/last.pt`` to resume from in the run folder."""
 
@@ -61,6 +65,7 @@ def train_locator(
     workers: int = 2,
     seed: int = 0,
     device: str | None = None,
+    init: str | Path | None = None,
     **overrides: object,
 ) -> TrainResult:
     """Trains an Ultralytics YOLO from a config on a YOLO ``data.yaml``.
@@ -75,14 +80,20 @@ def train_locator(
         time_hours: wall-clock budget; Ultralytics fits the learning-rate schedule to it.
         single_cls: learn one class (a locator whose boxes a classifier names).
         device: ``"cpu"`` or a CUDA index; by default CUDA when present.
+        init: a local ``.pt`` this project trained earlier (e.g. the shipped locator) whose weights
+            start the new run: a longer schedule on more data without repeating the first hours.
 
     Raises:
         FromScratchError: ``model`` is a weights file.
+        InitWeightsError: ``init`` is not an existing local ``.pt`` file.
         ResumeError: ``resume`` without a ``last.pt``.
     """
     from ultralytics import YOLO
 
     out = Path(out).resolve()
+    if init is not None and not (Path(init).is_file() and str(init).endswith(".pt")):
+        # Ultralytics would try to download a missing name such as "yolo11n.pt"; refuse before it can.
+        raise InitWeightsError(f"--init {init}: not a local .pt file (only weights this project trained may start a run)")
     if resume:
         last = out / "weights" / "last.pt"
         if not last.exists():
@@ -101,7 +112,7 @@ def train_locator(
             project=str(out.parent),
             name=out.name,
             exist_ok=True,
-            pretrained=False,
+            pretrained=str(Path(init).resolve()) if init is not None else False,
             amp=device != "cpu",  # the AMP self-check would fetch weights; CPU has no AMP anyway
             plots=False,  # plotting labels fetches a font
             single_cls=single_cls,

@@ -7,7 +7,8 @@ ground truth's; a game when its final points per seat equal the ground truth's.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -62,10 +63,19 @@ def run_bench(
     whole_fraction: float | None = None,
     width: int = 1280,
     height: int = 720,
+    cache: str | Path | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
+    """Renders ``games`` games, follows each with a fresh pipeline and scores the result.
+
+    ``cache`` (a model detector only): a folder of detection recordings, one per game. A game
+    recorded there is replayed instead of rendered and detected (seconds instead of minutes),
+    so tracker changes can be measured on real detector output again and again. Use one folder
+    per detector: a recording does not know which weights made it.
+    """
     from engine.record import load_record
     from vision.table.pipeline import TablePipeline
+    from vision.table.recording import RecordingHeader, load_detections, save_detections
     from vision.table.render import GameVideo
 
     model = None
@@ -86,22 +96,40 @@ def run_bench(
         if whole_fraction is not None:
             pipeline.tracker.whole_fraction = whole_fraction
         played_times: list[float] = []
-        for index, t in video.frame_times():
-            frames_total += 1
-            if index % stride:
-                continue
-            t0 = time.perf_counter()
-            if model is not None:
-                image, _ = video.render(t, frame=index)
-                t1 = time.perf_counter()
-                det = model.update(image)
-                detect_seconds += time.perf_counter() - t1
-                render_seconds += t1 - t0
-            else:
-                det = video.truth(t)
-                if detector == "noisy":
-                    det = noisy(det, rng, drop=drop, misread=misread, corner=corner)
-                render_seconds += time.perf_counter() - t0
+        recording = Path(cache) / f"seed{seed}-{width}x{height}-fps{fps:g}-stride{stride}.jsonl" if cache and model is not None else None
+
+        def detected() -> Iterator[tuple[int, float, Detections]]:
+            nonlocal frames_total, render_seconds, detect_seconds
+            for index, t in video.frame_times():
+                frames_total += 1
+                if index % stride:
+                    continue
+                t0 = time.perf_counter()
+                if model is not None:
+                    image, _ = video.render(t, frame=index)
+                    t1 = time.perf_counter()
+                    det = model.update(image)
+                    detect_seconds += time.perf_counter() - t1
+                    render_seconds += t1 - t0
+                else:
+                    det = video.truth(t)
+                    if detector == "noisy":
+                        det = noisy(det, rng, drop=drop, misread=misread, corner=corner)
+                    render_seconds += time.perf_counter() - t0
+                yield index, t, det
+
+        frames: Iterator[tuple[int, float, Detections]]
+        if recording is not None and recording.exists():
+            header, replay = load_detections(recording)
+            frames_total += header.frames or len(replay)
+            frames = iter(replay)
+        elif recording is not None:
+            recording.parent.mkdir(parents=True, exist_ok=True)
+            header = RecordingHeader(width=width, height=height, target=model.card.target if model else "cards", frames=sum(1 for _ in video.frame_times()))
+            frames = save_detections(recording, header, detected())
+        else:
+            frames = detected()
+        for index, t, det in frames:
             t2 = time.perf_counter()
             events = pipeline.update(det, index, t)
             pipeline_seconds += time.perf_counter() - t2

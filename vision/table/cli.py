@@ -89,6 +89,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     p.add_argument("--size", default="1280x720")
     p.add_argument("--json", dest="out", help="write the per-game results as JSON")
+    p.add_argument("--cache", metavar="DIR", help="model detector: replay the detections recorded in DIR for a seed, record those missing (one folder per detector)")
     p.set_defaults(func=_bench)
 
     p = subparsers.add_parser(
@@ -340,6 +341,7 @@ def _bench(args: argparse.Namespace) -> int:
         whole_fraction=args.whole_fraction,
         width=width,
         height=height,
+        cache=args.cache,
         progress=print,
     )
     print(json.dumps(report["summary"], indent=1))

@@ -232,6 +232,10 @@ class GameFollower:
         (old_track, seat), (new_index, new_confidence) = early[0], lead.reads[lead.plays[0][0]]
         old_index, old_confidence = before.reads[old_track]
         old, new = Card.from_index(old_index), Card.from_index(new_index)
+        if old == new:
+            # The same card: its track was lost under a hand and found again as a "lead". Taking
+            # that lead back already set things right; the trick as first seen stands.
+            return []
         # The trick is played again without the misreading and with the withdrawn card last: the
         # cards after the misreading were seated one place too far on by the turn order.
         history = list(self.game.history)

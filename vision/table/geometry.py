@@ -275,17 +275,20 @@ class AutoCalibrator:
     """Finds the centre and the seat directions from the first tricks, where they make it clear.
 
     Feed it the cards of each complete trick with the seats the turn order says played them
-    (leader = Vorhand in trick 1, then the last winner, then clockwise). The centre is the mean
-    card position; seat 0's direction is the circular mean of each card's direction minus its
-    seat's offset. The result is accepted only when every card lies within ``tolerance`` degrees
-    of its seat's direction (for one handedness) and off the centre.
+    (leader = Vorhand in trick 1, then the last winner, then clockwise). A trick of four cards
+    counts only when it makes the table clear on its own: its cards surround their mean and each
+    lies within ``tolerance`` degrees of its seat's direction (for one handedness). A trick the
+    tracker got wrong (a missed lead shifts every seat of it) is left out instead of spoiling every
+    later attempt. Tricks that agree on the handedness and on seat 0's direction are pooled: the
+    centre is the median of their means, seat 0's direction the circular mean of each card's
+    direction minus its seat's offset. The largest agreeing group decides.
 
     Args:
         tolerance: the largest angular error accepted; raising it calibrates sooner from messier
             tricks, at the risk of a wrong calibration.
         min_offset: cards nearer the centre than this fraction of the mean offset carry no
             direction; raising it demands cards pushed further out.
-        min_tricks: complete tricks needed before deciding.
+        min_tricks: agreeing tricks needed before deciding.
     """
 
     def __init__(self, *, tolerance: float = 30.0, min_offset: float = 0.35, min_tricks: int = 1) -> None:
@@ -295,7 +298,7 @@ class AutoCalibrator:
         self.reset()
 
     def reset(self) -> None:
-        self._tricks: list[list[tuple[np.ndarray, int]]] = []
+        self._fits: list[tuple[list[tuple[np.ndarray, int]], float, bool]] = []  # (cards, seat-0 angle, clockwise)
 
     def update(self, base: TableGeometry, trick: Sequence[tuple[Point, int]]) -> TableGeometry | None:
         """Adds one complete trick (``(image point, seat)`` per card); returns the calibrated
@@ -303,17 +306,43 @@ class AutoCalibrator:
 
         ``base`` supplies what calibration does not change (radius scale, places, Vorhand, homography).
         """
-        if len(trick) < 3:
+        if len(trick) != 4:
             return None
-        self._tricks.append([(base.to_plane(p), int(s)) for p, s in trick])
-        if len(self._tricks) < self.min_tricks:
+        cards = [(base.to_plane(p), int(s)) for p, s in trick]
+        fit = self._fit(base, [cards])
+        if fit is None:
             return None
-        # Each trick's cards surround the centre; the mean over tricks is robust to one lopsided trick.
-        centers = np.array([np.mean([p for p, _ in t], axis=0) for t in self._tricks if len(t) == 4])
-        if len(centers) == 0:
+        self._fits.append((cards, fit[1], fit[2]))
+        groups = [
+            [cards for cards, angle, clockwise in self._fits if clockwise == c and abs(_wrap(angle - a)) <= self.tolerance]
+            for _, a, c in self._fits
+        ]
+        group = max(groups, key=len)  # the first of the largest: earlier tricks are the surer ones
+        if len(group) < self.min_tricks:
             return None
+        pooled = self._fit(base, group)
+        if pooled is None:
+            return None
+        center, mean, clockwise, reach = pooled
+        radius = base.radius
+        if base.method == "default" and base.homography is None:
+            # Keep the trick area generous around the found centre: cards lie well inside it.
+            radius = max(base.radius, 2.2 * reach)
+        return replace(
+            base,
+            center=(float(center[0]), float(center[1])),
+            seat0_angle=mean,
+            clockwise=clockwise,
+            radius=radius,
+            method="auto",
+        )
+
+    def _fit(self, base: TableGeometry, tricks: list[list[tuple[np.ndarray, int]]]) -> tuple[np.ndarray, float, bool, float] | None:
+        """``(centre, seat-0 angle, clockwise, farthest card)`` when every card of ``tricks`` lies
+        within the tolerance of its seat's direction, else ``None``."""
+        centers = np.array([np.mean([p for p, _ in t], axis=0) for t in tricks])
         center = np.median(centers, axis=0) if len(centers) >= 3 else centers.mean(axis=0)
-        samples = [(p - center, s) for t in self._tricks for p, s in t]
+        samples = [(p - center, s) for t in tricks for p, s in t]
         offsets = np.array([math.hypot(*v) for v, _ in samples])
         keep = offsets >= self.min_offset * offsets.mean()
         if keep.sum() < 3:
@@ -335,15 +364,4 @@ class AutoCalibrator:
         mean, worst, clockwise = best
         if worst > self.tolerance:
             return None
-        radius = base.radius
-        if base.method == "default" and base.homography is None:
-            # Keep the trick area generous around the found centre: cards lie well inside it.
-            radius = max(base.radius, 2.2 * float(offsets.max()))
-        return replace(
-            base,
-            center=(float(center[0]), float(center[1])),
-            seat0_angle=mean,
-            clockwise=clockwise,
-            radius=radius,
-            method="auto",
-        )
+        return center, mean, clockwise, float(offsets.max())
