@@ -80,6 +80,17 @@ def test_pairing_joins_the_two_corners_of_a_card_and_keeps_copies_apart():
     assert groups == [(0, 1), (2, 3)]
 
 
+def test_two_copies_side_by_side_pair_each_corner_with_its_own_partner():
+    # From a rendered trick: copy A's upper corner lies nearer to copy B's lower corner (82 px)
+    # than to its own partner (88 px). Pairing that nearest couple first leaves two corners
+    # 160 px apart to pair across the trick: one card too many for the tracker.
+    def box(x: float, y: float) -> list[float]:
+        return [x - 10.5, y - 10.5, x + 10.5, y + 10.5]
+
+    boxes = [box(555, 433), box(631, 477), box(560, 328), box(490, 380)]
+    assert pair_corners(boxes, [QC] * 4, [0.9, 0.9, 0.9, 0.9]) == [(0, 1), (2, 3)]
+
+
 def test_pairing_never_joins_different_cards_or_far_corners():
     assert pair_corners([TOP_LEFT, BOTTOM_RIGHT], [QC, QS], [0.9, 0.9]) == [(0,), (1,)]
     assert pair_corners([TOP_LEFT, [600, 600, 620, 640]], [QC, QC], [0.9, 0.9]) == [(0,), (1,)]

@@ -2,8 +2,9 @@
 
 A card prints its index in two opposite corners. Two same-card corner boxes whose distance fits a
 card (measured in index sizes) are taken to be one card; everything else stays a card seen by one
-corner. Each corner pairs at most once and the closest pairs form first, so two copies of a card
-in one trick stay two cards unless they overlap corner on corner. Decks printing the index in all
+corner. Each corner pairs at most once; among the corners that could pair, the most pairs with the
+smallest sum of squared distances win, so two copies of a card lying side by side in one trick
+stay two cards unless they overlap corner on corner. Decks printing the index in all
 four corners give two entries per card (a known limit).
 
 With the classifier's probabilities per corner, two corners that read differently may still pair:
@@ -93,14 +94,66 @@ def pair_corners(
             ratio = float(np.linalg.norm(center[i] - center[j])) / ((size[i] + size[j]) / 2)
             if min_ratio <= ratio <= max_ratio:
                 candidates.append((ratio, -(confidence[i] + confidence[j]), i, j))
-    used: set[int] = set()
-    groups: list[tuple[int, ...]] = []
-    for _, _, i, j in sorted(candidates):
-        if i not in used and j not in used:
-            used.update((i, j))
-            groups.append((i, j))
+    groups = [pair for component in _components(candidates) for pair in _best_matching(component)]
+    used = {i for pair in groups for i in pair}
     groups.extend((i,) for i in range(len(xyxy)) if i not in used)
     return sorted(groups, key=lambda g: g[0])
+
+
+# Corners that could pair with each other form small clusters (the copies of one card); each is
+# matched exactly up to this many candidate pairs, and greedily (closest first) beyond.
+EXACT_PAIRS = 12
+
+
+def _components(candidates: list[tuple[float, float, int, int]]) -> list[list[tuple[float, float, int, int]]]:
+    """The candidate pairs split into groups that share no corner."""
+    parent: dict[int, int] = {}
+
+    def root(i: int) -> int:
+        while parent.setdefault(i, i) != i:
+            i = parent[i]
+        return i
+
+    for _, _, i, j in candidates:
+        parent[root(i)] = root(j)
+    groups: dict[int, list[tuple[float, float, int, int]]] = {}
+    for c in candidates:
+        groups.setdefault(root(c[2]), []).append(c)
+    return list(groups.values())
+
+
+def _best_matching(candidates: list[tuple[float, float, int, int]]) -> list[tuple[int, int]]:
+    """The pairs of one cluster: as many as possible, then the smallest sum of squared distances.
+
+    Closest-first pairing goes wrong when two copies of a card lie side by side: a corner of one
+    copy is often nearer to the other copy's corner than to its own partner, and the leftover
+    corners then pair across the whole trick. Squared distances prefer two card-sized pairs to
+    one short and one long.
+    """
+    ordered = sorted(candidates)
+    if len(ordered) > EXACT_PAIRS:
+        used: set[int] = set()
+        greedy: list[tuple[int, int]] = []
+        for _, _, i, j in ordered:
+            if i not in used and j not in used:
+                used.update((i, j))
+                greedy.append((i, j))
+        return greedy
+    best: tuple[int, float, float, list[tuple[int, int]]] = (0, 0.0, 0.0, [])
+
+    def search(k: int, used: frozenset[int], chosen: list[tuple[int, int]], cost: float, ties: float) -> None:
+        nonlocal best
+        if k == len(ordered):
+            if (len(chosen), -cost, -ties) > (best[0], -best[1], -best[2]):
+                best = (len(chosen), cost, ties, list(chosen))
+            return
+        ratio, tie, i, j = ordered[k]
+        if i not in used and j not in used:
+            search(k + 1, used | {i, j}, [*chosen, (i, j)], cost + ratio * ratio, ties + tie)
+        search(k + 1, used, chosen, cost, ties)
+
+    search(0, frozenset(), [], 0.0, 0.0)
+    return best[3]
 
 
 def group_corners(corners: Detections, *, locate_weight: float = 0.5, **kwargs: float) -> Detections:
