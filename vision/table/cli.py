@@ -93,6 +93,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.set_defaults(func=_bench)
 
     p = subparsers.add_parser(
+        "bench-live",
+        help="benchmark memory over hours of live play (a video looped through the `run` loop)",
+        description="Plays a recorded game again and again through the live loop of `dokocam run` "
+        "(frames decoded by the real source, numbered and timed on), samples the process RSS and the "
+        "Python heap every few simulated minutes and reports growth and slope per simulated hour.",
+    )
+    p.add_argument("--hours", type=float, default=2.0, help="simulated hours of video time (default 2)")
+    p.add_argument("--every-minutes", type=float, default=10.0, help="sample every N simulated minutes (default 10)")
+    p.add_argument("--video", help="the game to loop (default: the bundled demo game)")
+    p.add_argument("--truth", help="its per-frame ground truth, FRAMES.jsonl (default: the demo's, with the demo video)")
+    p.add_argument("--model", help="run a detector model (a path, or 'model' for the shipped one) instead of replaying the truth: slow, for short runs")
+    p.add_argument("--stride", type=int, help="analyse every N-th frame (default: about 8 frames a video second)")
+    p.add_argument("--json", dest="out", help="write the samples, summary and top growing allocation sites as JSON")
+    p.set_defaults(func=_bench_live)
+
+    p = subparsers.add_parser(
         "table-setup",
         help="store a manual table calibration (centre + seat 0, or four corners) as JSON",
     )
@@ -211,8 +227,8 @@ def _analyze(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from vision.table.events import GameOver, TrickCleared, TrickComplete
-    from vision.table.pipeline import TablePipeline
+    from vision.table.events import TrickComplete
+    from vision.table.pipeline import LiveTable, TablePipeline
     from vision.table.sources import open_source
 
     def report(event: Any) -> None:
@@ -224,31 +240,25 @@ def _run(args: argparse.Namespace) -> int:
         detector = _load_detector(args.model)
     except ValueError as exc:
         return _error(str(exc))
-    pipeline: TablePipeline | None = None
-    game_over = False
+
+    def make_pipeline(width: int, height: int) -> TablePipeline:
+        return TablePipeline.for_video(width, height, spec, geometry=_geometry(args, width, height), detector=detector)
+
+    def show(event: Any) -> None:
+        if args.jsonl:
+            print(json.dumps(event.to_dict()), flush=True)
+            return
+        print(_describe(event), flush=True)
+        if isinstance(event, TrickComplete) and live.pipeline is not None:
+            print("   " + _describe_game(live.pipeline.follower.game), flush=True)
+
+    def new_game() -> None:
+        if not args.jsonl:
+            print("   new game: Vorhand moves one place clockwise", flush=True)
+
+    live = LiveTable(detector, make_pipeline, on_event=show, on_new_game=new_game)
     try:
-        for frame in source:
-            if pipeline is None:
-                h, w = frame.image.shape[:2]
-                pipeline = TablePipeline.for_video(w, h, spec, geometry=_geometry(args, w, h), detector=detector)
-            for event in pipeline.update(detector.update(frame.image), frame.index, frame.time):
-                if args.jsonl:
-                    print(json.dumps(event.to_dict()), flush=True)
-                else:
-                    print(_describe(event), flush=True)
-                    if isinstance(event, TrickComplete):
-                        print("   " + _describe_game(pipeline.follower.game), flush=True)
-                if isinstance(event, GameOver):
-                    game_over = True
-                elif isinstance(event, TrickCleared) and game_over:
-                    # The last trick is off the table: the next cards start a new game, whose
-                    # Vorhand sits one place clockwise.
-                    game_over = False
-                    follower = pipeline.follower
-                    follower.geometry = follower.geometry.with_vorhand(follower.geometry.vorhand + 1)
-                    pipeline.reset()
-                    if not args.jsonl:
-                        print("   new game: Vorhand moves one place clockwise", flush=True)
+        live.run(source)
     finally:
         source.close()
     return 0
@@ -347,4 +357,35 @@ def _bench(args: argparse.Namespace) -> int:
     print(json.dumps(report["summary"], indent=1))
     if args.out:
         Path(args.out).write_text(json.dumps(report, indent=1) + "\n")
+    return 0
+
+
+def _bench_live(args: argparse.Namespace) -> int:
+    from vision.table.livebench import DEMO_TRUTH, DEMO_VIDEO, format_table, run_live_bench, write_report
+
+    if args.stride is not None and args.stride < 1:
+        return _error(f"--stride must be at least 1, got {args.stride}")
+    video = args.video or DEMO_VIDEO
+    truth = args.truth or (DEMO_TRUTH if args.video is None else None)
+    try:
+        detector = _load_detector(None if args.model == "model" else args.model) if args.model else None
+        report = run_live_bench(
+            hours=args.hours,
+            every_minutes=args.every_minutes,
+            video=video,
+            truth=truth,
+            detector=detector,
+            detector_label=f"model ({args.model})" if args.model else None,
+            stride=args.stride,
+            progress=lambda s: print(f"  {s.minutes:7.1f} min: RSS {s.rss_mib:.1f} MiB, heap {s.heap_mib:.3f} MiB", file=sys.stderr, flush=True),
+        )
+    except ValueError as exc:
+        return _error(str(exc))
+    print(format_table(report["samples"]))
+    for site in report["top_growth"][:3]:
+        print(f"grew most: {site['where']} {site['growth_kib']:+.1f} KiB ({site['blocks']:+d} blocks)")
+    print(json.dumps(report["summary"], indent=1))
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        write_report(report, args.out)
     return 0

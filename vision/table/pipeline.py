@@ -1,5 +1,6 @@
-"""The whole table pipeline in one stage: detections -> tracker -> follower -> events, and the
-offline analysis of a video into a ``dokocam-game/1`` record.
+"""The whole table pipeline in one stage: detections -> tracker -> follower -> events, the live
+loop that follows game after game (:class:`LiveTable`), and the offline analysis of a video into
+a ``dokocam-game/1`` record.
 
 Also the command-line shorthands for contracts and calls that ``analyze`` accepts.
 """
@@ -11,13 +12,16 @@ import time as _time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vision.detections import Detections
-from vision.table.events import TableEvent
+from vision.table.events import GameOver, TableEvent, TrickCleared
 from vision.table.follower import GameFollower
 from vision.table.geometry import TableGeometry
 from vision.table.tracker import CardTracker
+
+if TYPE_CHECKING:
+    from vision.table.sources import Frame
 
 
 class SpecError(ValueError):
@@ -203,6 +207,67 @@ class TablePipeline:
             "contract": game.contract.to_dict(),
             "events": events,
         }
+
+
+class LiveTable:
+    """Follows game after game at one table, frame by frame: the loop of ``dokocam run``.
+
+    A game is over when its twelfth trick is complete; once that trick is off the table the
+    pipeline is reset, and the next cards start a new game whose Vorhand sits one place clockwise.
+
+    Args:
+        detector: anything with ``update(image) -> Detections``.
+        make_pipeline: builds the pipeline for frames of ``(width, height)``; called with the
+            first frame, because a live source knows its size only then.
+        on_event: called with each table event as it comes, before a new game replaces the
+            finished one (so it can still read that game from ``self.pipeline``).
+        on_new_game: called when a new game starts.
+    """
+
+    def __init__(
+        self,
+        detector: Any,
+        make_pipeline: Callable[[int, int], TablePipeline],
+        *,
+        on_event: Callable[[TableEvent], None] | None = None,
+        on_new_game: Callable[[], None] | None = None,
+    ) -> None:
+        self.detector = detector
+        self.make_pipeline = make_pipeline
+        self.on_event = on_event
+        self.on_new_game = on_new_game
+        self.pipeline: TablePipeline | None = None
+        self.frames = 0
+        self.games = 0  # games over so far
+        self._game_over = False
+
+    def run(self, frames: Iterable[Frame]) -> None:
+        """Follows every frame until the source ends (closing it is the caller's)."""
+        for frame in frames:
+            self.update(frame)
+
+    def update(self, frame: Frame) -> list[TableEvent]:
+        """Detects, tracks and follows one frame; returns its table events."""
+        if self.pipeline is None:
+            height, width = frame.image.shape[:2]
+            self.pipeline = self.make_pipeline(width, height)
+        pipeline = self.pipeline
+        events = pipeline.update(self.detector.update(frame.image), frame.index, frame.time)
+        self.frames += 1
+        for event in events:
+            if self.on_event is not None:
+                self.on_event(event)
+            if isinstance(event, GameOver):
+                self._game_over = True
+                self.games += 1
+            elif isinstance(event, TrickCleared) and self._game_over:
+                self._game_over = False
+                follower = pipeline.follower
+                follower.geometry = follower.geometry.with_vorhand(follower.geometry.vorhand + 1)
+                pipeline.reset()
+                if self.on_new_game is not None:
+                    self.on_new_game()
+        return events
 
 
 @dataclass
