@@ -276,3 +276,23 @@ def test_a_card_lost_under_a_hand_and_found_again_keeps_its_place_in_its_trick()
     game = table.follower.game
     assert [(s, str(c)) for s, c in game.tricks[0].plays] == [(0, "9C"), (1, "JD"), (2, "KC"), (3, "10C")]
     assert game.to_move == 1 and game.current_trick.plays == []
+
+
+def test_a_card_seen_late_is_seated_where_it_lies_once_the_trick_is_complete():
+    table = Table()
+    for seat, card in enumerate(["AC", "9C", "KC", "10C"]):  # calibrates; seat 0 wins
+        table.land(card, spot(seat))
+    table.clear([1, 2, 3, 4])
+    a = math.radians(325)  # between seat 2 (top, 270 degrees) and seat 3 (right, 0), nearer 3
+    between = (CENTER[0] + 90 * math.cos(a), CENTER[1] + 90 * math.sin(a))
+    events = table.land("AS", spot(0)) + table.land("KS", spot(1))
+    events += table.land("10S", between)  # seat 3's card, seen before seat 2's (under a hand):
+    assert events[-1]["seat"] == 2  # too near the middle to outvote the turn order
+    events += table.land("9S", spot(2))  # lands in front of seat 2, who has "already played"
+    asks = [e for e in events if e["type"] == "needs_confirmation"]
+    assert [a["reason"] for a in asks] == ["seats_changed"] and "10S to seat 3" in asks[0]["message"]
+    game = table.follower.game
+    assert [(s, str(c)) for s, c in game.tricks[1].plays] == [(0, "AS"), (1, "KS"), (2, "9S"), (3, "10S")]
+    assert game.flags == [] and game.to_move == 0  # no out-of-turn flags remain; AS wins
+    complete = [e for e in events if e["type"] == "trick_complete"]
+    assert complete[-1]["cards"] == ("AS", "KS", "9S", "10S") and complete[-1]["winner"] == 0

@@ -85,7 +85,9 @@ class NeedsConfirmation(TableEvent):
             lead that left with the trick before it: it was taken back out of the game) or
             ``"card_replaced"`` (that withdrawn card took the place of a card of the trick before
             that had left the table early, a misreading; the game was replayed with it and a new
-            ``trick_complete`` for that trick follows).
+            ``trick_complete`` for that trick follows) or ``"seats_changed"`` (a complete trick's
+            cards were seated anew from where they lie; the ``trick_complete`` that follows has
+            the trick as replayed).
         trick, seat, card: what it is about (the best guess for an uncertain card).
         candidates: ``(card, score)`` pairs, best first, for an uncertain card.
     """

@@ -62,6 +62,10 @@ class GameFollower:
             previous trick was cleared counts as part of that trick (and is taken back).
         duplicate_distance: how near (as a fraction of the trick area's radius) counts as the
             same spot; raising it merges more, and may swallow a second copy laid close by.
+        reseat_tolerance: degrees within which every card of a complete trick must lie of its seat's
+            direction for the trick to be seated anew by position (see ``_reseat``).
+        reseat_inversion: degrees of position error one card landing out of turn order is worth
+            when seating a complete trick anew; raising it trusts the landing order more.
     """
 
     def __init__(
@@ -76,6 +80,8 @@ class GameFollower:
         duplicate_distance: float = 0.12,
         swept_together: float = 1.0,
         third_copy_confidence: float = 0.5,
+        reseat_tolerance: float = 40.0,
+        reseat_inversion: float = 15.0,
     ) -> None:
         self.game_factory = game_factory
         self.initial_geometry = geometry
@@ -86,6 +92,8 @@ class GameFollower:
         self.duplicate_distance = duplicate_distance
         self.swept_together = swept_together
         self.third_copy_confidence = third_copy_confidence
+        self.reseat_tolerance = reseat_tolerance
+        self.reseat_inversion = reseat_inversion
         self.reset()
 
     def reset(self) -> None:
@@ -190,10 +198,73 @@ class GameFollower:
             )
         out.extend(self._new_flags(event.frame, event.time))
         if len(game.tricks) > trick_number:
+            out.extend(self._reseat(trick, event))
+            game = self.game
             out.append(_trick_complete(game.tricks[trick_number], trick_number, event.frame, event.time))
             out.extend(self._calibrate(trick, event))
             out.extend(self._game_over(event.frame, event.time))
         return out
+
+    def _reseat(self, trick: _TableTrick, event: CardLanded) -> list[TableEvent]:
+        """Seats a just-completed trick's cards anew from where they lie, when that is clear.
+
+        Each card was seated as it landed, mostly by the turn order; a card the camera saw late
+        (under a hand) then takes the seat of the one after it, and the next card lands where
+        its own seat has "already played". With all four cards on the table the question is
+        simpler: which one-card-per-seat assignment fits where the cards lie (and, second, the
+        order they landed in)? When the best one differs from the plays and fits clearly, the
+        trick is replayed in seat order from its leader and a person is asked to check it.
+        """
+        from itertools import permutations
+
+        from engine import PlayEvent
+
+        game = self.game
+        if not self.calibrated or len(trick.plays) != 4 or len(game.tricks) != trick.number + 1:
+            return []
+        plays = game.tricks[trick.number].plays
+        if len(plays) != 4 or any(s != ts for (s, _), (_, ts, _) in zip(plays, trick.plays, strict=True)):
+            return []
+        leader = game.tricks[trick.number - 1].winner() if trick.number else 0
+        turn = [(leader + k) % 4 for k in range(4)]
+        off = [self.geometry.seat_offsets(c) for _, _, c in trick.plays]
+
+        def cost(seats: tuple[int, ...]) -> float:
+            order = [turn.index(s) for s in seats]  # where each card (in landing order) sits in the turn
+            inversions = sum(1 for a in range(4) for b in range(a + 1, 4) if order[a] > order[b])
+            return sum(off[i][s] for i, s in enumerate(seats)) + self.reseat_inversion * inversions
+
+        current = tuple(s for s, _ in plays)
+        best = min(permutations(range(4)), key=cost)
+        if best == current or max(off[i][s] for i, s in enumerate(best)) > self.reseat_tolerance:
+            return []
+        if len(set(current)) == 4 and cost(current) - cost(best) < self.trust_position:
+            return []  # a seat that played twice is impossible; otherwise the change must be clear
+        history = list(game.history)
+        positions = [i for i, e in enumerate(history) if isinstance(e, PlayEvent)][-4:]
+        cards = [history[i].card for i in positions]
+        by_seat = {seat: cards[i] for i, seat in enumerate(best)}
+        rebuilt = self.game_factory()
+        for past in history[: positions[0]]:
+            rebuilt.apply(past)
+        for seat in turn:
+            rebuilt.play(seat, by_seat[seat])
+        for past in history[positions[0] :]:
+            if not isinstance(past, PlayEvent):
+                rebuilt.apply(past)
+        self.game = rebuilt
+        self._flags_seen = len(rebuilt.flags)
+        trick.plays = [(track, best[i], c) for i, (track, _, c) in enumerate(trick.plays)]
+        moved = [f"{cards[i]} to seat {s}" for i, s in enumerate(best) if s != current[i]]
+        return [
+            NeedsConfirmation(
+                frame=event.frame,
+                time=event.time,
+                reason="seats_changed",
+                trick=trick.number,
+                message=f"trick {trick.number + 1}: where the cards lie puts {', '.join(moved)}; check trick {trick.number + 1}",
+            )
+        ]
 
     def _relinked(self, event: CardLanded) -> bool:
         """A landing of the card that landed at the same spot moments ago is that card again (its

@@ -176,6 +176,11 @@ class TableGeometry:
         d = np.hypot(plane[:, 0] - self.center[0], plane[:, 1] - self.center[1])
         return d <= self.radius
 
+    def seat_offsets(self, point: Point) -> list[float]:
+        """Degrees between where ``point`` lies and each engine seat's direction (seat 0 first)."""
+        angle = self.polar(point)[0]
+        return [abs(_wrap(angle - self.seat_angle(s))) for s in range(4)]
+
     def seat_of(self, point: Point, *, spread: float = 0.0) -> SeatGuess:
         """The engine seat whose direction is nearest to where the card lies.
 
