@@ -168,10 +168,16 @@ def test_a_doubtful_third_copy_is_not_played_but_asked_about():
     table.land("AC", spot(1))
     table.t += 1
     table.track += 1
-    doubtful = CardLanded(table.track, Card.parse("AC").index, 0.3, spot(2), 100, 9.0, candidates=((5, 0.5), (4, 0.5)))
+    # 0.63: how sure the detector was of a King read as Karo-König on a rendered table, where
+    # playing it made the real card the next trick's lead and shifted every later trick.
+    doubtful = CardLanded(table.track, Card.parse("AC").index, 0.63, spot(2), 100, 9.0, candidates=((5, 0.63), (4, 0.37)))
     events = [e.to_dict() for e in table.follower.update([doubtful])]
     assert [e["type"] for e in events] == ["needs_confirmation"] and "third copy" in events[0]["message"]
     assert len(table.follower.game.history) == 2
+    table.track += 1
+    sure = CardLanded(table.track, Card.parse("AC").index, 0.95, spot(3), 130, 13.0, candidates=((5, 0.95),))
+    events = [e.to_dict() for e in table.follower.update([sure])]
+    assert [e["kind"] for e in events if e["type"] == "flag"] == ["third_copy"]  # played, and the engine says so
 
 
 # --- a corner-index detector, through the tracker -----------------------------------------------
@@ -296,3 +302,17 @@ def test_a_card_seen_late_is_seated_where_it_lies_once_the_trick_is_complete():
     assert game.flags == [] and game.to_move == 0  # no out-of-turn flags remain; AS wins
     complete = [e for e in events if e["type"] == "trick_complete"]
     assert complete[-1]["cards"] == ("AS", "KS", "9S", "10S") and complete[-1]["winner"] == 0
+
+
+def test_a_misreading_that_lingers_after_the_sweep_gives_its_place_to_the_lead_swept_with_it():
+    table = Table()
+    for seat, card in enumerate(["9C", "KC", "AD", "10C"]):  # seat 2's AC first read as AD
+        table.land(card, spot(seat))
+    table.land("AC", spot(2, r=80))  # read right a moment later: a new track, counted as the next lead
+    # The sweep: the lead's departure comes first in the frame, the AD track is held on (unseen).
+    events = table.clear([5, 1, 2, 4])
+    asks = [(e["reason"], e["card"]) for e in events if e["type"] == "needs_confirmation"]
+    assert asks == [("card_withdrawn", "AC"), ("card_replaced", "AC")]
+    game = table.follower.game
+    assert [(s, str(c)) for s, c in game.tricks[0].plays] == [(0, "9C"), (1, "KC"), (2, "AC"), (3, "10C")]
+    assert game.to_move == 2 and game.current_trick.plays == []  # AC wins the Kreuz trick

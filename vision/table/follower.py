@@ -27,7 +27,7 @@ from vision.table.geometry import AutoCalibrator, TableGeometry
 from vision.table.tracker import CardLanded, CardLeft, TrackerEvent
 
 if TYPE_CHECKING:
-    from engine import Game, Trick
+    from engine import Card, Game, Trick
 
 
 @dataclass
@@ -58,6 +58,9 @@ class GameFollower:
             taken for the first landing (a track lost and found again), not a second copy.
         third_copy_confidence: a card whose copies are all played is taken as one more (and
             flagged by the engine) only this sure; below it, it is a misreading and is not played.
+            Kept high: a misreading played as a trick's fourth card pushes the real fourth card
+            into the next trick, and every later trick with it; a real card refused only leaves
+            its trick short, which clearing closes and a person is asked to complete.
         swept_together: seconds within which a trick's lone lead card leaving right after the
             previous trick was cleared counts as part of that trick (and is taken back).
         duplicate_distance: how near (as a fraction of the trick area's radius) counts as the
@@ -79,7 +82,7 @@ class GameFollower:
         duplicate_window: float = 2.0,
         duplicate_distance: float = 0.12,
         swept_together: float = 1.0,
-        third_copy_confidence: float = 0.5,
+        third_copy_confidence: float = 0.9,
         reseat_tolerance: float = 40.0,
         reseat_inversion: float = 15.0,
     ) -> None:
@@ -120,12 +123,20 @@ class GameFollower:
         out: list[TableEvent] = []
         self._leaving = Counter(self._track_trick.get(e.track_id) for e in events if isinstance(e, CardLeft))
         self._left_now = dict(self._leaving)
+        # A trick and the next one's lone lead swept off in one frame: the older trick's cards
+        # leave first, so the lead is seen to go with the trick before it (and taken back).
+        departures = iter(sorted((e for e in events if isinstance(e, CardLeft)), key=self._trick_of))
+        events = [next(departures) if isinstance(e, CardLeft) else e for e in events]
         for event in events:
             if isinstance(event, CardLanded):
                 out.extend(self._landed(event))
             elif isinstance(event, CardLeft):
                 out.extend(self._left(event))
         return out
+
+    def _trick_of(self, event: CardLeft) -> int:
+        number = self._track_trick.get(event.track_id)
+        return number if number is not None else 1 << 30
 
     # --- landings -----------------------------------------------------------------------------
 
@@ -286,9 +297,10 @@ class GameFollower:
 
     def _reread(self, lead: _TableTrick, before: _TableTrick | None, event: CardLeft) -> list[TableEvent]:
         """A withdrawn lead, swept away with the trick before, whose one card had left the table
-        on its own well before the sweep: that card was a misreading (gone when the reading
-        changed) and the withdrawn card is the one played in its place. The game is replayed with
-        it, so that the trick's winner, and with it every later seat, comes out right."""
+        on its own well before the sweep (or, when none did, whose one card like it still lingers
+        after the sweep): that card was a misreading (gone when the reading changed) and the
+        withdrawn card is the one played in its place. The game is replayed with it, so that the
+        trick's winner, and with it every later seat, comes out right."""
         from engine import Card, PlayEvent
 
         if before is None or not lead.plays or before.number != len(self.game.tricks) - 1:
@@ -298,17 +310,24 @@ class GameFollower:
             for track, seat, _ in before.plays
             if before.left_at.get(track, event.time) < event.time - self.swept_together
         ]
-        if len(early) != 1:
+        (new_index, new_confidence) = lead.reads[lead.plays[0][0]]
+        new = Card.from_index(new_index)
+        lingering = [t for t, _, _ in before.plays if t in before.on_table and _alike(Card.from_index(before.reads[t][0]), new)]
+        if len(early) == 1:
+            old_track = early[0][0]
+        elif not early and len(lingering) == 1:
+            # Nothing left early, but a card like the withdrawn one (same rank or suit) stays after
+            # its trick was swept: the tracker holds a card it stopped seeing, a misreading whose
+            # spot the withdrawn card took.
+            old_track = lingering[0]
+        else:
             return []
-        (old_track, seat), (new_index, new_confidence) = early[0], lead.reads[lead.plays[0][0]]
         old_index, old_confidence = before.reads[old_track]
-        old, new = Card.from_index(old_index), Card.from_index(new_index)
+        old = Card.from_index(old_index)
         if old == new:
             # The same card: its track was lost under a hand and found again as a "lead". Taking
             # that lead back already set things right; the trick as first seen stands.
             return []
-        # The trick is played again without the misreading and with the withdrawn card last: the
-        # cards after the misreading were seated one place too far on by the turn order.
         history = list(self.game.history)
         count = len(self.game.tricks[-1].plays)
         positions = [i for i, e in enumerate(history) if isinstance(e, PlayEvent)][-count:]
@@ -316,11 +335,19 @@ class GameFollower:
         k = [track for track, _, _ in before.plays].index(old_track)
         if len(positions) != count or len(before.plays) != count or cards[k] != old:
             return []
-        del cards[k]
+        if early:
+            # Played again without the misreading and with the withdrawn card last: the cards
+            # after the misreading were seated one place too far on by the turn order.
+            cards = [*cards[:k], *cards[k + 1 :], new]
+        else:
+            # The lingering misreading lay where the withdrawn card lies: it takes its place.
+            cards[k] = new
+            before.on_table.discard(old_track)
+            self._track_trick.pop(old_track, None)
         game = self.game_factory()
         for past in history[: positions[0]]:
             game.apply(past)
-        for played in [*cards, new]:
+        for played in cards:
             game.play(game.to_move, played)
         for past in history[positions[0] :]:
             if not isinstance(past, PlayEvent):
@@ -409,14 +436,14 @@ class GameFollower:
         game = self.game
         previous = self._last_cleared
         self._last_cleared = (number, event.time)
-        if (
-            number == game.trick_number
-            and len(trick.plays) == 1
-            and previous is not None
-            and previous[0] == number - 1
-            and event.time - previous[1] <= self.swept_together
-            and _is_last_play(game)
-        ):
+        before = self._tricks.get(number - 1)
+        with_before = (previous is not None and previous[0] == number - 1 and event.time - previous[1] <= self.swept_together) or (
+            # The trick before is still "on the table" only by a lingering track, while the rest
+            # of it left moments ago: it was swept too.
+            before is not None
+            and sum(1 for t in before.left_at.values() if event.time - t <= self.swept_together) >= 2
+        )
+        if number == game.trick_number and len(trick.plays) == 1 and with_before and _is_last_play(game):
             # A lone "first card" of a trick, swept away together with the trick before: it lay in
             # that trick all along (a card seen twice, or a misreading), so it is taken back.
             withdrawn = game.undo()
@@ -433,7 +460,7 @@ class GameFollower:
                     message=f"{card}, counted as the lead of trick {number + 1}, left with trick {number}: "
                     f"it was taken back; check trick {number}",
                 ),
-                *self._reread(trick, self._cleared.get(number - 1), event),
+                *self._reread(trick, self._cleared.get(number - 1) or before, event),
             ]
         out: list[TableEvent] = [TrickCleared(frame=event.frame, time=event.time, trick=number)]
         if number == game.trick_number and not game.is_over and 0 < len(trick.plays) < 4:
@@ -458,6 +485,11 @@ class GameFollower:
             out.append(_trick_complete(game.tricks[number], number, event.frame, event.time))
             out.extend(self._game_over(event.frame, event.time))
         return out
+
+
+def _alike(a: Card, b: Card) -> bool:
+    """Two cards a detector confuses: the same rank or the same suit."""
+    return a.rank == b.rank or a.suit == b.suit
 
 
 def _is_last_play(game: Game) -> bool:
