@@ -228,7 +228,6 @@ class GameFollower:
         """
         from itertools import permutations
 
-        from engine import PlayEvent
 
         game = self.game
         if not self.calibrated or len(trick.plays) != 4 or len(game.tricks) != trick.number + 1:
@@ -251,20 +250,9 @@ class GameFollower:
             return []
         if len(set(current)) == 4 and cost(current) - cost(best) < self.trust_position:
             return []  # a seat that played twice is impossible; otherwise the change must be clear
-        history = list(game.history)
-        positions = [i for i, e in enumerate(history) if isinstance(e, PlayEvent)][-4:]
-        cards = [history[i].card for i in positions]
+        cards = [c for _, c in plays]
         by_seat = {seat: cards[i] for i, seat in enumerate(best)}
-        rebuilt = self.game_factory()
-        for past in history[: positions[0]]:
-            rebuilt.apply(past)
-        for seat in turn:
-            rebuilt.play(seat, by_seat[seat])
-        for past in history[positions[0] :]:
-            if not isinstance(past, PlayEvent):
-                rebuilt.apply(past)
-        self.game = rebuilt
-        self._flags_seen = len(rebuilt.flags)
+        self._replay_trick(4, [(seat, by_seat[seat]) for seat in turn])
         trick.plays = [(track, best[i], c) for i, (track, _, c) in enumerate(trick.plays)]
         moved = [f"{cards[i]} to seat {s}" for i, s in enumerate(best) if s != current[i]]
         return [
@@ -301,7 +289,7 @@ class GameFollower:
         after the sweep): that card was a misreading (gone when the reading changed) and the
         withdrawn card is the one played in its place. The game is replayed with it, so that the
         trick's winner, and with it every later seat, comes out right."""
-        from engine import Card, PlayEvent
+        from engine import Card
 
         if before is None or not lead.plays or before.number != len(self.game.tricks) - 1:
             return []
@@ -328,12 +316,9 @@ class GameFollower:
             # The same card: its track was lost under a hand and found again as a "lead". Taking
             # that lead back already set things right; the trick as first seen stands.
             return []
-        history = list(self.game.history)
-        count = len(self.game.tricks[-1].plays)
-        positions = [i for i, e in enumerate(history) if isinstance(e, PlayEvent)][-count:]
-        cards = [history[i].card for i in positions]
+        cards = [c for _, c in self.game.tricks[-1].plays]
         k = [track for track, _, _ in before.plays].index(old_track)
-        if len(positions) != count or len(before.plays) != count or cards[k] != old:
+        if len(before.plays) != len(cards) or cards[k] != old:
             return []
         if early:
             # Played again without the misreading and with the withdrawn card last: the cards
@@ -344,17 +329,8 @@ class GameFollower:
             cards[k] = new
             before.on_table.discard(old_track)
             self._track_trick.pop(old_track, None)
-        game = self.game_factory()
-        for past in history[: positions[0]]:
-            game.apply(past)
-        for played in cards:
-            game.play(game.to_move, played)
-        for past in history[positions[0] :]:
-            if not isinstance(past, PlayEvent):
-                game.apply(past)
+        game = self._replay_trick(len(cards), [(None, c) for c in cards])
         seat = game.tricks[-1].plays[-1][0]
-        self.game = game
-        self._flags_seen = len(game.flags)
         number = before.number
         return [
             NeedsConfirmation(
@@ -370,6 +346,25 @@ class GameFollower:
             ),
             _trick_complete(game.tricks[number], number, event.frame, event.time),
         ]
+
+    def _replay_trick(self, count: int, plays: list[tuple[int | None, Card]]) -> Game:
+        """Rebuilds the game with its last ``count`` plays replaced by ``plays`` (seat ``None``:
+        whoever is to move then); other events after them (calls) keep their place after the trick."""
+        from engine import PlayEvent
+
+        history = list(self.game.history)
+        first = [i for i, e in enumerate(history) if isinstance(e, PlayEvent)][-count]
+        game = self.game_factory()
+        for past in history[:first]:
+            game.apply(past)
+        for seat, card in plays:
+            game.play(game.to_move if seat is None else seat, card)
+        for past in history[first:]:
+            if not isinstance(past, PlayEvent):
+                game.apply(past)
+        self.game = game
+        self._flags_seen = len(game.flags)
+        return game
 
     def _swept_now(self, trick: _TableTrick) -> bool:
         """Whether ``trick`` is the one in play, still short of four cards, and at least two of its

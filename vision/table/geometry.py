@@ -188,8 +188,8 @@ class TableGeometry:
             spread: how far (image pixels) the card may really lie from ``point``; the margin
                 shrinks by the directions that uncertainty allows (to 0 when it reaches the centre).
         """
-        angle, offset = self.polar(point)
-        distances = sorted((abs(_wrap(angle - self.seat_angle(s))), s) for s in range(4))
+        offset = self.polar(point)[1]
+        distances = sorted((d, s) for s, d in enumerate(self.seat_offsets(point)))
         (best, seat), (second, _) = distances[0], distances[1]
         margin = second - best
         if spread > 0:
