@@ -137,3 +137,34 @@ def test_corners_that_agree_on_no_card_stay_two_cards():
     probs = np.stack([_probs(QC=0.95, QS=0.05), _probs(KH=0.97, QC=0.03)])
     corners = Detections(xyxy=[TOP_LEFT, BOTTOM_RIGHT], confidence=[0.9, 0.9], class_id=[QC, KH], data={"probs": probs})
     assert group_corners(corners).class_id.tolist() == [QC, KH]
+
+
+def _index_corners(cx: float, cy: float, angle: float, w: float = 50, h: float = 76, index: float = 20) -> list[list[float]]:
+    """The four index boxes of a card printing its index in every corner, centred at (cx, cy),
+    rotated by ``angle`` degrees (``w`` x ``h``: the rectangle of the index centres)."""
+    a = np.radians(angle)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    centres = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]]) @ rot.T + (cx, cy)
+    return [[x - index / 2, y - index / 2, x + index / 2, y + index / 2] for x, y in centres]
+
+
+@pytest.mark.parametrize("angle", [0.0, 30.0, 75.0, 120.0])
+def test_a_card_with_an_index_in_every_corner_is_one_card_at_any_rotation(angle):
+    boxes = _index_corners(300, 200, angle)
+    assert pair_corners(boxes, [QC] * 4, [0.9, 0.8, 0.7, 0.6]) == [(0, 1, 2, 3)]
+    cards = group_corners(Detections(xyxy=boxes, confidence=[0.9, 0.8, 0.7, 0.6], class_id=[QC] * 4))
+    assert len(cards) == 1 and cards.data["corners"].tolist() == [4]
+
+
+def test_three_corners_of_a_four_index_card_and_a_twin_box_are_one_card():
+    boxes = _index_corners(300, 200, 30.0)[:3]
+    x1, y1, x2, y2 = boxes[0]
+    twin = [x1 + 3, y1 - 2, x2 + 4, y2 - 1]  # the locator found one index twice
+    assert pair_corners([*boxes, twin], [QC] * 4, [0.9, 0.8, 0.7, 0.5]) == [(0, 1, 2, 3)]
+
+
+def test_two_four_index_copies_of_a_card_overlapping_stay_two_cards():
+    first, second = _index_corners(300, 200, 10.0), _index_corners(350, 260, 100.0)
+    groups = pair_corners([*first, *second], [QC] * 8, [0.9] * 8)
+    assert sorted(groups) == [(0, 1, 2, 3), (4, 5, 6, 7)]
+

@@ -170,7 +170,7 @@ def test_a_doubtful_third_copy_is_not_played_but_asked_about():
     table.track += 1
     # 0.63: how sure the detector was of a King read as Karo-König on a rendered table, where
     # playing it made the real card the next trick's lead and shifted every later trick.
-    doubtful = CardLanded(table.track, Card.parse("AC").index, 0.63, spot(2), 100, 9.0, candidates=((5, 0.63), (4, 0.37)))
+    doubtful = CardLanded(table.track, Card.parse("AC").index, 0.63, spot(2), 100, 9.0, candidates=((5, 0.9), (4, 0.1)))
     events = [e.to_dict() for e in table.follower.update([doubtful])]
     assert [e["type"] for e in events] == ["needs_confirmation"] and "third copy" in events[0]["message"]
     assert len(table.follower.game.history) == 2
@@ -178,6 +178,23 @@ def test_a_doubtful_third_copy_is_not_played_but_asked_about():
     sure = CardLanded(table.track, Card.parse("AC").index, 0.95, spot(3), 130, 13.0, candidates=((5, 0.95),))
     events = [e.to_dict() for e in table.follower.update([sure])]
     assert [e["kind"] for e in events if e["type"] == "flag"] == ["third_copy"]  # played, and the engine says so
+
+
+def test_a_doubtful_third_copy_is_played_as_the_runner_up_of_its_vote():
+    # From the demo video: Kreuz-Bube voted 0.62 Kreuz-Dame, 0.38 Kreuz-Bube, with both Kreuz-Damen
+    # already played. Refusing it left the trick short; the runner-up is the card.
+    table = Table()
+    table.land("QC", spot(0))
+    table.land("QC", spot(1))
+    table.t += 1
+    table.track += 1
+    jc, qc = Card.parse("JC").index, Card.parse("QC").index
+    doubtful = CardLanded(table.track, qc, 0.62, spot(2), 100, 9.0, candidates=((qc, 0.62), (jc, 0.38)))
+    events = [e.to_dict() for e in table.follower.update([doubtful])]
+    assert [(e["type"], e.get("card")) for e in events] == [("card_played", "JC"), ("needs_confirmation", "JC")]
+    assert "read as QC" in events[1]["message"]
+    assert [str(c) for _, c in table.follower.game.history] == ["QC", "QC", "JC"]
+    assert not table.follower.game.flags
 
 
 # --- a corner-index detector, through the tracker -----------------------------------------------

@@ -4,8 +4,13 @@ A card prints its index in two opposite corners. Two same-card corner boxes whos
 card (measured in index sizes) are taken to be one card; everything else stays a card seen by one
 corner. Each corner pairs at most once; among the corners that could pair, the most pairs with the
 smallest sum of squared distances win, so two copies of a card lying side by side in one trick
-stay two cards unless they overlap corner on corner. Decks printing the index in all
-four corners give two entries per card (a known limit).
+stay two cards unless they overlap corner on corner.
+
+Many decks print the index in all four corners. Pairing alone would make two cards of each such
+card (its two short or long sides), so four same-card corners forming a card-shaped rectangle are
+one card first, a leftover corner that completes a pair's right angle joins it, and a corner found
+twice (two boxes on one index) joins its twin. Those tests are rotation-free: they use the corner
+centres only, never the axis-aligned boxes.
 
 With the classifier's probabilities per corner, two corners that read differently may still pair:
 the pair is named by the card both corners find most likely together (the product of their
@@ -14,6 +19,8 @@ wrong card.
 """
 
 from __future__ import annotations
+
+from itertools import combinations
 
 import numpy as np
 
@@ -26,6 +33,19 @@ MIN_RATIO = 2.0
 MAX_RATIO = 9.0
 # Two differently read corners pair only when some card is this plausible for both (geometric mean).
 MIN_AGREEMENT = 0.25
+# The rectangle of a card's four index centres, short side over long side: poker, bridge and Skat
+# decks give 0.63-0.70, and a camera tilted by up to ~35 degrees foreshortens one side.
+MIN_ASPECT = 0.45
+MAX_ASPECT = 0.92
+# How far four corners may be from a rectangle (the diagonals' midpoints apart plus their length
+# difference, over the diagonal), and a right angle from 90 degrees (|cos|): perspective bends both.
+RECT_TOLERANCE = 0.25
+RIGHT_ANGLE_COS = 0.25
+# The short side of that rectangle, in index sizes: at least this (indices side by side on a narrow
+# card lie closer than the two of a pair across its diagonal).
+MIN_SIDE = 1.2
+# A second box on one index (the locator found it twice): centres this close, in index sizes.
+TWIN_DISTANCE = 0.6
 
 
 def corner_score(located: np.ndarray | float, probability: np.ndarray | float, weight: float = 0.5) -> np.ndarray:
@@ -38,15 +58,16 @@ def corner_score(located: np.ndarray | float, probability: np.ndarray | float, w
     return np.asarray(located, np.float64) ** weight * np.asarray(probability, np.float64) ** (1 - weight)
 
 
-def joint_card(p: np.ndarray, q: np.ndarray) -> tuple[int, float]:
-    """The card two corners' probabilities agree on most, and the geometric mean of its two probabilities.
+def joint_card(*probabilities: np.ndarray) -> tuple[int, float]:
+    """The card some corners' probabilities agree on most, and the geometric mean of its probabilities.
 
     >>> joint_card(np.array([0.6, 0.4, 0.0]), np.array([0.1, 0.9, 0.0]))
     (1, 0.6)
     """
-    both = np.sqrt(np.asarray(p, np.float64) * np.asarray(q, np.float64))
-    best = int(both.argmax())
-    return best, round(float(both[best]), 6)
+    rows = np.asarray(probabilities, np.float64)
+    together = np.exp(np.log(rows.clip(1e-12)).mean(axis=0))
+    best = int(together.argmax())
+    return best, round(float(together[best]), 6)
 
 
 def pair_corners(
@@ -60,7 +81,10 @@ def pair_corners(
     probs: np.ndarray | None = None,
     min_agreement: float = MIN_AGREEMENT,
 ) -> list[tuple[int, ...]]:
-    """Groups corner detections into cards: a list of 1- or 2-tuples of row indices.
+    """Groups corner detections into cards: a list of tuples of row indices, one per card.
+
+    A tuple holds one corner, the two of a pair, or up to four (and a twin box) on a deck that
+    prints its index in every corner.
 
     Args:
         xyxy: ``(n, 4)`` corner boxes in pixels.
@@ -76,28 +100,166 @@ def pair_corners(
 
     >>> pair_corners([[0, 0, 10, 20], [60, 80, 70, 100], [200, 0, 210, 20]], [3, 3, 3], [0.9, 0.8, 0.7])
     [(0, 1), (2,)]
+
+    Four corners of one card (an index in every corner) are one card, not two pairs:
+
+    >>> pair_corners([[0, 0, 10, 20], [50, 0, 60, 20], [0, 80, 10, 100], [50, 80, 60, 100]], [3] * 4, [0.9] * 4)
+    [(0, 1, 2, 3)]
     """
     xyxy = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
     class_id = np.asarray(class_id, dtype=np.int64).reshape(-1)
     confidence = np.asarray(confidence, dtype=np.float64).reshape(-1)
     size = np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1]).clip(1e-6)
     center = np.stack([(xyxy[:, 0] + xyxy[:, 2]) / 2, (xyxy[:, 1] + xyxy[:, 3]) / 2], axis=1)
+    n = len(xyxy)
 
+    def same_card(i: int, j: int) -> bool:
+        if class_id[i] != class_id[j] and (probs is None or joint_card(probs[i], probs[j])[1] < min_agreement):
+            return False
+        return max(size[i], size[j]) / min(size[i], size[j]) <= max_size_ratio
+
+    friends = [{j for j in range(n) if j != i and same_card(i, j)} for i in range(n)]
+    twins = _twins(center, size, confidence, friends)
+    live = [i for i in range(n) if i not in twins]
+    groups: list[tuple[int, ...]] = _rectangles(live, center, size, friends, min_ratio, max_ratio)
+    used = {i for g in groups for i in g}
     candidates: list[tuple[float, float, int, int]] = []
-    for i in range(len(xyxy)):
-        for j in range(i + 1, len(xyxy)):
-            if class_id[i] != class_id[j] and (probs is None or joint_card(probs[i], probs[j])[1] < min_agreement):
-                continue
-            big, small = max(size[i], size[j]), min(size[i], size[j])
-            if big / small > max_size_ratio:
+    for a, i in enumerate(live):
+        for j in live[a + 1 :]:
+            if i in used or j in used or j not in friends[i]:
                 continue
             ratio = float(np.linalg.norm(center[i] - center[j])) / ((size[i] + size[j]) / 2)
             if min_ratio <= ratio <= max_ratio:
                 candidates.append((ratio, -(confidence[i] + confidence[j]), i, j))
-    groups = [pair for component in _components(candidates) for pair in _best_matching(component)]
-    used = {i for pair in groups for i in pair}
-    groups.extend((i,) for i in range(len(xyxy)) if i not in used)
-    return sorted(groups, key=lambda g: g[0])
+    pairs = [pair for component in _components(candidates) for pair in _best_matching(component)]
+    used.update(i for pair in pairs for i in pair)
+    groups.extend(_third_corners(pairs, [i for i in live if i not in used], center, size, friends, min_ratio, max_ratio))
+    used = {i for g in groups for i in g}
+    groups.extend((i,) for i in live if i not in used)
+    for twin, kept in twins.items():
+        groups = [(*g, twin) if kept in g else g for g in groups]
+    return sorted((tuple(sorted(g)) for g in groups), key=lambda g: g[0])
+
+
+def _twins(center: np.ndarray, size: np.ndarray, confidence: np.ndarray, friends: list[set[int]]) -> dict[int, int]:
+    """Boxes found twice on one index: each weaker box mapped to the box it repeats."""
+    twins: dict[int, int] = {}
+    for i in np.argsort(-confidence, kind="stable").tolist():
+        if i in twins:
+            continue
+        for j in friends[i]:
+            if j not in twins and confidence[j] <= confidence[i] and j != i:
+                if np.linalg.norm(center[i] - center[j]) <= TWIN_DISTANCE * max(size[i], size[j]):
+                    twins[j] = i
+    return {j: i for j, i in twins.items() if i not in twins}
+
+
+def _card_sides_fit(short: float, long: float, index: float, min_ratio: float, max_ratio: float) -> bool:
+    """Whether two sides of a rectangle of index centres can be a card's (lengths in pixels): its
+    diagonal must be one a pair of opposite indices could span."""
+    return MIN_ASPECT <= short / long <= MAX_ASPECT and short >= MIN_SIDE * index and min_ratio * index <= float(np.hypot(short, long)) <= max_ratio * index
+
+
+def _rectangles(
+    live: list[int], center: np.ndarray, size: np.ndarray, friends: list[set[int]], min_ratio: float, max_ratio: float
+) -> list[tuple[int, ...]]:
+    """Disjoint sets of four corners lying on a card-shaped rectangle, best fitting first."""
+    found: list[tuple[float, tuple[int, ...]]] = []
+    for i in live:
+        mates = sorted(j for j in friends[i] if j > i and j in live)
+        if len(mates) < 3 or len(mates) > 11:  # no four corners, or too many copies to tell apart
+            continue
+        for a, b, c in combinations(mates, 3):
+            if b not in friends[a] or c not in friends[a] or c not in friends[b]:
+                continue
+            error = _rectangle_error(center[[i, a, b, c]], float(size[[i, a, b, c]].mean()), min_ratio, max_ratio)
+            if error is not None:
+                found.append((error, (i, a, b, c)))
+    chosen: list[tuple[int, ...]] = []
+    used: set[int] = set()
+    for _, quad in sorted(found):
+        if used.isdisjoint(quad):
+            chosen.append(quad)
+            used.update(quad)
+    return chosen
+
+
+def _rectangle_error(points: np.ndarray, index: float, min_ratio: float, max_ratio: float) -> float | None:
+    """How far four points are from a card-shaped rectangle (None: not one at all).
+
+    A rectangle's diagonals are equally long and cross at their midpoints.
+
+    >>> _rectangle_error(np.array([[0, 0], [50, 0], [0, 80], [50, 80]]), 12.0, 2.0, 9.0)
+    0.0
+    >>> _rectangle_error(np.array([[0, 0], [80, 0], [0, 80], [80, 80]]), 12.0, 2.0, 9.0) is None  # a square
+    True
+    """
+    best: float | None = None
+    for (p, q), (r, t) in (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2))):
+        d1, d2 = float(np.linalg.norm(points[p] - points[q])), float(np.linalg.norm(points[r] - points[t]))
+        mean = (d1 + d2) / 2
+        if mean <= 0:
+            continue
+        error = (float(np.linalg.norm((points[p] + points[q]) / 2 - (points[r] + points[t]) / 2)) + abs(d1 - d2)) / mean
+        sides = sorted((float(np.linalg.norm(points[p] - points[r])), float(np.linalg.norm(points[p] - points[t]))))
+        if error <= RECT_TOLERANCE and _card_sides_fit(sides[0], sides[1], index, min_ratio, max_ratio):
+            best = error if best is None else min(best, error)
+    return None if best is None else round(best, 6)
+
+
+def _third_corners(
+    pairs: list[tuple[int, int]],
+    singles: list[int],
+    center: np.ndarray,
+    size: np.ndarray,
+    friends: list[set[int]],
+    min_ratio: float,
+    max_ratio: float,
+) -> list[tuple[int, ...]]:
+    """The pairs, each with a leftover corner of its card that makes a right angle with it.
+
+    On a four-index deck a card with one corner hidden shows three indices; pairing takes the
+    two along a side. Only corners nothing else took may join, and only at a right angle at the
+    pair's end (see :func:`_right_angle`), so two copies of a two-index card are never merged.
+    """
+    groups: list[tuple[int, ...]] = []
+    free = set(singles)
+    for i, j in pairs:
+        best: tuple[float, int] | None = None
+        for k in sorted(free & friends[i] & friends[j]):
+            cos = _right_angle(center[i], center[j], center[k], float(size[[i, j, k]].mean()), min_ratio, max_ratio)
+            if cos is not None and (best is None or cos < best[0]):
+                best = (cos, k)
+        if best is None:
+            groups.append((i, j))
+        else:
+            groups.append((i, j, best[1]))
+            free.discard(best[1])
+    return groups
+
+
+def _right_angle(a: np.ndarray, b: np.ndarray, c: np.ndarray, index: float, min_ratio: float, max_ratio: float) -> float | None:
+    """|cos| of the angle at ``a`` or ``b`` when the pair ``a``-``b`` is one side of a card and ``c``
+    the far end of the next side (None: no such right angle).
+
+    The pair must be a side, not the diagonal: a two-index card pairs across its diagonal, and a
+    copy's corner lying on its blank corner would otherwise join it.
+
+    >>> _right_angle(np.array([0, 0]), np.array([50, 0]), np.array([50, 80]), 12.0, 2.0, 9.0)
+    0.0
+    >>> _right_angle(np.array([0, 0]), np.array([50, 80]), np.array([50, 0]), 12.0, 2.0, 9.0) is None
+    True
+    """
+    best: float | None = None
+    for apex, p, q in ((a, b, c), (b, a, c)):
+        u, v = p - apex, q - apex
+        lu, lv = float(np.linalg.norm(u)), float(np.linalg.norm(v))
+        if lu <= 0 or lv <= 0:
+            continue
+        cos = abs(float(u @ v)) / (lu * lv)
+        if cos <= RIGHT_ANGLE_COS and _card_sides_fit(min(lu, lv), max(lu, lv), index, min_ratio, max_ratio):
+            best = cos if best is None else min(best, cos)
+    return None if best is None else round(best, 6)
 
 
 # Corners that could pair with each other form small clusters (the copies of one card); each is
@@ -159,8 +321,9 @@ def _best_matching(candidates: list[tuple[float, float, int, int]]) -> list[tupl
 def group_corners(corners: Detections, *, locate_weight: float = 0.5, **kwargs: float) -> Detections:
     """One row per physical card from corner detections.
 
-    A paired card's box is the union of its two corner boxes (it covers most of the card), its
-    confidence the higher of the two; ``data["corners"]`` holds how many corners were seen (1 or 2).
+    A grouped card's box is the union of its corner boxes (it covers most of the card), its
+    confidence the highest of them; ``data["corners"]`` holds how many corner boxes it joins (1-4,
+    one more for an index found twice).
     With ``data["probs"]`` (the classifier's card probabilities per corner) a pair is named by
     :func:`joint_card`; its confidence is :func:`corner_score` of the better locator score
     (``data["located"]``) and that agreement, with ``locate_weight``, as a single corner's is.
@@ -175,9 +338,9 @@ def group_corners(corners: Detections, *, locate_weight: float = 0.5, **kwargs: 
     if probs is not None:
         located = corners.data.get("located", corners.confidence)
         for k, g in enumerate(groups):
-            if len(g) == 2 and corners.class_id[g[0]] != corners.class_id[g[1]]:
-                names[k], agreement = joint_card(probs[g[0]], probs[g[1]])
-                scores[k] = float(corner_score(max(located[g[0]], located[g[1]]), agreement, locate_weight))
+            if len(set(corners.class_id[list(g)].tolist())) > 1:
+                names[k], agreement = joint_card(*probs[list(g)])
+                scores[k] = float(corner_score(max(located[list(g)]), agreement, locate_weight))
     xyxy = np.array(
         [
             [corners.xyxy[list(g), 0].min(), corners.xyxy[list(g), 1].min(), corners.xyxy[list(g), 2].max(), corners.xyxy[list(g), 3].max()]

@@ -61,6 +61,9 @@ class GameFollower:
             Kept high: a misreading played as a trick's fourth card pushes the real fourth card
             into the next trick, and every later trick with it; a real card refused only leaves
             its trick short, which clearing closes and a person is asked to complete.
+        runner_up_share: such a misreading is played as the runner-up of its identity vote when
+            that card is still in the deck and won at least this share of the votes (and a
+            person is asked to check); raising it leaves more tricks short instead.
         swept_together: seconds within which a trick's lone lead card leaving right after the
             previous trick was cleared counts as part of that trick (and is taken back).
         duplicate_distance: how near (as a fraction of the trick area's radius) counts as the
@@ -83,6 +86,7 @@ class GameFollower:
         duplicate_distance: float = 0.12,
         swept_together: float = 1.0,
         third_copy_confidence: float = 0.9,
+        runner_up_share: float = 0.2,
         reseat_tolerance: float = 40.0,
         reseat_inversion: float = 15.0,
     ) -> None:
@@ -95,6 +99,7 @@ class GameFollower:
         self.duplicate_distance = duplicate_distance
         self.swept_together = swept_together
         self.third_copy_confidence = third_copy_confidence
+        self.runner_up_share = runner_up_share
         self.reseat_tolerance = reseat_tolerance
         self.reseat_inversion = reseat_inversion
         self.reset()
@@ -159,6 +164,15 @@ class GameFollower:
             seat = by_position
         conflict = by_position is not None and by_turn is not None and by_position != by_turn
         card = Card.from_index(event.card_index)
+        read_as: Card | None = None
+        if game.copies_left(card) <= 0 and event.confidence < self.third_copy_confidence:
+            # Both copies are played, so the read is wrong; the runner-up of the vote, if it is
+            # still in the deck and had real support, is what the card most likely is.
+            for index, share in event.candidates:
+                other = Card.from_index(index)
+                if index != event.card_index and share >= self.runner_up_share and game.copies_left(other) > 0:
+                    read_as, card = card, other
+                    break
         if game.copies_left(card) <= 0 and event.confidence < self.third_copy_confidence:
             # Every copy the deck holds is played: a doubtful further one is a misreading, not a play.
             return [
@@ -194,7 +208,21 @@ class GameFollower:
                 seat_conflict=conflict,
             )
         )
-        if event.uncertain:
+        if read_as is not None:
+            out.append(
+                NeedsConfirmation(
+                    frame=event.frame,
+                    time=event.time,
+                    reason="uncertain_card",
+                    trick=trick_number,
+                    seat=seat,
+                    card=str(card),
+                    candidates=tuple((str(Card.from_index(i)), s) for i, s in event.candidates),
+                    message=f"read as {read_as}, whose copies are both played: counted as {card}; "
+                    f"is the card seat {seat} played into trick {trick_number + 1} really {card}?",
+                )
+            )
+        elif event.uncertain:
             out.append(
                 NeedsConfirmation(
                     frame=event.frame,
