@@ -197,6 +197,31 @@ def test_a_doubtful_third_copy_is_played_as_the_runner_up_of_its_vote():
     assert not table.follower.game.flags
 
 
+def test_a_sure_third_copy_is_played_and_the_weak_earlier_copy_is_doubted():
+    # From a rendered game: a Herz-9 read as Karo-Dame at 0.45 in trick 2; the real Karo-Damen
+    # came later at 0.70 and 0.75. Refusing the last one left trick 10 short.
+    table = Table()
+    qd = Card.parse("QD").index
+    for seat, (card, confidence) in enumerate([("QD", 0.45), ("QD", 0.70), ("KD", 0.9), ("AD", 0.9)]):
+        table.t += 1
+        table.track += 1
+        event = CardLanded(table.track, Card.parse(card).index, confidence, spot(seat), table.t * 10, float(table.t),
+                           candidates=((Card.parse(card).index, 1.0),))
+        table.follower.update([event])
+    table.t += 1
+    table.track += 1
+    sure = CardLanded(table.track, qd, 0.75, spot(0), table.t * 10, float(table.t), candidates=((qd, 1.0),))
+    events = [e.to_dict() for e in table.follower.update([sure])]
+    assert [e["type"] for e in events][:2] == ["card_played", "needs_confirmation"]
+    assert events[1]["trick"] == 0 and "trick 1" in events[1]["message"]
+    assert [e["kind"] for e in events if e["type"] == "flag"] == ["third_copy"]
+    # Not sure enough over the weakest copy (0.45 + 0.25 > 0.62): refused as before.
+    table.t += 1
+    table.track += 1
+    weak = CardLanded(table.track, qd, 0.62, spot(1), table.t * 10, float(table.t), candidates=((qd, 1.0),))
+    assert [e.to_dict()["type"] for e in table.follower.update([weak])] == ["needs_confirmation"]
+
+
 # --- a corner-index detector, through the tracker -----------------------------------------------
 
 

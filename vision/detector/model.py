@@ -210,7 +210,7 @@ class CardDetector:
         return found.with_columns(data={**found.data, "kind": np.full(len(found), kind, dtype=np.int64)})
 
     def cards(self, image: np.ndarray) -> Detections:
-        """One row per physical card: corner pairs merged (``data["corners"]`` = 1 or 2)."""
+        """One row per physical card: its corner indices grouped (``data["corners"]`` counts them)."""
         found = self.detect(image)
         start = time.perf_counter()
         if self.card.target == "corners":

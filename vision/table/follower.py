@@ -61,6 +61,9 @@ class GameFollower:
             Kept high: a misreading played as a trick's fourth card pushes the real fourth card
             into the next trick, and every later trick with it; a real card refused only leaves
             its trick short, which clearing closes and a person is asked to complete.
+        outvote_margin: a further copy is played (and the engine flags it) when it is read this
+            much surer than the weakest copy already played, which is then doubted and asked about
+            instead; raising it refuses more such cards, which leaves their trick short.
         runner_up_share: such a misreading is played as the runner-up of its identity vote when
             that card is still in the deck and won at least this share of the votes (and a
             person is asked to check); raising it leaves more tricks short instead.
@@ -87,6 +90,7 @@ class GameFollower:
         swept_together: float = 1.0,
         third_copy_confidence: float = 0.9,
         runner_up_share: float = 0.2,
+        outvote_margin: float = 0.25,
         reseat_tolerance: float = 40.0,
         reseat_inversion: float = 15.0,
     ) -> None:
@@ -100,6 +104,7 @@ class GameFollower:
         self.swept_together = swept_together
         self.third_copy_confidence = third_copy_confidence
         self.runner_up_share = runner_up_share
+        self.outvote_margin = outvote_margin
         self.reseat_tolerance = reseat_tolerance
         self.reseat_inversion = reseat_inversion
         self.reset()
@@ -110,6 +115,7 @@ class GameFollower:
         self.geometry = getattr(self, "geometry", self.initial_geometry)
         self.calibrator.reset()
         self._tricks: dict[int, _TableTrick] = {}
+        self._reads: dict[int, list[tuple[int, float]]] = {}  # each card's plays: (trick, confidence)
         self._track_trick: dict[int, int] = {}
         self._flags_seen = 0
         self._last_cleared: tuple[int, float] | None = None
@@ -173,7 +179,13 @@ class GameFollower:
                 if index != event.card_index and share >= self.runner_up_share and game.copies_left(other) > 0:
                     read_as, card = card, other
                     break
-        if game.copies_left(card) <= 0 and event.confidence < self.third_copy_confidence:
+        doubted: tuple[int, float] | None = None
+        if game.copies_left(card) <= 0 and read_as is None:
+            weakest = min(self._reads.get(card.index, []), key=lambda r: r[1], default=None)
+            if weakest is not None and event.confidence >= weakest[1] + self.outvote_margin:
+                # Far surer than the weakest copy already played: that one is the misreading.
+                doubted = weakest
+        if game.copies_left(card) <= 0 and event.confidence < self.third_copy_confidence and doubted is None:
             # Every copy the deck holds is played: a doubtful further one is a misreading, not a play.
             return [
                 NeedsConfirmation(
@@ -193,6 +205,7 @@ class GameFollower:
         trick.on_table.add(event.track_id)
         trick.plays.append((event.track_id, seat, event.center))
         trick.reads[event.track_id] = (event.card_index, event.confidence)
+        self._reads.setdefault(card.index, []).append((trick_number, event.confidence))
         self._track_trick[event.track_id] = trick_number
         out.append(
             CardPlayed(
@@ -208,6 +221,20 @@ class GameFollower:
                 seat_conflict=conflict,
             )
         )
+        if doubted is not None:
+            out.append(
+                NeedsConfirmation(
+                    frame=event.frame,
+                    time=event.time,
+                    reason="uncertain_card",
+                    trick=doubted[0],
+                    seat=None,
+                    card=str(card),
+                    candidates=((str(card), event.confidence), (str(card), doubted[1])),
+                    message=f"a third {card} (read at {event.confidence:.2f}) was played into trick {trick_number + 1}; "
+                    f"the {card} of trick {doubted[0] + 1} (read at {doubted[1]:.2f}) is likely a misreading; check trick {doubted[0] + 1}",
+                )
+            )
         if read_as is not None:
             out.append(
                 NeedsConfirmation(
