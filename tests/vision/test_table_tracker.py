@@ -141,6 +141,24 @@ def test_a_second_copy_slid_onto_the_spot_of_a_hidden_copy_is_a_new_card():
     assert [e.card_index for e in landed] == [3, 3]
 
 
+def test_a_card_pushed_on_after_it_seemed_to_rest_is_still_one_card():
+    # From a rendered game: the hand paused, the card landed, then it was pushed ~0.7 card
+    # sizes further (beyond the landed gate) and came to rest again.
+    frames = [frame(*f) for f in slide(22, (640, 700), (640, 400), 5, 5)]
+    frames += [frame(*f) for f in slide(22, (640, 400), (690, 460), 1, 15)]
+    landed = [e for _, e in run(frames) if isinstance(e, CardLanded)]
+    assert [e.card_index for e in landed] == [22]
+
+
+def test_a_card_read_anew_where_another_landed_is_no_second_card():
+    # A four-index card read half as Karo-Dame, half as Karo-Bube: the Dame landed; its boxes
+    # then drift to the part still read so, and the Bube boxes lie where the Dame landed.
+    frames = [frame((21, 640, 400, 0.7))] * 6
+    frames += [frame((21, 640, 370, 0.6), (20, 642, 402, 0.7))] * 12
+    landed = [e for _, e in run(frames) if isinstance(e, CardLanded)]
+    assert [e.card_index for e in landed] == [21]
+
+
 def test_a_box_that_changes_shape_as_the_hand_lets_go_stays_one_card():
     half = Detections(xyxy=[[605, 440, 675, 500]], confidence=[0.8], class_id=[3])  # hand over the rest
     frames = [half] * 6 + [frame()] * 4 + [frame((3, 640, 445, 0.9))] * 15

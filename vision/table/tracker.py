@@ -148,6 +148,9 @@ class CardTracker:
         reread_distance: a new box this close (in card sizes) to a landed card still in view is
             taken for a misreading of it and never lands; raising it guards better against
             misreads and may swallow a card laid right on top of a visible one.
+        moved_gap, moved_gate: a landed card that stops being seen while a box of the same card
+            shows up within ``moved_gate`` card sizes no more than ``moved_gap`` seconds later was
+            pushed on after it seemed to rest: the landed track follows it (no second card).
         index_ratio: for corner-index detections (``data["corners"]``): a card's diagonal in
             index-box lengths (about 5.7 for the rendered decks); raising it joins parts lying
             farther apart into one card, and widens every gate.
@@ -184,6 +187,8 @@ class CardTracker:
         collected_count: int = 3,
         move_tolerance: float = 0.5,
         reread_distance: float = 0.2,
+        moved_gap: float = 0.5,
+        moved_gate: float = 1.0,
         index_ratio: float = 5.7,
         part_join: float = 1.25,
         part_memory: float = 1.0,
@@ -210,6 +215,8 @@ class CardTracker:
         self.collected_count = collected_count
         self.move_tolerance = move_tolerance
         self.reread_distance = reread_distance
+        self.moved_gap = moved_gap
+        self.moved_gate = moved_gate
         self.index_ratio = index_ratio
         self.part_join = part_join
         self.part_memory = part_memory
@@ -540,7 +547,13 @@ class CardTracker:
         for other in self.tracks:
             if not other.landed or other is track or other.last_time < track.first_time:
                 continue
-            if np.hypot(*(other.center - track.center)) < self.reread_distance * max(other.size, track.size):
+            # Where another card lay when it landed counts too: a card seen by parts drifts towards
+            # the part in view, and a four-index card read half as one card, half as another,
+            # splits so. (Not for the same card: two copies side by side may swap tracks.)
+            places = [other.center]
+            if other.landed_center is not None and other.card_index != track.card_index:
+                places.append(other.landed_center)
+            if min(np.hypot(*(p - track.center)) for p in places) < self.reread_distance * max(other.size, track.size):
                 return True
             if track.parts and other.parts:
                 # Only part of a card seen, and all of it lying on the landed card: one of its
@@ -567,6 +580,10 @@ class CardTracker:
             if other.id in track.co_seen:
                 continue  # both in view at once: two copies of the card
             near = self.reappear_gate * max(other.size, track.size)
+            if 0.0 <= track.first_time - other.last_time <= self.moved_gap:
+                # It vanished as this one showed up next to it: the same card, pushed on after
+                # it seemed to rest (the hand let go of it only now).
+                near = self.moved_gate * max(other.size, track.size)
             if np.hypot(*(other.center - track.center)) < near and travelled < near:
                 other.center, other.last_time = track.center, track.last_time
                 other.hits += track.hits
