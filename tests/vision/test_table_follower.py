@@ -80,6 +80,18 @@ def test_position_against_turn_order_is_said_in_the_event_and_flagged_by_the_eng
     assert [f["kind"] for f in flags] == ["out_of_turn"] and flags[0]["seat"] == 2
 
 
+def test_a_position_pointing_to_a_seat_that_has_played_leaves_the_seat_to_the_turn_order():
+    table = Table()
+    for seat, card in enumerate(["AC", "9C", "KC", "10C"]):
+        table.land(card, spot(seat))
+    table.land("AS", spot(0))
+    table.land("9S", spot(1))
+    # Seat 2 is to move; its card slid far over to seat 0's side, which has played already.
+    played = [e for e in table.land("KS", spot(0, r=60)) if e["type"] == "card_played"][0]
+    assert played["seat"] == 2 and played["seat_by_position"] == 0 and played["seat_conflict"]
+    assert not table.follower.game.flags
+
+
 def test_an_ambiguous_position_leaves_the_seat_to_the_turn_order_but_says_so():
     table = Table()
     for seat, card in enumerate(["AC", "9C", "KC", "10C"]):

@@ -166,7 +166,9 @@ class GameFollower:
             guess = self.geometry.seat_of(event.center, spread=event.spread)
             by_position, margin = guess.seat, guess.margin
         seat = by_turn if by_turn is not None else (by_position or 0)
-        if by_position is not None and by_position != by_turn and margin >= self.trust_position:
+        played = {s for s, _ in game.current_trick.plays} if game.current_trick is not None else set()
+        if by_position is not None and by_position != by_turn and margin >= self.trust_position and by_position not in played:
+            # (A seat plays once a trick: a place pointing to a seat that has played is off.)
             seat = by_position
         conflict = by_position is not None and by_turn is not None and by_position != by_turn
         card = Card.from_index(event.card_index)
