@@ -113,13 +113,18 @@ def pair_corners(
     center = np.stack([(xyxy[:, 0] + xyxy[:, 2]) / 2, (xyxy[:, 1] + xyxy[:, 3]) / 2], axis=1)
     n = len(xyxy)
 
-    def same_card(i: int, j: int) -> bool:
-        if class_id[i] != class_id[j] and (probs is None or joint_card(probs[i], probs[j])[1] < min_agreement):
-            return False
-        return max(size[i], size[j]) / min(size[i], size[j]) <= max_size_ratio
-
-    friends = [{j for j in range(n) if j != i and same_card(i, j)} for i in range(n)]
-    twins = _twins(center, size, confidence, friends)
+    # Which corners may be of one card: the same name (or, with probabilities, a card both find
+    # plausible enough, as in joint_card) and about the same size. All pairs at once: a busy
+    # frame has dozens of corners.
+    same = class_id[:, None] == class_id[None, :]
+    if probs is not None and n:
+        logs = np.log(np.asarray(probs, np.float64).clip(1e-12))
+        same |= np.exp((logs[:, None, :] + logs[None, :, :]) / 2).max(axis=2) >= min_agreement
+    same &= np.maximum(size[:, None], size[None, :]) / np.minimum(size[:, None], size[None, :]) <= max_size_ratio
+    np.fill_diagonal(same, False)
+    friends = [set(np.nonzero(row)[0].tolist()) for row in same]
+    distance = np.linalg.norm(center[:, None, :] - center[None, :, :], axis=2)
+    twins = _twins(distance, size, confidence, friends)
     live = [i for i in range(n) if i not in twins]
     groups: list[tuple[int, ...]] = _rectangles(live, center, size, friends, min_ratio, max_ratio)
     used = {i for g in groups for i in g}
@@ -128,7 +133,7 @@ def pair_corners(
         for j in live[a + 1 :]:
             if i in used or j in used or j not in friends[i]:
                 continue
-            ratio = float(np.linalg.norm(center[i] - center[j])) / ((size[i] + size[j]) / 2)
+            ratio = float(distance[i, j]) / ((size[i] + size[j]) / 2)
             if min_ratio <= ratio <= max_ratio:
                 candidates.append((ratio, -(confidence[i] + confidence[j]), i, j))
     pairs = [pair for component in _components(candidates) for pair in _best_matching(component)]
@@ -141,7 +146,7 @@ def pair_corners(
     return sorted((tuple(sorted(g)) for g in groups), key=lambda g: g[0])
 
 
-def _twins(center: np.ndarray, size: np.ndarray, confidence: np.ndarray, friends: list[set[int]]) -> dict[int, int]:
+def _twins(distance: np.ndarray, size: np.ndarray, confidence: np.ndarray, friends: list[set[int]]) -> dict[int, int]:
     """Boxes found twice on one index: each weaker box mapped to the box it repeats."""
     twins: dict[int, int] = {}
     for i in np.argsort(-confidence, kind="stable").tolist():
@@ -149,7 +154,7 @@ def _twins(center: np.ndarray, size: np.ndarray, confidence: np.ndarray, friends
             continue
         for j in friends[i]:
             if j not in twins and confidence[j] <= confidence[i] and j != i:
-                if np.linalg.norm(center[i] - center[j]) <= TWIN_DISTANCE * max(size[i], size[j]):
+                if distance[i, j] <= TWIN_DISTANCE * max(size[i], size[j]):
                     twins[j] = i
     return {j: i for j, i in twins.items() if i not in twins}
 
