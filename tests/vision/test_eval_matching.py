@@ -168,3 +168,12 @@ def test_two_four_index_copies_of_a_card_overlapping_stay_two_cards():
     groups = pair_corners([*first, *second], [QC] * 8, [0.9] * 8)
     assert sorted(groups) == [(0, 1, 2, 3), (4, 5, 6, 7)]
 
+
+
+def test_a_card_found_by_its_four_indices_recalls_all_four_labels():
+    boxes = _index_corners(300, 200, 30.0)
+    cards = group_corners(Detections(xyxy=boxes, confidence=[0.9] * 4, class_id=[QC] * 4))
+    r = match_image(cards.xyxy, cards.class_id, cards.confidence, boxes, [QC] * 4, pred_claims=cards.data["corners"])
+    assert r.pred_status == ("tp",) and (r.label_hit == 0).all()
+    # Without saying how many corners it joins, a prediction recalls at most two labels.
+    assert (match_image(cards.xyxy, cards.class_id, cards.confidence, boxes, [QC] * 4).label_hit == 0).sum() == 2

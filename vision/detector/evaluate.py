@@ -112,7 +112,7 @@ def score_image(report: EvalReport, cards: Detections, item: LabelledImage, widt
     """Adds one image to ``report``; ``raw`` (same-kind detections) feeds mAP50."""
     labels = item.label_xyxy(width, height)
     ignore = item.ignore_xyxy(width, height)
-    result = match_image(cards.xyxy, cards.class_id, cards.confidence, labels, item.label_class, ignore)
+    result = match_image(cards.xyxy, cards.class_id, cards.confidence, labels, item.label_class, ignore, pred_claims=cards.data.get("corners"))
     report.images += 1
     np.add.at(report.labels, item.label_class, 1)
     for j, c in enumerate(item.label_class):

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# A card has two corner indices, so one prediction may recall at most two labels.
+# A card has two corner indices, so one prediction may recall at most two labels (more when it joins
+# more corners, on a deck printing its index in all four).
 MAX_LABELS_PER_PREDICTION = 2
 
 
@@ -62,10 +63,12 @@ def match_image(
     label_xyxy: np.ndarray,
     label_class: np.ndarray,
     ignore_xyxy: np.ndarray | None = None,
+    pred_claims: np.ndarray | None = None,
 ) -> MatchResult:
     """Scores one image's predictions against its labels by the centre-coverage rule.
 
-    Predictions are taken most confident first. Each claims the (at most two) still unclaimed
+    Predictions are taken most confident first. Each claims the (at most two, or at most
+    ``pred_claims``: how many corner indices it joins, on a deck printing four) still unclaimed
     labels of its own card whose centres it covers, nearest first; claiming any makes it a true
     positive. One that claims nothing is ignored when it lies on an ignore box (covers its centre,
     or its own centre lies inside it) and a false positive otherwise, duplicates included.
@@ -85,12 +88,13 @@ def match_image(
     covered = covers(pred_xyxy, label_centers)  # (preds, labels)
     label_hit = np.full(len(label_xyxy), -1, dtype=np.int64)
     status = ["fp"] * len(pred_xyxy)
+    claims = np.full(len(pred_xyxy), MAX_LABELS_PER_PREDICTION) if pred_claims is None else np.maximum(np.asarray(pred_claims).reshape(-1), MAX_LABELS_PER_PREDICTION)
     for i in np.argsort(-pred_conf, kind="stable"):
         candidates = np.flatnonzero(covered[i] & (label_class == pred_class[i]) & (label_hit < 0))
         if len(candidates):
             own_center = centers(pred_xyxy[i])[0]
             nearest = candidates[np.argsort(np.linalg.norm(label_centers[candidates] - own_center, axis=1))]
-            label_hit[nearest[:MAX_LABELS_PER_PREDICTION]] = i
+            label_hit[nearest[: int(claims[i])]] = i
             status[i] = "tp"
         elif len(ignore) and (covers(pred_xyxy[i], centers(ignore)).any() or covers(ignore, centers(pred_xyxy[i])).any()):
             status[i] = "ignored"
