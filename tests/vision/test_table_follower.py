@@ -27,11 +27,14 @@ class Table:
         self.t = 0
         self.track = 0
 
-    def land(self, card: str, at: tuple[float, float], *, uncertain: bool = False) -> list[dict]:
+    def land(self, card: str, at: tuple[float, float], *, uncertain: bool = False, confidence: float = 0.9,
+             candidates: tuple[tuple[str, float], ...] | None = None) -> list[dict]:
+        """One landing; ``candidates`` (card, vote share) default to the card 0.6, 9C 0.4."""
         self.t += 1
         self.track += 1
-        event = CardLanded(self.track, Card.parse(card).index, 0.9, at, self.t * 10, float(self.t),
-                           candidates=((Card.parse(card).index, 0.6), (0, 0.4)), uncertain=uncertain)
+        votes = ((Card.parse(card).index, 0.6), (0, 0.4)) if candidates is None else tuple((Card.parse(c).index, v) for c, v in candidates)
+        event = CardLanded(self.track, Card.parse(card).index, confidence, at, self.t * 10, float(self.t),
+                           candidates=votes, uncertain=uncertain)
         return [e.to_dict() for e in self.follower.update([event])]
 
     def clear(self, tracks: list[int]) -> list[dict]:
@@ -178,17 +181,12 @@ def test_a_doubtful_third_copy_is_not_played_but_asked_about():
     table = Table()
     table.land("AC", spot(0))
     table.land("AC", spot(1))
-    table.t += 1
-    table.track += 1
     # 0.63: how sure the detector was of a King read as Karo-König on a rendered table, where
     # playing it made the real card the next trick's lead and shifted every later trick.
-    doubtful = CardLanded(table.track, Card.parse("AC").index, 0.63, spot(2), 100, 9.0, candidates=((5, 0.9), (4, 0.1)))
-    events = [e.to_dict() for e in table.follower.update([doubtful])]
+    events = table.land("AC", spot(2), confidence=0.63, candidates=(("AC", 0.9), ("KC", 0.1)))
     assert [e["type"] for e in events] == ["needs_confirmation"] and "third copy" in events[0]["message"]
     assert len(table.follower.game.history) == 2
-    table.track += 1
-    sure = CardLanded(table.track, Card.parse("AC").index, 0.95, spot(3), 130, 13.0, candidates=((5, 0.95),))
-    events = [e.to_dict() for e in table.follower.update([sure])]
+    events = table.land("AC", spot(3), confidence=0.95, candidates=(("AC", 0.95),))
     assert [e["kind"] for e in events if e["type"] == "flag"] == ["third_copy"]  # played, and the engine says so
 
 
@@ -198,11 +196,7 @@ def test_a_doubtful_third_copy_is_played_as_the_runner_up_of_its_vote():
     table = Table()
     table.land("QC", spot(0))
     table.land("QC", spot(1))
-    table.t += 1
-    table.track += 1
-    jc, qc = Card.parse("JC").index, Card.parse("QC").index
-    doubtful = CardLanded(table.track, qc, 0.62, spot(2), 100, 9.0, candidates=((qc, 0.62), (jc, 0.38)))
-    events = [e.to_dict() for e in table.follower.update([doubtful])]
+    events = table.land("QC", spot(2), confidence=0.62, candidates=(("QC", 0.62), ("JC", 0.38)))
     assert [(e["type"], e.get("card")) for e in events] == [("card_played", "JC"), ("needs_confirmation", "JC")]
     assert "read as QC" in events[1]["message"]
     assert [str(c) for _, c in table.follower.game.history] == ["QC", "QC", "JC"]
@@ -213,25 +207,15 @@ def test_a_sure_third_copy_is_played_and_the_weak_earlier_copy_is_doubted():
     # From a rendered game: a Herz-9 read as Karo-Dame at 0.45 in trick 2; the real Karo-Damen
     # came later at 0.70 and 0.75. Refusing the last one left trick 10 short.
     table = Table()
-    qd = Card.parse("QD").index
     for seat, (card, confidence) in enumerate([("QD", 0.45), ("QD", 0.70), ("KD", 0.9), ("AD", 0.9)]):
-        table.t += 1
-        table.track += 1
-        event = CardLanded(table.track, Card.parse(card).index, confidence, spot(seat), table.t * 10, float(table.t),
-                           candidates=((Card.parse(card).index, 1.0),))
-        table.follower.update([event])
-    table.t += 1
-    table.track += 1
-    sure = CardLanded(table.track, qd, 0.75, spot(0), table.t * 10, float(table.t), candidates=((qd, 1.0),))
-    events = [e.to_dict() for e in table.follower.update([sure])]
+        table.land(card, spot(seat), confidence=confidence, candidates=((card, 1.0),))
+    events = table.land("QD", spot(0), confidence=0.75, candidates=(("QD", 1.0),))
     assert [e["type"] for e in events][:2] == ["card_played", "needs_confirmation"]
     assert events[1]["trick"] == 0 and "trick 1" in events[1]["message"]
     assert [e["kind"] for e in events if e["type"] == "flag"] == ["third_copy"]
     # Not sure enough over the weakest copy (0.45 + 0.25 > 0.62): refused as before.
-    table.t += 1
-    table.track += 1
-    weak = CardLanded(table.track, qd, 0.62, spot(1), table.t * 10, float(table.t), candidates=((qd, 1.0),))
-    assert [e.to_dict()["type"] for e in table.follower.update([weak])] == ["needs_confirmation"]
+    events = table.land("QD", spot(1), confidence=0.62, candidates=(("QD", 1.0),))
+    assert [e["type"] for e in events] == ["needs_confirmation"]
 
 
 # --- a corner-index detector, through the tracker -----------------------------------------------

@@ -152,8 +152,6 @@ class GameFollower:
     # --- landings -----------------------------------------------------------------------------
 
     def _landed(self, event: CardLanded) -> list[TableEvent]:
-        from engine import Card
-
         game = self.game
         if game.is_over or self._relinked(event):
             return []
@@ -171,37 +169,11 @@ class GameFollower:
             # (A seat plays once a trick: a place pointing to a seat that has played is off.)
             seat = by_position
         conflict = by_position is not None and by_turn is not None and by_position != by_turn
-        card = Card.from_index(event.card_index)
-        read_as: Card | None = None
-        if game.copies_left(card) <= 0 and event.confidence < self.third_copy_confidence:
-            # Both copies are played, so the read is wrong; the runner-up of the vote, if it is
-            # still in the deck and had real support, is what the card most likely is.
-            for index, share in event.candidates:
-                other = Card.from_index(index)
-                if index != event.card_index and share >= self.runner_up_share and game.copies_left(other) > 0:
-                    read_as, card = card, other
-                    break
-        doubted: tuple[int, float] | None = None
-        if game.copies_left(card) <= 0 and read_as is None:
-            weakest = min(self._reads.get(card.index, []), key=lambda r: r[1], default=None)
-            if weakest is not None and event.confidence >= weakest[1] + self.outvote_margin:
-                # Far surer than the weakest copy already played: that one is the misreading.
-                doubted = weakest
+        card, read_as, doubted = self._identity(event)
         if game.copies_left(card) <= 0 and event.confidence < self.third_copy_confidence and doubted is None:
             # Every copy the deck holds is played: a doubtful further one is a misreading, not a play.
-            return [
-                NeedsConfirmation(
-                    frame=event.frame,
-                    time=event.time,
-                    reason="uncertain_card",
-                    trick=trick_number,
-                    seat=seat,
-                    card=str(card),
-                    candidates=tuple((str(Card.from_index(i)), s) for i, s in event.candidates),
-                    message=f"a doubtful {card} would be its third copy: not played; "
-                    f"what did seat {seat} play into trick {trick_number + 1}?",
-                )
-            ]
+            return [_ask(event, trick_number, seat, card, f"a doubtful {card} would be its third copy: not played; "
+                         f"what did seat {seat} play into trick {trick_number + 1}?")]
         game.play(seat, card)
         trick = self._tricks.setdefault(trick_number, _TableTrick(trick_number))
         trick.on_table.add(event.track_id)
@@ -224,46 +196,18 @@ class GameFollower:
             )
         )
         if doubted is not None:
+            number, confidence = doubted
             out.append(
-                NeedsConfirmation(
-                    frame=event.frame,
-                    time=event.time,
-                    reason="uncertain_card",
-                    trick=doubted[0],
-                    seat=None,
-                    card=str(card),
-                    candidates=((str(card), event.confidence), (str(card), doubted[1])),
-                    message=f"a third {card} (read at {event.confidence:.2f}) was played into trick {trick_number + 1}; "
-                    f"the {card} of trick {doubted[0] + 1} (read at {doubted[1]:.2f}) is likely a misreading; check trick {doubted[0] + 1}",
-                )
+                _ask(event, number, None, card,
+                     f"a third {card} (read at {event.confidence:.2f}) was played into trick {trick_number + 1}; the {card} "
+                     f"of trick {number + 1} (read at {confidence:.2f}) is likely a misreading; check trick {number + 1}",
+                     candidates=((str(card), event.confidence), (str(card), confidence)))
             )
+        question = f"is the card seat {seat} played into trick {trick_number + 1} really {card}?"
         if read_as is not None:
-            out.append(
-                NeedsConfirmation(
-                    frame=event.frame,
-                    time=event.time,
-                    reason="uncertain_card",
-                    trick=trick_number,
-                    seat=seat,
-                    card=str(card),
-                    candidates=tuple((str(Card.from_index(i)), s) for i, s in event.candidates),
-                    message=f"read as {read_as}, whose copies are both played: counted as {card}; "
-                    f"is the card seat {seat} played into trick {trick_number + 1} really {card}?",
-                )
-            )
+            out.append(_ask(event, trick_number, seat, card, f"read as {read_as}, whose copies are both played: counted as {card}; {question}"))
         elif event.uncertain:
-            out.append(
-                NeedsConfirmation(
-                    frame=event.frame,
-                    time=event.time,
-                    reason="uncertain_card",
-                    trick=trick_number,
-                    seat=seat,
-                    card=str(card),
-                    candidates=tuple((str(Card.from_index(i)), s) for i, s in event.candidates),
-                    message=f"is the card seat {seat} played into trick {trick_number + 1} really {card}?",
-                )
-            )
+            out.append(_ask(event, trick_number, seat, card, question))
         out.extend(self._new_flags(event.frame, event.time))
         if len(game.tricks) > trick_number:
             out.extend(self._reseat(trick, event))
@@ -272,6 +216,30 @@ class GameFollower:
             out.extend(self._calibrate(trick, event))
             out.extend(self._game_over(event.frame, event.time))
         return out
+
+    def _identity(self, event: CardLanded) -> tuple[Card, Card | None, tuple[int, float] | None]:
+        """The card to play for a landing, by the deck's count of copies: ``(card, read_as,
+        doubted)``. ``read_as`` is the read it replaces (a third copy whose runner-up is still in
+        the deck); ``doubted`` the (trick, confidence) of an earlier copy that this far surer one
+        outvotes."""
+        from engine import Card
+
+        game = self.game
+        card = Card.from_index(event.card_index)
+        if game.copies_left(card) > 0:
+            return card, None, None
+        if event.confidence < self.third_copy_confidence:
+            # Both copies are played, so the read is wrong; the runner-up of the vote, if it is
+            # still in the deck and had real support, is what the card most likely is.
+            for index, share in event.candidates:
+                other = Card.from_index(index)
+                if index != event.card_index and share >= self.runner_up_share and game.copies_left(other) > 0:
+                    return other, card, None
+        weakest = min(self._reads.get(card.index, []), key=lambda r: r[1], default=None)
+        if weakest is not None and event.confidence >= weakest[1] + self.outvote_margin:
+            # Far surer than the weakest copy already played: that one is the misreading.
+            return card, None, weakest
+        return card, None, None
 
     def _reseat(self, trick: _TableTrick, event: CardLanded) -> list[TableEvent]:
         """Seats a just-completed trick's cards anew from where they lie, when that is clear.
@@ -537,6 +505,19 @@ class GameFollower:
             out.append(_trick_complete(game.tricks[number], number, event.frame, event.time))
             out.extend(self._game_over(event.frame, event.time))
         return out
+
+
+def _ask(
+    event: CardLanded, trick: int, seat: int | None, card: Card, message: str, *, candidates: tuple[tuple[str, float], ...] | None = None
+) -> NeedsConfirmation:
+    """A person is asked about a card's identity (by default with the candidates of its vote)."""
+    from engine import Card
+
+    if candidates is None:
+        candidates = tuple((str(Card.from_index(i)), s) for i, s in event.candidates)
+    return NeedsConfirmation(
+        frame=event.frame, time=event.time, reason="uncertain_card", trick=trick, seat=seat, card=str(card), candidates=candidates, message=message
+    )
 
 
 def _alike(a: Card, b: Card) -> bool:
