@@ -61,6 +61,26 @@ def test_turn_order_seats_the_first_trick_then_positions_calibrate_the_table():
     assert plays[0]["seat_by_position"] == 0 and plays[0]["seat_by_turn"] == 0 and not plays[0]["seat_conflict"]
 
 
+def test_seats_shifted_by_a_card_missed_in_the_first_trick_are_turned_back_by_vorhands_first_card():
+    # From a rendered game: seat 1's winning card of trick 1 was never seen, so the turn order made
+    # seat 2 the next leader and seated trick 2 one place on; calibrating from it learnt that.
+    table = Table()
+    table.land("9C", spot(0))  # the game's first card: Vorhand's, at seat 0's place
+    table.land("KC", spot(2))  # (seat 1's AC is never seen)
+    table.land("10C", spot(3))
+    events = table.clear([1, 2, 3])
+    assert [e["kind"] for e in events if e["type"] == "flag"] == ["incomplete_trick"]
+    events = []
+    for seat, card in [(1, "AS"), (2, "9S"), (3, "KS"), (0, "10S")]:
+        events += table.land(card, spot(seat))
+    kinds = [(e["type"], e.get("reason")) for e in events]
+    assert ("calibrated", None) in kinds and ("needs_confirmation", "seats_changed") in kinds
+    assert [s for s, _ in table.follower.game.tricks[1].plays] == [1, 2, 3, 0]
+    # From now on places and turn order agree on the true seats.
+    played = [e for e in table.land("QS", spot(1)) if e["type"] == "card_played"][0]
+    assert played["seat"] == 1 and not played["seat_conflict"]
+
+
 def test_a_fifth_card_before_clearing_starts_the_next_trick_and_clearing_is_reported():
     table = Table()
     for seat, card in enumerate(["AC", "9C", "KC", "10C"]):

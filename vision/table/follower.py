@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from vision.table.events import (
@@ -116,6 +116,7 @@ class GameFollower:
         self.calibrator.reset()
         self._tricks: dict[int, _TableTrick] = {}
         self._reads: dict[int, list[tuple[int, float]]] = {}  # each card's plays: (trick, confidence)
+        self._first_center: tuple[float, float] | None = None  # where the game's first card (Vorhand's) lay
         self._track_trick: dict[int, int] = {}
         self._flags_seen = 0
         self._last_cleared: tuple[int, float] | None = None
@@ -175,6 +176,8 @@ class GameFollower:
             return [_ask(event, trick_number, seat, card, f"a doubtful {card} would be its third copy: not played; "
                          f"what did seat {seat} play into trick {trick_number + 1}?")]
         game.play(seat, card)
+        if self._first_center is None:
+            self._first_center = event.center
         trick = self._tricks.setdefault(trick_number, _TableTrick(trick_number))
         trick.on_table.add(event.track_id)
         trick.plays.append((event.track_id, seat, event.center))
@@ -415,8 +418,54 @@ class GameFollower:
         found = self.calibrator.update(self.geometry, [(c, s) for _, s, c in trick.plays])
         if found is None:
             return []
+        out: list[TableEvent] = []
+        shift = self._anchor_shift(found)
+        if shift:
+            # The game's first card is Vorhand's, so it names seat 0's place. Lying at another
+            # seat's place, it shows every trick since the first seated `shift` places on (the
+            # first trick lost or gained a card, and the turn order carried that on).
+            found = replace(found, seat0_angle=found.place_angle(shift))
+            out.extend(self._rotate_seats(-shift, event))
         self.geometry = found
-        return [Calibrated(frame=event.frame, time=event.time, method="auto", geometry=found.to_dict())]
+        return [Calibrated(frame=event.frame, time=event.time, method="auto", geometry=found.to_dict()), *out]
+
+    def _anchor_shift(self, geometry: TableGeometry) -> int:
+        """How many seats on from Vorhand the game's first card lies by ``geometry`` (0 when it
+        lies at Vorhand's place, or not clearly at any place)."""
+        if self._first_center is None:
+            return 0
+        guess = geometry.seat_of(self._first_center)
+        return guess.seat if guess.margin >= self.trust_position else 0
+
+    def _rotate_seats(self, by: int, event: CardLanded) -> list[TableEvent]:
+        """Rebuilds the game with the seat of every play after the first trick turned by ``by``."""
+        from engine import PlayEvent
+
+        game = self.game_factory()
+        for past in self.game.history:
+            if isinstance(past, PlayEvent) and game.trick_number >= 1:
+                game.play((past.seat + by) % 4, past.card)
+            else:
+                game.apply(past)
+        self.game = game
+        self._flags_seen = len(game.flags)
+        for number, trick in self._tricks.items():
+            if number >= 1:
+                trick.plays = [(track, (seat + by) % 4, center) for track, seat, center in trick.plays]
+        return [
+            NeedsConfirmation(
+                frame=event.frame,
+                time=event.time,
+                reason="seats_changed",
+                trick=1,
+                seat=None,
+                card=None,
+                candidates=(),
+                message=f"the game's first card lies at another seat's place than Vorhand's: every trick after the first "
+                f"was seated {-by % 4} place(s) on and is seated anew; check trick 1",
+            ),
+            *(_trick_complete(t, n, event.frame, event.time) for n, t in enumerate(game.tricks) if n >= 1 and len(t.plays) == 4),
+        ]
 
     def _new_flags(self, frame: int, time: float) -> list[TableEvent]:
         flags = self.game.flags[self._flags_seen :]
