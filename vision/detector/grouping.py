@@ -153,7 +153,7 @@ def _twins(distance: np.ndarray, size: np.ndarray, confidence: np.ndarray, frien
         if i in twins:
             continue
         for j in friends[i]:
-            if j not in twins and confidence[j] <= confidence[i] and j != i:
+            if j not in twins and confidence[j] <= confidence[i]:
                 if distance[i, j] <= TWIN_DISTANCE * max(size[i], size[j]):
                     twins[j] = i
     return {j: i for j, i in twins.items() if i not in twins}
@@ -170,8 +170,9 @@ def _rectangles(
 ) -> list[tuple[int, ...]]:
     """Disjoint sets of four corners lying on a card-shaped rectangle, best fitting first."""
     found: list[tuple[float, tuple[int, ...]]] = []
+    alive = set(live)
     for i in live:
-        mates = sorted(j for j in friends[i] if j > i and j in live)
+        mates = sorted(j for j in friends[i] if j > i and j in alive)
         if len(mates) < 3 or len(mates) > 11:  # no four corners, or too many copies to tell apart
             continue
         for a, b, c in combinations(mates, 3):
@@ -343,9 +344,10 @@ def group_corners(corners: Detections, *, locate_weight: float = 0.5, **kwargs: 
     if probs is not None:
         located = corners.data.get("located", corners.confidence)
         for k, g in enumerate(groups):
-            if len(set(corners.class_id[list(g)].tolist())) > 1:
-                names[k], agreement = joint_card(*probs[list(g)])
-                scores[k] = float(corner_score(max(located[list(g)]), agreement, locate_weight))
+            rows = list(g)
+            if len(set(corners.class_id[rows].tolist())) > 1:
+                names[k], agreement = joint_card(*probs[rows])
+                scores[k] = float(corner_score(max(located[rows]), agreement, locate_weight))
     xyxy = np.array(
         [
             [corners.xyxy[list(g), 0].min(), corners.xyxy[list(g), 1].min(), corners.xyxy[list(g), 2].max(), corners.xyxy[list(g), 3].max()]

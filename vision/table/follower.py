@@ -256,7 +256,6 @@ class GameFollower:
         """
         from itertools import permutations
 
-
         game = self.game
         if not self.calibrated or len(trick.plays) != 4 or len(game.tricks) != trick.number + 1:
             return []
@@ -390,6 +389,10 @@ class GameFollower:
         for past in history[first:]:
             if not isinstance(past, PlayEvent):
                 game.apply(past)
+        return self._adopt(game)
+
+    def _adopt(self, game: Game) -> Game:
+        """Makes a rebuilt game the one followed; the flags its replay raised are not news."""
         self.game = game
         self._flags_seen = len(game.flags)
         return game
@@ -447,8 +450,7 @@ class GameFollower:
                 game.play((past.seat + by) % 4, past.card)
             else:
                 game.apply(past)
-        self.game = game
-        self._flags_seen = len(game.flags)
+        self._adopt(game)
         for number, trick in self._tricks.items():
             if number >= 1:
                 trick.plays = [(track, (seat + by) % 4, center) for track, seat, center in trick.plays]
