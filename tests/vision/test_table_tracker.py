@@ -261,3 +261,27 @@ def test_a_second_copy_seen_only_through_a_pair_with_the_first_still_lands():
     landed = [e for _, e in run(frames) if isinstance(e, CardLanded)]
     assert [e.card_index for e in landed] == [12, 12]
     assert landed[1].center[1] > b[1]  # placed by the second copy's index, not the first's
+
+
+def test_a_four_index_card_seen_by_opposite_corners_in_turn_stays_where_it_landed():
+    # From a rendered game (seed 34009): a lone lead, seen for a second by its top-left index,
+    # then only by its bottom-right one, now and then by neither. The footprint moved by most of
+    # a card; taken for a card being collected, it left, and the trick closed with one card.
+    cx, cy = 640.0, 470.0
+    tl, br = index_box(cx, cy, "tl"), index_box(cx, cy, "br")
+    frames = [parts((3, tl, 1))] * 10 + [parts((3, br, 1))] * 12 + [parts()] * 6
+    frames += [parts((3, br, 1)), parts((3, tl, 1))] * 5
+    events = run(frames)
+    assert [type(e).__name__ for _, e in events] == ["CardLanded"]
+
+
+def test_a_card_swept_up_a_moment_after_the_others_leaves_with_them():
+    # Three cards vanish under the collecting hand; the fourth is seen a few frames longer, held
+    # in place by its old boxes. It went with the trick, not later on its own hold time.
+    cards = [(3, 640, 460), (7, 560, 360), (12, 640, 280)]
+    late = (20, 720, 360)
+    everything = [(k, x, y, 0.9) for k, x, y in [*cards, late]]
+    frames = [frame(*everything)] * 10 + [frame((late[0], late[1], late[2], 0.9))] * 4 + [frame()] * 12
+    left = [(i, e) for i, e in run(frames) if isinstance(e, CardLeft)]
+    assert sorted(e.card_index for _, e in left) == [3, 7, 12, 20]
+    assert len({i for i, _ in left}) == 1  # all at once

@@ -50,6 +50,7 @@ class Track:
     landed: bool = False
     co_seen: set[int] = field(default_factory=set)  # landed tracks seen in the same frames
     landed_center: np.ndarray | None = None
+    landed_box: np.ndarray | None = None  # the footprint it came to rest with
     moved: bool = False
     path: deque[tuple[float, np.ndarray]] = field(default_factory=lambda: deque(maxlen=512))
 
@@ -268,7 +269,7 @@ class CardTracker:
             survivors.append(track)
             if track.landed:
                 if not track.moved and track.landed_center is not None:
-                    if np.hypot(*(track.center - track.landed_center)) > self.move_tolerance * track.size:
+                    if np.hypot(*(track.center - track.landed_center)) > self.move_tolerance * track.size and not self._still(track):
                         track.moved = True
                 if track.moved and not bool(self.geometry.in_trick_area(track.center[None])[0]):
                     events.append(CardLeft(track.id, track.card_index, frame, time))
@@ -281,6 +282,9 @@ class CardTracker:
         # hand resting on them: let them go at once rather than after ``hold_time``.
         hidden = [t for t in survivors if t.landed and time - t.last_time > self.collected_after]
         if len(hidden) >= self.collected_count:
+            # The cards of a trick vanish one after another as a hand sweeps them up: those hidden
+            # a moment less long went with them.
+            hidden = [t for t in survivors if t.landed and time - t.last_time > self.reappear_after]
             events.extend(CardLeft(t.id, t.card_index, frame, time) for t in hidden)
             gone = {t.id for t in hidden}
             survivors = [t for t in survivors if t.id not in gone]
@@ -428,7 +432,7 @@ class CardTracker:
                 gate, penalty, expected = self.gate, 0.0, self._predict(track, time)
             if track.parts:
                 # A part anywhere on the card's footprint is as near as its centre.
-                box = track.box + np.tile(expected - track.center, 2)
+                box = self._footprint(track) + np.tile(expected - track.center, 2)
                 distance = _outside(centers, box) / track.size
             else:
                 distance = np.hypot(*(centers - expected).T) / track.size
@@ -472,7 +476,20 @@ class CardTracker:
         """Whether a landed card may take this part: it fits the card where it lies, or shows
         most of a card (and so may say the card is being moved)."""
         whole = float(_diagonal(np.asarray(part, np.float64)[None])[0]) >= 0.75 * track.size
-        return whole or self._fits(track.box, part, track.size)
+        return whole or self._fits(self._footprint(track), part, track.size)
+
+    def _still(self, track: Track) -> bool:
+        """Whether a landed card seen by parts may still lie where it landed: what is seen of it
+        now fits one card with what was seen when it came to rest. A four-index card seen now by
+        one corner, now by the opposite one shifts its centre by most of a card without moving."""
+        return track.parts and track.landed_box is not None and self._fits(track.landed_box, track.box, track.size)
+
+    def _footprint(self, track: Track) -> np.ndarray:
+        """Where a card's parts may be found: for a landed card lying still, what is seen of it
+        now joined with where it came to rest (the corner seen a moment ago still belongs to it)."""
+        if track.landed and not track.moved and self._still(track):
+            return _union(track.box, track.landed_box)
+        return track.box
 
     def _on_landed(self, card: int, center: np.ndarray) -> bool:
         """Whether a part of ``card`` centred here lies on (or within ``reread_distance`` of) a landed copy."""
@@ -628,6 +645,7 @@ class CardTracker:
             return None  # inconsistent and weakly scored: misreadings, not a card
         track.landed = True
         track.landed_center = track.center.copy()
+        track.landed_box = track.box.copy()
         return CardLanded(
             track_id=track.id,
             card_index=index,
