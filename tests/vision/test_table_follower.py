@@ -81,6 +81,24 @@ def test_seats_shifted_by_a_card_missed_in_the_first_trick_are_turned_back_by_vo
     assert played["seat"] == 1 and not played["seat_conflict"]
 
 
+def test_a_copy_of_the_first_card_seen_before_vorhands_own_leaves_the_seats_as_they_are():
+    # From a rendered game: Vorhand's 9S came to rest unseen, so seat 2's 9S landed first and the
+    # turn order gave each 9S the other's place. The record is the same; the places say it.
+    table = Table()
+    table.land("9S", spot(2))
+    table.land("KS", spot(1))
+    table.land("9S", spot(0))
+    table.land("10S", spot(3))  # seat 3 wins and leads trick 2
+    table.clear([1, 2, 3, 4])
+    events = []
+    for seat, card in [(3, "KD"), (0, "QH"), (1, "10H"), (2, "QD")]:
+        events += table.land(card, spot(seat))
+    kinds = [(e["type"], e.get("reason")) for e in events]
+    assert ("calibrated", None) in kinds and ("needs_confirmation", "seats_changed") not in kinds
+    assert [s for s, _ in table.follower.game.tricks[1].plays] == [3, 0, 1, 2]
+    assert table.follower.geometry.clockwise
+
+
 def test_a_fifth_card_before_clearing_starts_the_next_trick_and_clearing_is_reported():
     table = Table()
     for seat, card in enumerate(["AC", "9C", "KC", "10C"]):

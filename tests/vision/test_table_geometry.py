@@ -61,13 +61,17 @@ def test_five_places_skip_the_dealer():
 
 
 @pytest.mark.parametrize("seat0_angle,clockwise", [(90, True), (200, True), (-30, False)])
-def test_auto_calibration_finds_centre_and_seat_directions_from_one_trick(seat0_angle, clockwise):
+def test_auto_calibration_finds_centre_and_seat_directions(seat0_angle, clockwise):
     center = (700.0, 340.0)
     step = 90 if clockwise else -90
-    leader = 0
-    trick = [(around(center, seat0_angle + step * s, 90 + 10 * s), s) for s in range(leader, leader + 4)]
+    trick = [(around(center, seat0_angle + step * s, 90 + 10 * s), s) for s in range(4)]
     base = TableGeometry.default(1280, 720)
-    found = AutoCalibrator().update(base, trick)
+    calibrator = AutoCalibrator()
+    found = calibrator.update(base, trick)
+    if not clockwise:
+        # A mirrored view: one trick could be a trick with two seats swapped; a second one shows it.
+        assert found is None
+        found = calibrator.update(base, [(around(center, seat0_angle + step * s + 5, 95), s) for s in (2, 3, 0, 1)])
     assert found is not None and found.method == "auto" and found.clockwise is clockwise
     assert found.center == pytest.approx(center, abs=20)
     for s in range(4):
@@ -95,6 +99,20 @@ def test_auto_calibration_is_not_blocked_by_a_misread_first_trick():
     assert found is not None and found.clockwise
     for s in range(4):
         assert found.seat_of(around(center, seat0 + 90 * s, 60)).seat == s
+
+
+def test_one_trick_with_two_seats_swapped_does_not_calibrate_a_mirrored_table():
+    center, seat0 = (640.0, 360.0), 0.0
+    # From a rendered game: both 9S of the first trick, Vorhand's seen only after seat 2's, so the
+    # turn order gave each the other's place; on its own the trick fits a mirrored view.
+    place = {0: 2, 1: 1, 2: 0, 3: 3}
+    swapped = [(around(center, seat0 + 90 * place[s], 100), s) for s in range(4)]
+    calibrator = AutoCalibrator()
+    base = TableGeometry.default(1280, 720)
+    assert calibrator.update(base, swapped) is None
+    found = calibrator.update(base, [(around(center, seat0 + 90 * s + 7, 90), s) for s in (3, 0, 1, 2)])
+    assert found is not None and found.clockwise
+    assert found.seat_of(around(center, seat0, 60)).seat == 0
 
 
 def test_the_table_setup_round_trips_through_json_and_bad_files_say_why(tmp_path):

@@ -117,6 +117,7 @@ class GameFollower:
         self._tricks: dict[int, _TableTrick] = {}
         self._reads: dict[int, list[tuple[int, float]]] = {}  # each card's plays: (trick, confidence)
         self._first_center: tuple[float, float] | None = None  # where the game's first card (Vorhand's) lay
+        self._opening: list[tuple[int, tuple[float, float]]] = []  # the first trick's cards as played, and where
         self._track_trick: dict[int, int] = {}
         self._flags_seen = 0
         self._last_cleared: tuple[int, float] | None = None
@@ -178,6 +179,8 @@ class GameFollower:
         game.play(seat, card)
         if self._first_center is None:
             self._first_center = event.center
+        if trick_number == 0:
+            self._opening.append((card.index, event.center))
         trick = self._tricks.setdefault(trick_number, _TableTrick(trick_number))
         trick.on_table.add(event.track_id)
         trick.plays.append((event.track_id, seat, event.center))
@@ -438,7 +441,18 @@ class GameFollower:
         if self._first_center is None:
             return 0
         guess = geometry.seat_of(self._first_center)
-        return guess.seat if guess.margin >= self.trust_position else 0
+        if guess.margin < self.trust_position or self._copy_at_vorhand(geometry):
+            return 0
+        return guess.seat
+
+    def _copy_at_vorhand(self, geometry: TableGeometry) -> bool:
+        """Whether another copy of the game's first card, played into the first trick, lies at
+        Vorhand's place: the tracker saw that copy first (Vorhand's came to rest unseen), and the
+        record is the same either way."""
+        if not self._opening:
+            return False
+        lead = self._opening[0][0]
+        return any(card == lead and geometry.seat_of(center).seat == 0 for card, center in self._opening[1:])
 
     def _rotate_seats(self, by: int, event: CardLanded) -> list[TableEvent]:
         """Rebuilds the game with the seat of every play after the first trick turned by ``by``."""

@@ -288,18 +288,26 @@ class AutoCalibrator:
     centre is the median of their means, seat 0's direction the circular mean of each card's
     direction minus its seat's offset. The largest agreeing group decides.
 
+    Play runs clockwise seen from above, and so in the image of a camera looking down; only a
+    mirrored view runs the other way. One trick whose two seats were swapped by the tracker (two
+    copies of a card, one seen late) looks just like a mirrored view, so the handedness the base
+    geometry does not have must be shown by ``mirror_tricks`` agreeing tricks.
+
     Args:
         tolerance: the largest angular error accepted; raising it calibrates sooner from messier
             tricks, at the risk of a wrong calibration.
         min_offset: cards nearer the centre than this fraction of the mean offset carry no
             direction; raising it demands cards pushed further out.
         min_tricks: agreeing tricks needed before deciding.
+        mirror_tricks: agreeing tricks needed before deciding for the other handedness than the
+            base geometry's.
     """
 
-    def __init__(self, *, tolerance: float = 30.0, min_offset: float = 0.35, min_tricks: int = 1) -> None:
+    def __init__(self, *, tolerance: float = 30.0, min_offset: float = 0.35, min_tricks: int = 1, mirror_tricks: int = 2) -> None:
         self.tolerance = tolerance
         self.min_offset = min_offset
         self.min_tricks = min_tricks
+        self.mirror_tricks = mirror_tricks
         self.reset()
 
     def reset(self) -> None:
@@ -322,9 +330,11 @@ class AutoCalibrator:
             [cards for cards, angle, clockwise in self._fits if clockwise == c and abs(_wrap(angle - a)) <= self.tolerance]
             for _, a, c in self._fits
         ]
-        group = max(groups, key=len)  # the first of the largest: earlier tricks are the surer ones
-        if len(group) < self.min_tricks:
+        needed = [self.min_tricks if c == base.clockwise else max(self.min_tricks, self.mirror_tricks) for *_, c in self._fits]
+        groups = [g for g, n in zip(groups, needed, strict=True) if len(g) >= n]
+        if not groups:
             return None
+        group = max(groups, key=len)  # the first of the largest: earlier tricks are the surer ones
         pooled = self._fit(base, group)
         if pooled is None:
             return None
