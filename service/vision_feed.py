@@ -68,9 +68,9 @@ class VisionFeed:
     ) -> None:
         self.source = open_source(source, stride=stride)  # first: a wrong path fails before the model loads
         if detector is None:
-            from vision.detector.model import CardDetector
+            from vision.table.focus import table_detector
 
-            detector = CardDetector.load(model, table=True)
+            detector = table_detector(model)
         self.detector = detector
         # A live camera paces itself; a file is paced by its frame times.
         self.pacer = Pacer(realtime=realtime) if Path(str(source)).is_file() else None

@@ -61,6 +61,7 @@ def run_bench(
     misread: float = 0.05,
     corner: float = 0.0,
     whole_fraction: float | None = None,
+    whole_frame: bool = False,
     width: int = 1280,
     height: int = 720,
     cache: str | Path | None = None,
@@ -71,7 +72,8 @@ def run_bench(
     ``cache`` (a model detector only): a folder of detection recordings, one per game. A game
     recorded there is replayed instead of rendered and detected (seconds instead of minutes),
     so tracker changes can be measured on real detector output again and again. Use one folder
-    per detector: a recording does not know which weights made it.
+    per detector: a recording does not know which weights made it (nor whether the trick area
+    was cropped: ``whole_frame`` searches every frame whole, as before the crop).
     """
     from engine.record import load_record
     from vision.table.pipeline import TablePipeline
@@ -80,9 +82,11 @@ def run_bench(
 
     model = None
     if detector not in ("truth", "noisy"):
-        from vision.detector.model import CardDetector
+        from vision.table.focus import table_detector
 
-        model = CardDetector.load(None if detector == "model" else detector, table=True)
+        model = table_detector(None if detector == "model" else detector)
+        if whole_frame:
+            model = model.detector  # every frame whole, as before the trick-area crop
     rows = []
     tricks_total = tricks_exact = games_exact = 0
     pipeline_seconds = detect_seconds = render_seconds = 0.0

@@ -87,6 +87,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument(
         "--whole-fraction", type=float, default=None, help="tracker: boxes smaller than this part of a card only confirm it"
     )
+    p.add_argument("--whole-frame", action="store_true", help="model detector: search whole frames, not the trick area only")
     p.add_argument("--size", default="1280x720")
     p.add_argument("--json", dest="out", help="write the per-game results as JSON")
     p.add_argument("--cache", metavar="DIR", help="model detector: replay the detections recorded in DIR for a seed, record those missing (one folder per detector)")
@@ -167,9 +168,9 @@ def _error(message: str) -> int:
 
 
 def _load_detector(model: str | None) -> Any:
-    from vision.detector.model import CardDetector
+    from vision.table.focus import table_detector
 
-    return CardDetector.load(model, table=True)
+    return table_detector(model)
 
 
 def _analyze(args: argparse.Namespace) -> int:
@@ -184,6 +185,7 @@ def _analyze(args: argparse.Namespace) -> int:
     try:
         spec = _spec(args)
         timer = None
+        detector = None
         if args.detections:
             header, frames = load_detections(args.detections)
             frames = every_nth(frames, args.stride)
@@ -201,7 +203,9 @@ def _analyze(args: argparse.Namespace) -> int:
             target = detector.card.target
         if args.save_detections:
             frames = save_detections(args.save_detections, RecordingHeader(width, height, target, total), frames)
-        pipeline = TablePipeline.for_video(width, height, spec, geometry=_geometry(args, width, height), target=target)
+        pipeline = TablePipeline.for_video(
+            width, height, spec, geometry=_geometry(args, width, height), target=target, detector=detector
+        )
         analysis = analyze_stream(frames, pipeline, total_frames=total, detect_seconds=timer)
     except ValueError as exc:
         return _error(str(exc))
@@ -345,6 +349,7 @@ def _bench(args: argparse.Namespace) -> int:
         fps=args.fps,
         stride=args.stride,
         detector=args.detector,
+        whole_frame=args.whole_frame,
         drop=args.drop,
         misread=args.misread,
         corner=args.corner,

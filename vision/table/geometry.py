@@ -176,6 +176,23 @@ class TableGeometry:
         d = np.hypot(plane[:, 0] - self.center[0], plane[:, 1] - self.center[1])
         return d <= self.radius
 
+    def trick_box(self, width: int, height: int, *, margin: float = 1.15) -> tuple[int, int, int, int]:
+        """The image rectangle ``(x1, y1, x2, y2)`` holding the trick area (its radius times
+        ``margin``), clipped to a ``width x height`` image.
+
+        >>> TableGeometry(center=(640, 360), radius=200).trick_box(1280, 720)
+        (410, 130, 870, 590)
+        """
+        turn = np.linspace(0.0, 2.0 * math.pi, 32, endpoint=False)
+        reach = self.radius * margin
+        ring = np.c_[self.center[0] + reach * np.cos(turn), self.center[1] + reach * np.sin(turn)]
+        if self.homography is not None:
+            back = np.c_[ring, np.ones(len(ring))] @ np.linalg.inv(np.asarray(self.homography)).T
+            ring = back[:, :2] / back[:, 2:3]
+        x1, y1 = np.floor(ring.min(axis=0))
+        x2, y2 = np.ceil(ring.max(axis=0))
+        return (max(0, int(x1)), max(0, int(y1)), min(width, int(x2)), min(height, int(y2)))
+
     def seat_offsets(self, point: Point) -> list[float]:
         """Degrees between where ``point`` lies and each engine seat's direction (seat 0 first)."""
         angle = self.polar(point)[0]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from vision.detections import Detections
 from vision.table.events import GameOver, TableEvent, TrickCleared
+from vision.table.focus import TrickAreaDetector
 from vision.table.follower import GameFollower
 from vision.table.geometry import TableGeometry
 from vision.table.tracker import CardTracker
@@ -162,12 +163,15 @@ class TablePipeline:
     ) -> TablePipeline:
         """A pipeline for frames of ``width x height``; with a ``detector`` whose model card says it
         finds corner indices (or ``target="corners"``, for recorded detections), boxes of one
-        corner only confirm a card instead of moving it."""
+        corner only confirm a card instead of moving it. A :class:`TrickAreaDetector` is pointed
+        at this pipeline's trick area."""
         spec = spec or GameSpec()
         follower = GameFollower(spec.game_factory(), geometry or TableGeometry.default(width, height))
         target = target or getattr(getattr(detector, "card", None), "target", None)
         corners = target == "corners"
         tracker = CardTracker(follower.geometry, whole_fraction=0.75 if corners else 0.0)
+        if isinstance(detector, TrickAreaDetector):
+            detector.follow(follower)
         return cls(follower, tracker, calls=spec.calls)
 
     def reset(self) -> None:

@@ -1,0 +1,82 @@
+"""Detection where the trick lies: each frame cropped to the trick area before the detector sees it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from vision.detections import Detections
+
+if TYPE_CHECKING:
+    from vision.table.follower import GameFollower
+
+# A crop smaller than this (pixels a side) says the geometry is off, not where the cards are.
+MIN_SIDE = 64
+
+
+class TrickAreaDetector:
+    """Runs a detector on the part of each frame that holds the trick area, not the whole frame.
+
+    A camera above a table sees the trick in the middle of the picture, and a corner index of a
+    card there may be 10 pixels high. Shrunk with the whole 1280x720 frame to the detector's 640
+    pixel input it is 5 pixels, too few to read; the trick area alone (about 600 pixels square
+    with the default geometry) keeps it at full size for a similar cost. Cards outside the trick
+    area are never played (the tracker lands none there), so the pipeline loses nothing.
+
+    The trick area is the followed game's: :meth:`follow` points the detector at a follower (as
+    :meth:`TablePipeline.for_video` does), whose geometry moves when the table is calibrated.
+    Until then, and for a geometry whose area is no real part of the frame, the whole frame is
+    searched.
+
+    Args:
+        detector: anything with ``update(image) -> Detections`` (boxes in that image's pixels).
+        margin: the crop reaches this many trick-area radii from the centre; raising it keeps
+            cards lying at the area's rim whole, and shrinks every index in the detector's input.
+    """
+
+    def __init__(self, detector: Any, *, margin: float = 1.15) -> None:
+        self.detector = detector
+        self.margin = margin
+        self.follower: GameFollower | None = None
+        self.box: tuple[int, int, int, int] | None = None  # the crop of the last frame
+
+    @property
+    def card(self) -> Any:
+        """The wrapped detector's model card (what it finds)."""
+        return getattr(self.detector, "card", None)
+
+    def follow(self, follower: GameFollower) -> None:
+        """Takes the trick area from ``follower.geometry`` from the next frame on."""
+        self.follower = follower
+
+    def update(self, image: np.ndarray) -> Detections:
+        height, width = image.shape[:2]
+        self.box = None
+        if self.follower is not None:
+            x1, y1, x2, y2 = self.follower.geometry.trick_box(width, height, margin=self.margin)
+            if x2 - x1 >= MIN_SIDE and y2 - y1 >= MIN_SIDE:
+                self.box = (x1, y1, x2, y2)
+        if self.box is None:
+            return self.detector.update(image)
+        x1, y1, x2, y2 = self.box
+        full = getattr(self.detector, "imgsz", None)
+        if full is not None:
+            # Never enlarge the crop: interpolated pixels show the detector details it misreads.
+            self.detector.imgsz = min(full, 32 * -(-max(x2 - x1, y2 - y1) // 32))
+        try:
+            found = self.detector.update(image[y1:y2, x1:x2])
+        finally:
+            if full is not None:
+                self.detector.imgsz = full
+        return found.with_columns(xyxy=found.xyxy + np.array([x1, y1, x1, y1], dtype=found.xyxy.dtype))
+
+    def reset(self) -> None:
+        self.detector.reset()
+
+
+def table_detector(model: str | None = None) -> TrickAreaDetector:
+    """The shipped (or ``model``'s) card detector set up for whole table frames, looking at the trick area."""
+    from vision.detector.model import CardDetector
+
+    return TrickAreaDetector(CardDetector.load(model, table=True))
