@@ -118,6 +118,7 @@ class GameFollower:
         self._reads: dict[int, list[tuple[int, float]]] = {}  # each card's plays: (trick, confidence)
         self._first_center: tuple[float, float] | None = None  # where the game's first card (Vorhand's) lay
         self._opening: list[tuple[int, tuple[float, float]]] = []  # the first trick's cards as played, and where
+        self._calibrated_by: tuple[int, TableGeometry] | None = None  # this game's calibrating trick, the geometry before
         self._track_trick: dict[int, int] = {}
         self._flags_seen = 0
         self._last_cleared: tuple[int, float] | None = None
@@ -362,7 +363,9 @@ class GameFollower:
         game = self._replay_trick(len(cards), [(None, c) for c in cards])
         seat = game.tricks[-1].plays[-1][0]
         number = before.number
+        places = [c for t, _, c in before.plays if t != old_track] + [lead.plays[0][2]] if early else [c for _, _, c in before.plays]
         return [
+            *self._recalibrate(number, places, event),
             NeedsConfirmation(
                 frame=event.frame,
                 time=event.time,
@@ -376,6 +379,20 @@ class GameFollower:
             ),
             _trick_complete(game.tricks[number], number, event.frame, event.time),
         ]
+
+    def _recalibrate(self, number: int, places: list[tuple[float, float]], event: CardLeft) -> list[TableEvent]:
+        """Calibrates again when trick ``number``, the one this game's calibration came from, was
+        just played anew: its seats as first counted (a misreading among them) taught the table
+        a turned seating that every later trick would follow."""
+        if self._calibrated_by is None or self._calibrated_by[0] != number or len(places) != 4:
+            return []
+        self.geometry = self._calibrated_by[1]
+        self._calibrated_by = None
+        self.calibrator.reset()
+        seats = [s for s, _ in self.game.tricks[number].plays]
+        trick = _TableTrick(number)
+        trick.plays = [(-1, seat, place) for seat, place in zip(seats, places, strict=True)]
+        return self._calibrate(trick, event)
 
     def _replay_trick(self, count: int, plays: list[tuple[int | None, Card]]) -> Game:
         """Rebuilds the game with its last ``count`` plays replaced by ``plays`` (seat ``None``:
@@ -417,7 +434,7 @@ class GameFollower:
             result = {"error": str(exc)}
         return [GameOver(frame=frame, time=time, result=result)]
 
-    def _calibrate(self, trick: _TableTrick, event: CardLanded) -> list[TableEvent]:
+    def _calibrate(self, trick: _TableTrick, event: CardLanded | CardLeft) -> list[TableEvent]:
         if not self.auto_calibrate or self.calibrated:
             return []
         # Calibrate only from the turn order, which the engine knows before any position does.
@@ -426,6 +443,7 @@ class GameFollower:
             return []
         out: list[TableEvent] = []
         shift = self._anchor_shift(found)
+        self._calibrated_by = (trick.number, self.geometry)
         if shift:
             # The game's first card is Vorhand's, so it names seat 0's place. Lying at another
             # seat's place, it shows every trick since the first seated `shift` places on (the
@@ -454,7 +472,7 @@ class GameFollower:
         lead = self._opening[0][0]
         return any(card == lead and geometry.seat_of(center).seat == 0 for card, center in self._opening[1:])
 
-    def _rotate_seats(self, by: int, event: CardLanded) -> list[TableEvent]:
+    def _rotate_seats(self, by: int, event: CardLanded | CardLeft) -> list[TableEvent]:
         """Rebuilds the game with the seat of every play after the first trick turned by ``by``."""
         from engine import PlayEvent
 
