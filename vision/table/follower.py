@@ -363,7 +363,9 @@ class GameFollower:
         game = self._replay_trick(len(cards), [(None, c) for c in cards])
         seat = game.tricks[-1].plays[-1][0]
         number = before.number
-        places = [c for t, _, c in before.plays if t != old_track] + [lead.plays[0][2]] if early else [c for _, _, c in before.plays]
+        places = [c for _, _, c in before.plays]
+        if early:
+            places = [c for t, _, c in before.plays if t != old_track] + [lead.plays[0][2]]
         return [
             *self._recalibrate(number, places, event),
             NeedsConfirmation(
