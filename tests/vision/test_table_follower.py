@@ -121,6 +121,23 @@ def test_a_misreading_found_out_in_the_calibrating_trick_calibrates_the_table_ag
     assert [geometry.seat_of(p).seat for p in [(604.6, 411.3), (554.9, 314.7), (629.2, 241.8), (730.2, 359.7)]] == [0, 1, 2, 3]
 
 
+def test_five_cards_swept_with_a_trick_of_four_drop_the_least_sure_of_them():
+    # From a rendered game (seed 37005, positions as tracked): seat 1's four-index JD was read
+    # half as QD, half as JD, and both were counted; seat 3's QC then counted as the next lead.
+    # All five went together, none of the four before the others.
+    table = Table()
+    table.land("QS", (664.6, 464.2), confidence=0.853)
+    table.land("QD", (556.1, 405.1), confidence=0.583)  # the misreading
+    table.land("JD", (546.9, 357.3), confidence=0.685)
+    table.land("AD", (658.0, 293.4), confidence=0.81)
+    table.land("QC", (722.8, 353.9), confidence=0.747)
+    events = table.clear([1, 2, 3, 4, 5])
+    assert "card_replaced" in [e.get("reason") for e in events if e["type"] == "needs_confirmation"]
+    assert [(s, str(c)) for s, c in table.follower.game.tricks[0].plays] == [(0, "QS"), (1, "JD"), (2, "AD"), (3, "QC")]
+    geometry = table.follower.geometry
+    assert [geometry.seat_of(p).seat for p in [(664.6, 464.2), (546.9, 357.3), (658.0, 293.4), (722.8, 353.9)]] == [0, 1, 2, 3]
+
+
 def test_a_fifth_card_before_clearing_starts_the_next_trick_and_clearing_is_reported():
     table = Table()
     for seat, card in enumerate(["AC", "9C", "KC", "10C"]):

@@ -332,6 +332,7 @@ class GameFollower:
         (new_index, new_confidence) = lead.reads[lead.plays[0][0]]
         new = Card.from_index(new_index)
         lingering = [t for t, _, _ in before.plays if t in before.on_table and _alike(Card.from_index(before.reads[t][0]), new)]
+        weakest = min((t for t, _, _ in before.plays), key=lambda t: before.reads[t][1], default=None)
         if len(early) == 1:
             old_track = early[0][0]
         elif not early and len(lingering) == 1:
@@ -339,6 +340,11 @@ class GameFollower:
             # its trick was swept: the tracker holds a card it stopped seeing, a misreading whose
             # spot the withdrawn card took.
             old_track = lingering[0]
+        elif not early and not lingering and len(before.plays) == 4 and weakest is not None and before.reads[weakest][1] < new_confidence:
+            # Five cards went with a trick of four: the least sure of the four counted was a
+            # misreading (one card read as two), and the surer withdrawn card was played last.
+            old_track = weakest
+            early = [(weakest, -1)]
         else:
             return []
         old_index, old_confidence = before.reads[old_track]
