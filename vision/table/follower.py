@@ -116,8 +116,8 @@ class GameFollower:
         self.calibrator.reset()
         self._tricks: dict[int, _TableTrick] = {}
         self._reads: dict[int, list[tuple[int, float]]] = {}  # each card's plays: (trick, confidence)
-        self._first_center: tuple[float, float] | None = None  # where the game's first card (Vorhand's) lay
-        self._opening: list[tuple[int, tuple[float, float]]] = []  # the first trick's cards as played, and where
+        # The first trick's cards as played, and where: the game's first card is Vorhand's.
+        self._opening: list[tuple[int, tuple[float, float]]] = []
         self._calibrated_by: tuple[int, TableGeometry] | None = None  # this game's calibrating trick, the geometry before
         self._track_trick: dict[int, int] = {}
         self._flags_seen = 0
@@ -178,8 +178,6 @@ class GameFollower:
             return [_ask(event, trick_number, seat, card, f"a doubtful {card} would be its third copy: not played; "
                          f"what did seat {seat} play into trick {trick_number + 1}?")]
         game.play(seat, card)
-        if self._first_center is None:
-            self._first_center = event.center
         if trick_number == 0:
             self._opening.append((card.index, event.center))
         trick = self._tricks.setdefault(trick_number, _TableTrick(trick_number))
@@ -317,9 +315,10 @@ class GameFollower:
     def _reread(self, lead: _TableTrick, before: _TableTrick | None, event: CardLeft) -> list[TableEvent]:
         """A withdrawn lead, swept away with the trick before, whose one card had left the table
         on its own well before the sweep (or, when none did, whose one card like it still lingers
-        after the sweep): that card was a misreading (gone when the reading changed) and the
-        withdrawn card is the one played in its place. The game is replayed with it, so that the
-        trick's winner, and with it every later seat, comes out right."""
+        after the sweep, or, when neither, whose least sure card was read less surely than the
+        withdrawn one): that card was a misreading and the withdrawn card is the one played in its
+        place. The game is replayed with it, so that the trick's winner, and with it every later
+        seat, comes out right."""
         from engine import Card
 
         if before is None or not lead.plays or before.number != len(self.game.tricks) - 1:
@@ -332,7 +331,9 @@ class GameFollower:
         (new_index, new_confidence) = lead.reads[lead.plays[0][0]]
         new = Card.from_index(new_index)
         lingering = [t for t, _, _ in before.plays if t in before.on_table and _alike(Card.from_index(before.reads[t][0]), new)]
-        weakest = min((t for t, _, _ in before.plays), key=lambda t: before.reads[t][1], default=None)
+        # Whether the misreading is dropped and the withdrawn card played last (else the withdrawn
+        # card takes the misreading's place), and what gave the misreading away.
+        dropped, why = True, "which left the table early"
         if len(early) == 1:
             old_track = early[0][0]
         elif not early and len(lingering) == 1:
@@ -340,11 +341,14 @@ class GameFollower:
             # its trick was swept: the tracker holds a card it stopped seeing, a misreading whose
             # spot the withdrawn card took.
             old_track = lingering[0]
-        elif not early and not lingering and len(before.plays) == 4 and weakest is not None and before.reads[weakest][1] < new_confidence:
+            dropped, why = False, "which lingered after the sweep"
+        elif not early and not lingering and len(before.plays) == 4:
             # Five cards went with a trick of four: the least sure of the four counted was a
-            # misreading (one card read as two), and the surer withdrawn card was played last.
-            old_track = weakest
-            early = [(weakest, -1)]
+            # misreading (one card read as two), if the withdrawn card was read surer.
+            old_track = min((t for t, _, _ in before.plays), key=lambda t: before.reads[t][1])
+            if before.reads[old_track][1] >= new_confidence:
+                return []
+            why = "the least sure of five cards swept with a trick of four"
         else:
             return []
         old_index, old_confidence = before.reads[old_track]
@@ -357,10 +361,12 @@ class GameFollower:
         k = [track for track, _, _ in before.plays].index(old_track)
         if len(before.plays) != len(cards) or cards[k] != old:
             return []
-        if early:
+        places = [c for _, _, c in before.plays]
+        if dropped:
             # Played again without the misreading and with the withdrawn card last: the cards
             # after the misreading were seated one place too far on by the turn order.
             cards = [*cards[:k], *cards[k + 1 :], new]
+            places = [*places[:k], *places[k + 1 :], lead.plays[0][2]]
         else:
             # The lingering misreading lay where the withdrawn card lies: it takes its place.
             cards[k] = new
@@ -369,9 +375,6 @@ class GameFollower:
         game = self._replay_trick(len(cards), [(None, c) for c in cards])
         seat = game.tricks[-1].plays[-1][0]
         number = before.number
-        places = [c for _, _, c in before.plays]
-        if early:
-            places = [c for t, _, c in before.plays if t != old_track] + [lead.plays[0][2]]
         return [
             *self._recalibrate(number, places, event),
             NeedsConfirmation(
@@ -382,7 +385,7 @@ class GameFollower:
                 seat=seat,
                 card=str(new),
                 candidates=((str(new), new_confidence), (str(old), old_confidence)),
-                message=f"trick {number + 1}: {old}, which left the table early, was a misreading; "
+                message=f"trick {number + 1}: {old}, {why}, was a misreading; "
                 f"{new}, swept with the trick, counts as seat {seat}'s card; check trick {number + 1}",
             ),
             _trick_complete(game.tricks[number], number, event.frame, event.time),
@@ -464,9 +467,9 @@ class GameFollower:
     def _anchor_shift(self, geometry: TableGeometry) -> int:
         """How many seats on from Vorhand the game's first card lies by ``geometry`` (0 when it
         lies at Vorhand's place, or not clearly at any place)."""
-        if self._first_center is None:
+        if not self._opening:
             return 0
-        guess = geometry.seat_of(self._first_center)
+        guess = geometry.seat_of(self._opening[0][1])
         if guess.margin < self.trust_position or self._copy_at_vorhand(geometry):
             return 0
         return guess.seat
