@@ -141,6 +141,32 @@ def test_same_seed_gives_identical_images_and_labels() -> None:
     assert not np.array_equal(other, runs[0][0][0])
 
 
+def test_near_closeups_show_larger_indices_and_leave_other_scenes_alone() -> None:
+    def largest_index(config: SceneConfig) -> list[float]:
+        pool = DeckPool(seed=10, count=4)
+        heights = []
+        for i in range(16):
+            lines = generate_image(i, 10, config, pool)[1].yolo_lines("corners")
+            if lines:  # a corner held close may have its index just out of the frame
+                heights.append(max(float(line.split()[4]) for line in lines))
+        return heights
+
+    base = SceneConfig(imgsz=160, procedural_decks=4, closeup_fraction=1.0)
+    far = largest_index(base)
+    near = largest_index(SceneConfig(imgsz=160, procedural_decks=4, closeup_fraction=1.0, near_fraction=1.0))
+    # Held over a corner, the largest index is about a tenth to a quarter of the frame.
+    assert np.median(near) > 1.3 * np.median(far)
+    assert np.median(near) >= 0.12
+    # near_fraction 0 draws nothing more: the seed's scenes stay as they were.
+    unchanged = SceneConfig(imgsz=160, procedural_decks=4, near_fraction=0.0)
+    assert generate_image(3, 10, unchanged, DeckPool(10, 4))[1].yolo_lines("both") == generate_image(3, 10, SceneConfig(imgsz=160, procedural_decks=4), DeckPool(10, 4))[1].yolo_lines("both")
+
+
+def test_cli_rejects_a_near_fraction_out_of_range(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="--near-fraction must be in"):
+        _cli(["dataset", "generate", str(tmp_path / "out"), "--images", "1", "--near-fraction", "1.5"])
+
+
 def test_procedural_faces_record_indices_inside_the_card() -> None:
     style = FaceStyle.random(np.random.default_rng(3), width=160)
     for code in ("9C", "10S", "QH", "AD"):

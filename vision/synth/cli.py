@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vision.synth.dataset import SceneConfig
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -23,6 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     gen.add_argument("--val-fraction", type=float, default=0.1, help="share of images in the val split (default 0.1)")
     gen.add_argument("--faces", action="append", default=[], metavar="DIR", help="folder of face images named by code (QC.png ...); repeatable")
     gen.add_argument("--closeup-fraction", type=float, default=0.5, help="share of phone-style close-ups (default 0.5)")
+    gen.add_argument("--near-fraction", type=float, default=0.0, help="share of close-ups held over one card's corner, its index about a tenth to a quarter of the frame (default 0)")
     gen.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     gen.set_defaults(func=_generate)
 
@@ -48,6 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     preview.add_argument("--target", choices=("corners", "cards", "both"), default="corners")
     preview.add_argument("--faces", action="append", default=[], metavar="DIR")
     preview.add_argument("--closeup-fraction", type=float, default=0.5)
+    preview.add_argument("--near-fraction", type=float, default=0.0)
     preview.set_defaults(func=_preview)
 
     bench = actions.add_parser("benchmark", help="measure generation speed (dataset images/s, 1280x720 frame ms)")
@@ -57,15 +63,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     dataset.set_defaults(func=lambda args: dataset.print_help() or 2)
 
 
+def _scene_config(args: argparse.Namespace) -> SceneConfig:
+    from vision.synth.dataset import SceneConfig
+
+    for name in ("closeup_fraction", "near_fraction"):
+        value = getattr(args, name)
+        if not 0 <= value <= 1:
+            raise SystemExit(f"--{name.replace('_', '-')} must be in [0, 1], got {value}")
+    return SceneConfig(imgsz=args.imgsz, closeup_fraction=args.closeup_fraction, near_fraction=args.near_fraction)
+
+
 def _generate(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from vision.synth.dataset import SceneConfig, write_dataset
+    from vision.synth.dataset import write_dataset
     from vision.synth.faces import FaceFolderError
 
-    if not 0 <= args.closeup_fraction <= 1:
-        raise SystemExit(f"--closeup-fraction must be in [0, 1], got {args.closeup_fraction}")
-    config = SceneConfig(imgsz=args.imgsz, closeup_fraction=args.closeup_fraction)
+    config = _scene_config(args)
     start = time.perf_counter()
     labels = 0
     try:
@@ -113,7 +127,7 @@ def _crops(args: argparse.Namespace) -> int:
 def _preview(args: argparse.Namespace) -> int:
     import cv2
 
-    from vision.synth.dataset import DeckPool, SceneConfig, generate_image
+    from vision.synth.dataset import DeckPool, generate_image
     from vision.synth.faces import FaceFolderError, load_face_folder
     from vision.synth.preview import contact_sheet, draw_labels
 
@@ -122,7 +136,7 @@ def _preview(args: argparse.Namespace) -> int:
             load_face_folder(folder)
     except FaceFolderError as exc:
         raise SystemExit(f"dokocam dataset preview: {exc}") from None
-    config = SceneConfig(imgsz=args.imgsz, closeup_fraction=args.closeup_fraction)
+    config = _scene_config(args)
     pool = DeckPool(args.seed, config.procedural_decks, args.faces)
     shown = [draw_labels(*generate_image(i, args.seed, config, pool), target=args.target) for i in range(args.images)]
     if not cv2.imwrite(args.out, contact_sheet(shown)):

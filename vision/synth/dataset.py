@@ -10,14 +10,14 @@ import json
 import math
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from vision.synth.faces import CARD_CODES, DISTRACTOR_CODES, Face, load_face_folder
-from vision.synth.scene import Arm, Camera, Deck, Look, PlacedCard, Prop, SceneAnnotation, Table, render_scene
+from vision.synth.scene import Arm, Camera, Deck, Look, PlacedCard, Prop, SceneAnnotation, Table, card_corners_cm, render_scene
 
 SIDES_DEG = (0.0, 90.0, 180.0, 270.0)  # bottom, right, top, left player (card angle for each)
 
@@ -35,6 +35,10 @@ class SceneConfig:
         procedural_decks: how many drawn deck designs to rotate through.
         folder_fraction: share of scenes using a face folder's deck (when folders are given).
         distractors: probability that close-ups include non-Doppelkopf cards (2-8), unlabelled.
+        near_fraction: share of close-ups taken nearer, over one card's corner: the largest index
+            is about a tenth to a quarter of the frame (median 0.18 of its height, against 0.12 for
+            the other close-ups), as in a phone photo of one or two cards (0 draws none and leaves
+            a seed's scenes as without the option).
     """
 
     imgsz: int = 640
@@ -42,6 +46,7 @@ class SceneConfig:
     procedural_decks: int = 64
     folder_fraction: float = 0.3
     distractors: float = 0.25
+    near_fraction: float = 0.0
 
 
 class DeckPool:
@@ -170,9 +175,12 @@ def table_scene(rng: np.random.Generator, deck: Deck, imgsz: int) -> tuple[list[
     return cards, arms, camera, []
 
 
-def closeup_scene(rng: np.random.Generator, deck: Deck, imgsz: int, distractors: float) -> tuple[list[PlacedCard], list[Arm], Camera, list[Prop]]:
+def closeup_scene(
+    rng: np.random.Generator, deck: Deck, imgsz: int, distractors: float, near: bool = False
+) -> tuple[list[PlacedCard], list[Arm], Camera, list[Prop]]:
     """A phone photo of one to three cards filling much of the frame, or of a spread of several
-    overlapping cards where mostly one index column of each shows."""
+    overlapping cards where mostly one index column of each shows; ``near``: the camera held over
+    one corner of one of them, so that its index is large and the cards run out of the frame."""
     w, h = deck.size_cm
     pool = list(CARD_CODES)
     extra = [c for c in deck.codes if c in DISTRACTOR_CODES]
@@ -223,6 +231,14 @@ def closeup_scene(rng: np.random.Generator, deck: Deck, imgsz: int, distractors:
         # Phone exports squash a 3:4 photo into a square: cards look wider than they are.
         stretch=float(rng.choice([1.0, 4 / 3, rng.uniform(0.9, 1.4)])),
     )
+    if near:
+        # Over one of the index corners (top-left or bottom-right of the face) of a card in view.
+        shown = [c for c in cards if c.face_up and c.code in CARD_CODES] or cards
+        card = shown[int(rng.integers(len(shown)))]
+        centre = np.asarray(card.center)
+        corner = card_corners_cm(card, (w, h))[int(rng.choice([0, 2]))]
+        target = centre + (corner - centre) * rng.uniform(0.3, 0.75)
+        camera = replace(camera, view_width_cm=float(h * rng.uniform(0.9, 1.8)), target=(float(target[0]), float(target[1])))
     return cards, arms, camera, props
 
 
@@ -236,7 +252,8 @@ def generate_image(index: int, seed: int, config: SceneConfig, pool: DeckPool) -
     table = Table.random(int(rng.integers(2**31)))
     kind = "closeup" if rng.random() < config.closeup_fraction else "table"
     if kind == "closeup":
-        cards, arms, camera, props = closeup_scene(rng, deck, config.imgsz, config.distractors)
+        near = bool(config.near_fraction) and rng.random() < config.near_fraction
+        cards, arms, camera, props = closeup_scene(rng, deck, config.imgsz, config.distractors, near)
     else:
         cards, arms, camera, props = table_scene(rng, deck, config.imgsz)
     look = Look.random(rng)
