@@ -374,6 +374,26 @@ def test_a_misreading_that_left_early_gives_its_place_to_the_lead_swept_with_the
     assert game.to_move == 3 and game.trick_number == 1
 
 
+def test_a_card_seen_twice_where_it_lay_loses_its_second_sighting_not_its_place():
+    # Seed 40009's trick 10: seat 0's JC is found again under a new track where it lies, and that
+    # second sighting counts as seat 3's card; the first track then ends early.
+    table = Table()
+    for seat, card in enumerate(["JC", "AD", "10S"]):  # seat 0's JC wins
+        table.land(card, spot(seat))
+    table.t += 3  # long after: not the same landing again
+    x, y = spot(0)
+    table.land("JC", (x + 8, y + 4))  # the second sighting, counted as seat 3's card
+    table.land("9S", spot(3, r=60))  # seat 3's real card: counted as the next lead
+    table.clear([1])  # the first sighting's track ends well before the sweep
+    table.clear([])
+    events = table.clear([2, 3, 4, 5])
+    asks = [(e["reason"], e["card"]) for e in events if e["type"] == "needs_confirmation"]
+    assert asks == [("card_withdrawn", "9S"), ("card_replaced", "9S")]
+    game = table.follower.game
+    assert [(s, str(c)) for s, c in game.tricks[0].plays] == [(0, "JC"), (1, "AD"), (2, "10S"), (3, "9S")]
+    assert game.to_move == 0 and game.trick_number == 1
+
+
 def test_a_card_that_left_early_stays_when_no_lead_was_swept_with_its_trick():
     table = Table()
     for seat, card in enumerate(["9C", "KC", "JD", "10C"]):

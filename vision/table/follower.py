@@ -336,6 +336,11 @@ class GameFollower:
         dropped, why = True, "which left the table early"
         if len(early) == 1:
             old_track = early[0][0]
+            twin = self._second_sighting(before, old_track)
+            if twin is not None:
+                # The card that left early was seen again where it lay, under a new track that was
+                # counted as the next seat's card: that second sighting is the misreading.
+                old_track, why = twin, "seen a second time where it lay"
         elif not early and len(lingering) == 1:
             # Nothing left early, but a card like the withdrawn one (same rank or suit) stays after
             # its trick was swept: the tracker holds a card it stopped seeing, a misreading whose
@@ -390,6 +395,17 @@ class GameFollower:
             ),
             _trick_complete(game.tricks[number], number, event.frame, event.time),
         ]
+
+    def _second_sighting(self, trick: _TableTrick, track: int) -> int | None:
+        """A later play of ``trick`` read as the same card as ``track`` and lying on its spot."""
+        plays = [(t, place) for t, _, place in trick.plays]
+        k = [t for t, _ in plays].index(track)
+        here = self.geometry.to_plane(plays[k][1])
+        near = self.duplicate_distance * self.geometry.radius
+        for other, place in plays[k + 1 :]:
+            if trick.reads[other][0] == trick.reads[track][0] and float(((self.geometry.to_plane(place) - here) ** 2).sum()) ** 0.5 < near:
+                return other
+        return None
 
     def _recalibrate(self, number: int, places: list[tuple[float, float]], event: CardLeft) -> list[TableEvent]:
         """Calibrates again when trick ``number``, the one this game's calibration came from, was
