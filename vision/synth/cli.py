@@ -53,7 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     preview.add_argument("--target", choices=("corners", "cards", "both"), default="corners")
     preview.add_argument("--faces", action="append", default=[], metavar="DIR")
     preview.add_argument("--closeup-fraction", type=float, default=0.5)
-    preview.add_argument("--near-fraction", type=float, default=0.0)
+    preview.add_argument("--near-fraction", type=float, default=0.0, help="as for generate")
     preview.set_defaults(func=_preview)
 
     bench = actions.add_parser("benchmark", help="measure generation speed (dataset images/s, 1280x720 frame ms)")
@@ -64,6 +64,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def _scene_config(args: argparse.Namespace) -> SceneConfig:
+    """The scene settings of ``generate`` and ``preview``, both fractions checked."""
     from vision.synth.dataset import SceneConfig
 
     for name in ("closeup_fraction", "near_fraction"):
