@@ -439,6 +439,31 @@ def test_a_card_seen_late_is_seated_where_it_lies_once_the_trick_is_complete():
     assert complete[-1]["cards"] == ("AS", "KS", "9S", "10S") and complete[-1]["winner"] == 0
 
 
+def test_a_misreading_in_a_trick_seated_anew_gives_its_place_to_the_lead_swept_with_it():
+    # Seed 41002's trick 2: the turn order of a trick seated anew by position is not the order its
+    # cards landed in; the misreading is still found, by its seat.
+    table = Table()
+    for seat, card in enumerate(["AC", "9C", "KC", "10C"]):  # calibrates; seat 0 wins
+        table.land(card, spot(seat))
+    table.clear([1, 2, 3, 4])
+    a = math.radians(325)  # between seat 2 (top) and seat 3 (right), nearer 3
+    between = (CENTER[0] + 90 * math.cos(a), CENTER[1] + 90 * math.sin(a))
+    table.land("AS", spot(0))
+    table.land("KS", spot(1))
+    table.land("QC", between)  # a misreading, counted as seat 2's card
+    events = table.land("9S", spot(2))  # seat 2's card: the QC is seated anew as seat 3's
+    assert [e["reason"] for e in events if e["type"] == "needs_confirmation"] == ["seats_changed"]
+    table.land("10S", spot(3, r=60))  # seat 3's real card: counted as the next lead
+    table.clear([7])  # the misreading is gone well before the trick is swept
+    table.clear([])
+    events = table.clear([5, 6, 8, 9])
+    asks = [(e["reason"], e["card"]) for e in events if e["type"] == "needs_confirmation"]
+    assert asks == [("card_withdrawn", "10S"), ("card_replaced", "10S")]
+    game = table.follower.game
+    assert [(s, str(c)) for s, c in game.tricks[1].plays] == [(0, "AS"), (1, "KS"), (2, "9S"), (3, "10S")]
+    assert game.to_move == 0 and game.trick_number == 2
+
+
 def test_a_misreading_that_lingers_after_the_sweep_gives_its_place_to_the_lead_swept_with_it():
     table = Table()
     for seat, card in enumerate(["9C", "KC", "AD", "10C"]):  # seat 2's AC first read as AD

@@ -362,11 +362,18 @@ class GameFollower:
             # The same card: its track was lost under a hand and found again as a "lead". Taking
             # that lead back already set things right; the trick as first seen stands.
             return []
-        cards = [c for _, c in self.game.tricks[-1].plays]
-        k = [track for track, _, _ in before.plays].index(old_track)
-        if len(before.plays) != len(cards) or cards[k] != old:
+        # The trick as the game holds it: once seated anew by position, its turn order is not the
+        # order the cards landed in, so the misreading is found by its seat.
+        plays = self.game.tricks[-1].plays
+        seat_of = {track: seat for track, seat, _ in before.plays}
+        place_of = {seat: place for _, seat, place in before.plays}
+        if len(place_of) != len(before.plays) or sorted(place_of) != sorted(s for s, _ in plays):
             return []
-        places = [c for _, _, c in before.plays]
+        k = next((i for i, (s, c) in enumerate(plays) if s == seat_of[old_track] and c == old), None)
+        if k is None:
+            return []
+        cards = [c for _, c in plays]
+        places = [place_of[s] for s, _ in plays]
         if dropped:
             # Played again without the misreading and with the withdrawn card last: the cards
             # after the misreading were seated one place too far on by the turn order.
