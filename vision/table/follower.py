@@ -314,10 +314,10 @@ class GameFollower:
 
     def _reread(self, lead: _TableTrick, before: _TableTrick | None, event: CardLeft) -> list[TableEvent]:
         """A withdrawn lead, swept away with the trick before, whose one card had left the table
-        on its own well before the sweep (or, when none did, whose one card like it still lingers
-        after the sweep, or, when neither, whose least sure card was read less surely than the
-        withdrawn one): that card was a misreading and the withdrawn card is the one played in its
-        place. The game is replayed with it, so that the trick's winner, and with it every later
+        on its own well before the sweep (or that card's second sighting on its spot; or, when
+        none did, whose one card like it still lingers after the sweep; or, when neither, whose
+        least sure card was read less surely than the withdrawn one): that card was a misreading
+        and the withdrawn card is the one played in its place. The game is replayed with it, so that the trick's winner, and with it every later
         seat, comes out right."""
         from engine import Card
 
