@@ -8,6 +8,7 @@ passes the engine's own findings (renege, third copy, out of turn) on as events.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -27,6 +28,8 @@ from vision.table.geometry import AutoCalibrator, TableGeometry
 from vision.table.tracker import CardLanded, CardLeft, TrackerEvent
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from engine import Card, Game, Trick
 
 
@@ -298,11 +301,10 @@ class GameFollower:
         """A landing of the card that landed at the same spot moments ago is that card again (its
         track was lost while a hand let go of it): it joins its trick silently."""
         here = self.geometry.to_plane(event.center)
-        near = self.duplicate_distance * self.geometry.radius
         for time, index, where, trick_number in reversed(self._recent):
             if event.time - time > self.duplicate_window:
                 break
-            if index == event.card_index and float(((here - where) ** 2).sum()) ** 0.5 < near:
+            if index == event.card_index and self._same_spot(here, where):
                 trick = self._tricks.get(trick_number)
                 if trick is not None:
                     trick.on_table.add(event.track_id)
@@ -317,8 +319,8 @@ class GameFollower:
         on its own well before the sweep (or that card's second sighting on its spot; or, when
         none did, whose one card like it still lingers after the sweep; or, when neither, whose
         least sure card was read less surely than the withdrawn one): that card was a misreading
-        and the withdrawn card is the one played in its place. The game is replayed with it, so that the trick's winner, and with it every later
-        seat, comes out right."""
+        and the withdrawn card is the one played in its place. The game is replayed with it, so
+        that the trick's winner, and with it every later seat, comes out right."""
         from engine import Card
 
         if before is None or not lead.plays or before.number != len(self.game.tricks) - 1:
@@ -405,14 +407,16 @@ class GameFollower:
 
     def _second_sighting(self, trick: _TableTrick, track: int) -> int | None:
         """A later play of ``trick`` read as the same card as ``track`` and lying on its spot."""
-        plays = [(t, place) for t, _, place in trick.plays]
-        k = [t for t, _ in plays].index(track)
-        here = self.geometry.to_plane(plays[k][1])
-        near = self.duplicate_distance * self.geometry.radius
-        for other, place in plays[k + 1 :]:
-            if trick.reads[other][0] == trick.reads[track][0] and float(((self.geometry.to_plane(place) - here) ** 2).sum()) ** 0.5 < near:
+        k = [t for t, _, _ in trick.plays].index(track)
+        here = self.geometry.to_plane(trick.plays[k][2])
+        for other, _, place in trick.plays[k + 1 :]:
+            if trick.reads[other][0] == trick.reads[track][0] and self._same_spot(here, self.geometry.to_plane(place)):
                 return other
         return None
+
+    def _same_spot(self, a: np.ndarray, b: np.ndarray) -> bool:
+        """Whether two table-plane points are one card's spot (``duplicate_distance``)."""
+        return math.hypot(*(a - b)) < self.duplicate_distance * self.geometry.radius
 
     def _recalibrate(self, number: int, places: list[tuple[float, float]], event: CardLeft) -> list[TableEvent]:
         """Calibrates again when trick ``number``, the one this game's calibration came from, was
