@@ -111,3 +111,9 @@ def test_shipped_model_finds_a_clear_card(tmp_path: Path, capsys: pytest.Capture
     assert rc == 0 and len(lines) == 6
     found = sum(len(line["cards"]) for line in lines)
     assert found >= 3, lines
+
+
+def test_bench_detect_reports_its_locator_passes(tiny: dict[str, Path], capsys: pytest.CaptureFixture[str]):
+    assert main(["bench-detect", "--frames", "2", "--model", str(tiny["model"]), "--scales", "1", "0.5"]) == 0
+    result = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert result["passes"] == 2 and result["frames"] == 2 and result["median_ms"] > 0

@@ -62,6 +62,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ship.add_argument("--table-imgsz", type=int, default=None, help="inference size for whole table frames (default: --imgsz)")
     ship.add_argument("--locate-conf", type=float, default=None, help="the locator's own threshold before the classifier (default: conf / 2)")
     ship.add_argument("--locate-weight", type=float, default=0.5, help="score = locator**w * classifier**(1-w) (default 0.5)")
+    ship.add_argument("--table-locate-conf", type=float, default=None, help="--locate-conf for table frames (default: the same)")
+    ship.add_argument("--table-locate-weight", type=float, default=None, help="--locate-weight for table frames (default: the same)")
+    ship.add_argument("--scales", type=_scale, nargs="+", default=[1.0], help="locator passes on photos as fractions of --imgsz (default: 1)")
     ship.set_defaults(func=_ship)
 
     detect = subparsers.add_parser("detect", help="find cards in images", description="Detect Doppelkopf cards; one JSON line per image with one entry per physical card.")
@@ -70,6 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     detect.add_argument("--model", default=None, help="weights (.pt, .onnx, *_openvino_model); default: the shipped model")
     detect.add_argument("--conf", type=float, default=None, help="score threshold (default: the model card's)")
     detect.add_argument("--imgsz", type=int, default=None)
+    detect.add_argument("--scales", type=_scale, nargs="+", default=None, help="locator passes as fractions of the inference size, e.g. 1 0.8 (default: the model card's)")
     detect.set_defaults(func=_detect)
 
     ev = subparsers.add_parser("eval", help="score a detector on a labelled folder", description="Per-card precision/recall/F1 (a hit names the right card and covers the label's centre), mAP50, confusion table.")
@@ -78,6 +82,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ev.add_argument("--out", default=None, help="folder for metrics.json, confusion.png, examples/ (default runs/eval/<folder>)")
     ev.add_argument("--conf", type=float, default=None)
     ev.add_argument("--imgsz", type=int, default=None)
+    ev.add_argument("--scales", type=_scale, nargs="+", default=None, help="locator passes as fractions of the inference size, e.g. 1 0.8 (default: the model card's)")
     ev.add_argument("--split", default=None, help="sub-split to read (val, train)")
     ev.add_argument("--labels", choices=("corners", "cards"), default=None, help="what the labels mark (default: data.yaml's target, else corners)")
     ev.add_argument("--examples", type=int, default=6)
@@ -94,7 +99,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     bench.add_argument("--model", default=None, help="the .pt; exported siblings are found by name")
     bench.add_argument("--backend", choices=("torch", "onnx", "openvino"), default="torch")
     bench.add_argument("--images", default=None, help="folder of images to resize into 1280x720 frames (default: a drawn table)")
+    bench.add_argument("--scales", type=_scale, nargs="+", default=None, help="locator passes (default: the model card's; 1 = one pass)")
     bench.set_defaults(func=_bench)
+
+
+def _scale(text: str) -> float:
+    """A locator pass size as a fraction of the inference size, in (0, 2]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value <= 2:
+        raise argparse.ArgumentTypeError(f"{text} is outside (0, 2]: a pass is a fraction of the inference size")
+    return value
 
 
 def _train(args: argparse.Namespace) -> int:
@@ -133,7 +150,7 @@ def _ship(args: argparse.Namespace) -> int:
     from vision.detector.train import TrainResult, ship
 
     run = Path(args.run)
-    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, target=args.target, classifier=args.classifier, imgsz=args.imgsz, conf=args.conf, table_imgsz=args.table_imgsz, locate_conf=args.locate_conf, locate_weight=args.locate_weight)
+    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, target=args.target, classifier=args.classifier, imgsz=args.imgsz, conf=args.conf, table_imgsz=args.table_imgsz, locate_conf=args.locate_conf, locate_weight=args.locate_weight, scales=tuple(args.scales), table_locate_conf=args.table_locate_conf, table_locate_weight=args.table_locate_weight)
     print(f"shipped {dest}")
     return 0
 
@@ -143,7 +160,7 @@ def _detect(args: argparse.Namespace) -> int:
     from vision.detector.model import CardDetector, ModelNotFoundError, UnreadableImageError, iter_images, read_image
 
     try:
-        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz)
+        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=tuple(args.scales) if args.scales else None)
     except ModelNotFoundError as exc:
         print(f"dokocam detect: {exc}", file=sys.stderr)
         return 2
@@ -171,7 +188,7 @@ def _eval(args: argparse.Namespace) -> int:
 
     try:
         folder = read_folder(args.data, split=args.split)
-        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz)
+        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=tuple(args.scales) if args.scales else None)
     except (DatasetFolderError, ModelNotFoundError) as exc:
         print(f"dokocam eval: {exc}", file=sys.stderr)
         return 2
@@ -194,6 +211,6 @@ def _bench(args: argparse.Namespace) -> int:
     from vision.detector.export import benchmark
 
     model = Path(args.model) if args.model else _default_model()
-    result = benchmark(model, backend=args.backend, frames=args.frames, images=Path(args.images) if args.images else None)
+    result = benchmark(model, backend=args.backend, frames=args.frames, images=Path(args.images) if args.images else None, scales=tuple(args.scales) if args.scales else None)
     print(json.dumps({"backend": args.backend, "model": str(model), **result}))
     return 0

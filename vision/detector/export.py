@@ -72,12 +72,21 @@ def _frames(images: Path | None, width: int, height: int, seed: int) -> list[np.
 
 
 def benchmark(
-    model: Path, *, backend: str = "torch", frames: int = 100, images: Path | None = None, width: int = 1280, height: int = 720, seed: int = 0
+    model: Path,
+    *,
+    backend: str = "torch",
+    frames: int = 100,
+    images: Path | None = None,
+    width: int = 1280,
+    height: int = 720,
+    seed: int = 0,
+    scales: tuple[float, ...] | None = None,
 ) -> dict[str, float]:
     """Median and spread of per-frame detection time (full pipeline, ``CardDetector.cards``).
 
     Frames are ``images`` resized to ``width`` x ``height`` (real photos make the classifier and
-    grouping work as in use), else a drawn table. Returns milliseconds.
+    grouping work as in use), else a drawn table. ``scales`` overrides the model card's locator
+    passes (``(1.0,)``: one pass). Returns milliseconds.
 
     Raises:
         BackendNotExportedError: the exported model is missing (run ``dokocam export``).
@@ -87,7 +96,7 @@ def benchmark(
     path = exported_path(model, backend)
     if not path.exists():
         raise BackendNotExportedError(f"no {backend} model at {path}: run `dokocam export --format {backend}` first")
-    detector = CardDetector.load(path)
+    detector = CardDetector.load(path, scales=scales)
     pool = _frames(images, width, height, seed)
     for frame in pool[:5]:
         detector.cards(frame)
@@ -103,5 +112,6 @@ def benchmark(
         "median_ms": statistics.median(total),
         "p90_ms": float(np.percentile(total, 90)),
         "locate_median_ms": statistics.median(locate),
+        "passes": float(len(detector.scales)),
         "threads": float(__import__("torch").get_num_threads()),
     }

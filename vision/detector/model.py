@@ -12,7 +12,7 @@ import json
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,12 @@ class ModelCard:
         locate_conf: the locator's own threshold when a classifier follows (``None``: ``conf / 2``).
         locate_weight: a corner's score is ``locator ** w * classifier ** (1 - w)``; below 0.5 the
             classifier, which also rejects non-indices, counts for more than the locator.
+        scales: the locator looks at a photo at each of these fractions of ``imgsz`` and keeps the
+            union (one box per index). Photos show indices of every size, larger and smaller than
+            most training scenes; each pass brings some of them into the sizes the locator learnt.
+        table_locate_conf, table_locate_weight: ``locate_conf`` and ``locate_weight`` for table
+            frames (``None``: the photo values). The table pipeline was measured at its own
+            operating point, so tuning the photo one must not move it.
     """
 
     target: str = "corners"
@@ -61,6 +67,9 @@ class ModelCard:
     table_imgsz: int | None = None
     locate_conf: float | None = None
     locate_weight: float = 0.5
+    scales: tuple[float, ...] = (1.0,)
+    table_locate_conf: float | None = None
+    table_locate_weight: float | None = None
 
     @staticmethod
     def path_for(model: Path) -> Path:
@@ -73,7 +82,11 @@ class ModelCard:
         if not path.exists():
             return cls()
         data = json.loads(path.read_text())
-        return cls(**{k: data[k] for k in ("target", "classifier", "imgsz", "conf", "table_imgsz", "locate_conf", "locate_weight") if k in data})
+        names = ("target", "classifier", "imgsz", "conf", "table_imgsz", "locate_conf", "locate_weight", "table_locate_conf", "table_locate_weight")
+        fields = {k: data[k] for k in names if k in data}
+        if "scales" in data:
+            fields["scales"] = tuple(float(s) for s in data["scales"])
+        return cls(**fields)
 
     def save(self, model: Path, **extra: Any) -> Path:
         path = self.path_for(model)
@@ -83,8 +96,27 @@ class ModelCard:
         if self.locate_conf is not None:
             data.setdefault("locate_conf", self.locate_conf)
         data.setdefault("locate_weight", self.locate_weight)
+        if self.scales != (1.0,):
+            data.setdefault("scales", list(self.scales))
+        for key in ("table_locate_conf", "table_locate_weight"):
+            if getattr(self, key) is not None:
+                data.setdefault(key, getattr(self, key))
         path.write_text(json.dumps(data, indent=2) + "\n")
         return path
+
+    def for_table(self) -> ModelCard:
+        """The settings for whole table frames: the ``table_*`` values where given, one locator pass.
+
+        >>> ModelCard(imgsz=320, table_imgsz=640, locate_conf=0.05, table_locate_conf=0.2, scales=(1.25, 1.0)).for_table()
+        ModelCard(target='corners', classifier=None, imgsz=640, conf=0.25, table_imgsz=640, locate_conf=0.2, locate_weight=0.5, scales=(1.0,), table_locate_conf=0.2, table_locate_weight=None)
+        """
+        return replace(
+            self,
+            imgsz=self.table_imgsz or self.imgsz,
+            locate_conf=self.locate_conf if self.table_locate_conf is None else self.table_locate_conf,
+            locate_weight=self.locate_weight if self.table_locate_weight is None else self.table_locate_weight,
+            scales=(1.0,),
+        )
 
 
 def from_ultralytics(result: Any) -> Detections:
@@ -97,6 +129,29 @@ def from_ultralytics(result: Any) -> Detections:
         confidence=boxes.conf.cpu().numpy(),
         class_id=boxes.cls.cpu().numpy().astype(np.int64),
     )
+
+
+def pass_size(imgsz: int, scale: float) -> int:
+    """The inference size of one locator pass: ``imgsz * scale`` to the nearest step of YOLO's 32-pixel grid.
+
+    >>> pass_size(320, 1.2), pass_size(320, 0.8), pass_size(320, 1.25), pass_size(320, 0.01)
+    (384, 256, 416, 32)
+    """
+    return max(32, int(imgsz * scale / 32 + 0.5) * 32)
+
+
+def merge_passes(passes: list[Detections], iou: float) -> Detections:
+    """One box per object from several locator passes: greedy NMS over their union, best score first."""
+    if len(passes) == 1:
+        return passes[0]
+    found = Detections.merge(passes)
+    if len(found) < 2:
+        return found
+    import torch
+    from torchvision.ops import nms
+
+    keep = nms(torch.from_numpy(found.xyxy).float(), torch.from_numpy(found.confidence).float(), iou).numpy()
+    return found[np.sort(keep)]
 
 
 def read_image(path: str | Path) -> np.ndarray:
@@ -142,11 +197,18 @@ class CardDetector:
     conf: float = 0.25
     iou: float = 0.6
     imgsz: int = 640
+    scales: tuple[float, ...] = (1.0,)
     timing: Timing = field(default_factory=Timing)
 
     @classmethod
     def load(
-        cls, model: str | Path | None = None, *, conf: float | None = None, imgsz: int | None = None, table: bool = False
+        cls,
+        model: str | Path | None = None,
+        *,
+        conf: float | None = None,
+        imgsz: int | None = None,
+        table: bool = False,
+        scales: tuple[float, ...] | None = None,
     ) -> CardDetector:
         """Loads a model (the shipped one by default).
 
@@ -155,7 +217,8 @@ class CardDetector:
             conf: score threshold; lower finds more cards and more false alarms.
             imgsz: inference size; larger sees smaller cards, at a higher cost.
             table: the frames are whole tables from above (the camera pipeline): use the model
-                card's ``table_imgsz`` unless ``imgsz`` is given.
+                card's table settings (:meth:`ModelCard.for_table`) unless ``imgsz`` is given.
+            scales: the locator's passes as fractions of ``imgsz`` (default: the model card's).
 
         Raises:
             ModelNotFoundError: the path does not exist.
@@ -166,6 +229,8 @@ class CardDetector:
         from ultralytics import YOLO
 
         card = ModelCard.load(path)
+        if table:
+            card = card.for_table()
         yolo = YOLO(str(path), task="detect")
         reader = None
         if card.classifier:
@@ -177,7 +242,8 @@ class CardDetector:
             card=card,
             reader=reader,
             conf=card.conf if conf is None else conf,
-            imgsz=imgsz or (card.table_imgsz if table else None) or card.imgsz,
+            imgsz=imgsz or card.imgsz,
+            scales=scales or card.scales,
         )
 
     def detect(self, image: np.ndarray) -> Detections:
@@ -190,8 +256,13 @@ class CardDetector:
         conf = self.conf
         if self.reader is not None:
             conf = self.card.locate_conf if self.card.locate_conf is not None else self.conf * 0.5
-        result = self.yolo.predict(image, imgsz=self.imgsz, conf=conf, iou=self.iou, verbose=False, max_det=100)[0]
-        found = from_ultralytics(result)
+        found = merge_passes(
+            [
+                from_ultralytics(self.yolo.predict(image, imgsz=pass_size(self.imgsz, s), conf=conf, iou=self.iou, verbose=False, max_det=100)[0])
+                for s in self.scales
+            ],
+            self.iou,
+        )
         self.timing.locate = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         if self.reader is not None and len(found):

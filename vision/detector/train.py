@@ -142,6 +142,9 @@ def ship(
     table_imgsz: int | None = None,
     locate_conf: float | None = None,
     locate_weight: float = 0.5,
+    scales: tuple[float, ...] = (1.0,),
+    table_locate_conf: float | None = None,
+    table_locate_weight: float | None = None,
     **extra: object,
 ) -> Path:
     """Copies a run's best weights to ``destination`` and writes its model card JSON beside it."""
@@ -155,6 +158,17 @@ def ship(
         classifier_name = Path(classifier).name
         if Path(classifier).resolve() != (destination.parent / classifier_name).resolve():
             shutil.copyfile(classifier, destination.parent / classifier_name)
-    card = ModelCard(target=target, classifier=classifier_name, imgsz=imgsz, conf=conf, table_imgsz=table_imgsz, locate_conf=locate_conf, locate_weight=locate_weight)
+    card = ModelCard(
+        target=target,
+        classifier=classifier_name,
+        imgsz=imgsz,
+        conf=conf,
+        table_imgsz=table_imgsz,
+        locate_conf=locate_conf,
+        locate_weight=locate_weight,
+        scales=scales,
+        table_locate_conf=table_locate_conf,
+        table_locate_weight=table_locate_weight,
+    )
     card.save(destination, **extra)
     return destination

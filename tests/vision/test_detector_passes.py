@@ -1,0 +1,90 @@
+"""Several locator passes over one photo: their sizes, their merged boxes, the table settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from service.cli import main
+from vision.detections import Detections
+from vision.detector.model import CardDetector, ModelCard, merge_passes, pass_size
+
+
+@dataclass
+class _Boxes:
+    xyxy: torch.Tensor
+    conf: torch.Tensor
+    cls: torch.Tensor
+
+    def __len__(self) -> int:
+        return len(self.conf)
+
+
+@dataclass
+class _Result:
+    boxes: _Boxes
+
+
+class _Locator:
+    """Stands in for the Ultralytics model: remembers each pass's size, answers per size."""
+
+    def __init__(self, answers: dict[int, list[tuple[float, float, float, float, float]]]) -> None:
+        self.answers = answers
+        self.sizes: list[int] = []
+
+    def predict(self, image: np.ndarray, *, imgsz: int, **kwargs: object) -> list[_Result]:
+        self.sizes.append(imgsz)
+        rows = torch.tensor(self.answers.get(imgsz, []), dtype=torch.float32).reshape(-1, 5)
+        return [_Result(_Boxes(rows[:, :4], rows[:, 4], torch.zeros(len(rows))))]
+
+
+def _detections(rows: list[tuple[float, float, float, float, float]]) -> Detections:
+    a = np.array(rows, dtype=np.float32).reshape(-1, 5)
+    return Detections(xyxy=a[:, :4], confidence=a[:, 4], class_id=np.zeros(len(a), np.int64))
+
+
+def test_pass_sizes_stay_on_the_stride_grid():
+    assert [pass_size(320, s) for s in (1.2, 1.0, 0.8)] == [384, 320, 256]
+    assert pass_size(320, 1.25) == 416  # halves round up, not to even
+    assert pass_size(640, 0.01) == 32
+
+
+def test_merge_keeps_one_box_per_index_and_every_other_box():
+    big = _detections([(10, 10, 30, 40, 0.3), (200, 50, 220, 80, 0.6)])
+    small = _detections([(11, 9, 31, 41, 0.8)])  # the same index, surer at the smaller size
+    merged = merge_passes([big, small], iou=0.6)
+    assert len(merged) == 2
+    assert sorted(merged.confidence.tolist()) == pytest.approx([0.6, 0.8])
+    assert merge_passes([big], iou=0.6) is big
+    assert len(merge_passes([Detections.empty(), Detections.empty()], iou=0.6)) == 0
+
+
+def test_detector_runs_one_pass_per_scale_and_merges_them():
+    locator = _Locator({416: [(10, 10, 30, 40, 0.3)], 320: [(11, 9, 31, 41, 0.8), (100, 100, 120, 130, 0.5)]})
+    detector = CardDetector(yolo=locator, card=ModelCard(imgsz=320), conf=0.25, imgsz=320, scales=(1.25, 1.0))
+    found = detector.detect(np.zeros((200, 300, 3), np.uint8))
+    assert locator.sizes == [416, 320]
+    assert len(found) == 2 and found.confidence.max() == pytest.approx(0.8)
+
+
+def test_table_frames_keep_their_own_operating_point(tmp_path: Path):
+    card = ModelCard(imgsz=320, conf=0.4, table_imgsz=640, locate_conf=0.05, locate_weight=0.35, scales=(1.25, 1.0, 0.8), table_locate_conf=0.2, table_locate_weight=0.5)
+    model = tmp_path / "m.pt"
+    card.save(model)
+    loaded = ModelCard.load(model)
+    assert loaded == card
+    table = loaded.for_table()
+    assert (table.imgsz, table.locate_conf, table.locate_weight, table.scales) == (640, 0.2, 0.5, (1.0,))
+    # Without table values the table frames use the photo ones (older model cards).
+    assert ModelCard(imgsz=320, locate_conf=0.05, locate_weight=0.35).for_table().locate_conf == 0.05
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "3", "big"])
+def test_a_bad_scale_is_refused_with_a_message(bad: str, capsys: pytest.CaptureFixture[str]):
+    with pytest.raises(SystemExit):
+        main(["detect", "x.jpg", "--scales", "1", bad])
+    assert "--scales" in capsys.readouterr().err
