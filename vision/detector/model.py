@@ -217,7 +217,7 @@ class CardDetector:
             conf: score threshold; lower finds more cards and more false alarms.
             imgsz: inference size; larger sees smaller cards, at a higher cost.
             table: the frames are whole tables from above (the camera pipeline): use the model
-                card's table settings (:meth:`ModelCard.for_table`) unless ``imgsz`` is given.
+                card's table settings (:meth:`ModelCard.for_table`); ``imgsz`` still overrides the size.
             scales: the locator's passes as fractions of ``imgsz`` (default: the model card's).
 
         Raises:
