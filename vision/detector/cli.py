@@ -73,7 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     detect.add_argument("--model", default=None, help="weights (.pt, .onnx, *_openvino_model); default: the shipped model")
     detect.add_argument("--conf", type=float, default=None, help="score threshold (default: the model card's)")
     detect.add_argument("--imgsz", type=int, default=None)
-    detect.add_argument("--scales", type=_scale, nargs="+", default=None, help="locator passes as fractions of the inference size, e.g. 1 0.8 (default: the model card's)")
+    _add_scales(detect)
     detect.set_defaults(func=_detect)
 
     ev = subparsers.add_parser("eval", help="score a detector on a labelled folder", description="Per-card precision/recall/F1 (a hit names the right card and covers the label's centre), mAP50, confusion table.")
@@ -82,7 +82,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ev.add_argument("--out", default=None, help="folder for metrics.json, confusion.png, examples/ (default runs/eval/<folder>)")
     ev.add_argument("--conf", type=float, default=None)
     ev.add_argument("--imgsz", type=int, default=None)
-    ev.add_argument("--scales", type=_scale, nargs="+", default=None, help="locator passes as fractions of the inference size, e.g. 1 0.8 (default: the model card's)")
+    _add_scales(ev)
     ev.add_argument("--split", default=None, help="sub-split to read (val, train)")
     ev.add_argument("--labels", choices=("corners", "cards"), default=None, help="what the labels mark (default: data.yaml's target, else corners)")
     ev.add_argument("--examples", type=int, default=6)
@@ -99,7 +99,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     bench.add_argument("--model", default=None, help="the .pt; exported siblings are found by name")
     bench.add_argument("--backend", choices=("torch", "onnx", "openvino"), default="torch")
     bench.add_argument("--images", default=None, help="folder of images to resize into 1280x720 frames (default: a drawn table)")
-    bench.add_argument("--scales", type=_scale, nargs="+", default=None, help="locator passes (default: the model card's; 1 = one pass)")
+    _add_scales(bench)
     bench.set_defaults(func=_bench)
 
 
@@ -112,6 +112,14 @@ def _scale(text: str) -> float:
     if not 0 < value <= 2:
         raise argparse.ArgumentTypeError(f"{text} is outside (0, 2]: a pass is a fraction of the inference size")
     return value
+
+
+def _add_scales(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scales", type=_scale, nargs="+", default=None, help="locator passes as fractions of the inference size, e.g. 1.2 1 0.8 (default: the model card's; 1 = one pass)")
+
+
+def _scales(args: argparse.Namespace) -> tuple[float, ...] | None:
+    return tuple(args.scales) if args.scales else None
 
 
 def _train(args: argparse.Namespace) -> int:
@@ -160,7 +168,7 @@ def _detect(args: argparse.Namespace) -> int:
     from vision.detector.model import CardDetector, ModelNotFoundError, UnreadableImageError, iter_images, read_image
 
     try:
-        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=tuple(args.scales) if args.scales else None)
+        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=_scales(args))
     except ModelNotFoundError as exc:
         print(f"dokocam detect: {exc}", file=sys.stderr)
         return 2
@@ -188,7 +196,7 @@ def _eval(args: argparse.Namespace) -> int:
 
     try:
         folder = read_folder(args.data, split=args.split)
-        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=tuple(args.scales) if args.scales else None)
+        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=_scales(args))
     except (DatasetFolderError, ModelNotFoundError) as exc:
         print(f"dokocam eval: {exc}", file=sys.stderr)
         return 2
@@ -211,6 +219,6 @@ def _bench(args: argparse.Namespace) -> int:
     from vision.detector.export import benchmark
 
     model = Path(args.model) if args.model else _default_model()
-    result = benchmark(model, backend=args.backend, frames=args.frames, images=Path(args.images) if args.images else None, scales=tuple(args.scales) if args.scales else None)
+    result = benchmark(model, backend=args.backend, frames=args.frames, images=Path(args.images) if args.images else None, scales=_scales(args))
     print(json.dumps({"backend": args.backend, "model": str(model), **result}))
     return 0
