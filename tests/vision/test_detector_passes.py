@@ -72,13 +72,15 @@ def test_detector_runs_one_pass_per_scale_and_merges_them():
 
 
 def test_table_frames_keep_their_own_operating_point(tmp_path: Path):
-    card = ModelCard(imgsz=320, conf=0.4, table_imgsz=640, locate_conf=0.05, locate_weight=0.35, scales=(1.25, 1.0, 0.8), table_locate_conf=0.2, table_locate_weight=0.5)
+    card = ModelCard(
+        imgsz=320, conf=0.35, table_imgsz=640, locate_conf=0.05, locate_weight=0.35, scales=(1.2, 1.0, 0.8), table_conf=0.4, table_locate_conf=0.2, table_locate_weight=0.5
+    )
     model = tmp_path / "m.pt"
     card.save(model)
     loaded = ModelCard.load(model)
     assert loaded == card
     table = loaded.for_table()
-    assert (table.imgsz, table.locate_conf, table.locate_weight, table.scales) == (640, 0.2, 0.5, (1.0,))
+    assert (table.imgsz, table.conf, table.locate_conf, table.locate_weight, table.scales) == (640, 0.4, 0.2, 0.5, (1.0,))
     # Without table values the table frames use the photo ones (older model cards).
     assert ModelCard(imgsz=320, locate_conf=0.05, locate_weight=0.35).for_table().locate_conf == 0.05
 

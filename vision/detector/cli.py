@@ -62,6 +62,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ship.add_argument("--table-imgsz", type=int, default=None, help="inference size for whole table frames (default: --imgsz)")
     ship.add_argument("--locate-conf", type=float, default=None, help="the locator's own threshold before the classifier (default: conf / 2)")
     ship.add_argument("--locate-weight", type=float, default=0.5, help="score = locator**w * classifier**(1-w) (default 0.5)")
+    ship.add_argument("--table-conf", type=float, default=None, help="--conf for table frames (default: the same)")
     ship.add_argument("--table-locate-conf", type=float, default=None, help="--locate-conf for table frames (default: the same)")
     ship.add_argument("--table-locate-weight", type=float, default=None, help="--locate-weight for table frames (default: the same)")
     ship.add_argument("--scales", type=_scale, nargs="+", default=[1.0], help="locator passes on photos as fractions of --imgsz (default: 1)")
@@ -158,7 +159,7 @@ def _ship(args: argparse.Namespace) -> int:
     from vision.detector.train import TrainResult, ship
 
     run = Path(args.run)
-    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, target=args.target, classifier=args.classifier, imgsz=args.imgsz, conf=args.conf, table_imgsz=args.table_imgsz, locate_conf=args.locate_conf, locate_weight=args.locate_weight, scales=tuple(args.scales), table_locate_conf=args.table_locate_conf, table_locate_weight=args.table_locate_weight)
+    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, target=args.target, classifier=args.classifier, imgsz=args.imgsz, conf=args.conf, table_imgsz=args.table_imgsz, locate_conf=args.locate_conf, locate_weight=args.locate_weight, scales=tuple(args.scales), table_conf=args.table_conf, table_locate_conf=args.table_locate_conf, table_locate_weight=args.table_locate_weight)
     print(f"shipped {dest}")
     return 0
 

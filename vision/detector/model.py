@@ -55,8 +55,8 @@ class ModelCard:
         scales: the locator looks at a photo at each of these fractions of ``imgsz`` and keeps the
             union (one box per index). Photos show indices of every size, larger and smaller than
             most training scenes; each pass brings some of them into the sizes the locator learnt.
-        table_locate_conf, table_locate_weight: ``locate_conf`` and ``locate_weight`` for table
-            frames (``None``: the photo values). The table pipeline was measured at its own
+        table_conf, table_locate_conf, table_locate_weight: ``conf``, ``locate_conf`` and
+            ``locate_weight`` for table frames (``None``: the photo values). The table pipeline was measured at its own
             operating point, so tuning the photo one must not move it.
     """
 
@@ -68,6 +68,7 @@ class ModelCard:
     locate_conf: float | None = None
     locate_weight: float = 0.5
     scales: tuple[float, ...] = (1.0,)
+    table_conf: float | None = None
     table_locate_conf: float | None = None
     table_locate_weight: float | None = None
 
@@ -82,7 +83,7 @@ class ModelCard:
         if not path.exists():
             return cls()
         data = json.loads(path.read_text())
-        names = ("target", "classifier", "imgsz", "conf", "table_imgsz", "locate_conf", "locate_weight", "table_locate_conf", "table_locate_weight")
+        names = ("target", "classifier", "imgsz", "conf", "table_imgsz", "locate_conf", "locate_weight", "table_conf", "table_locate_conf", "table_locate_weight")
         fields = {k: data[k] for k in names if k in data}
         if "scales" in data:
             fields["scales"] = tuple(float(s) for s in data["scales"])
@@ -98,7 +99,7 @@ class ModelCard:
         data.setdefault("locate_weight", self.locate_weight)
         if self.scales != (1.0,):
             data.setdefault("scales", list(self.scales))
-        for key in ("table_locate_conf", "table_locate_weight"):
+        for key in ("table_conf", "table_locate_conf", "table_locate_weight"):
             if getattr(self, key) is not None:
                 data.setdefault(key, getattr(self, key))
         path.write_text(json.dumps(data, indent=2) + "\n")
@@ -107,12 +108,15 @@ class ModelCard:
     def for_table(self) -> ModelCard:
         """The settings for whole table frames: the ``table_*`` values where given, one locator pass.
 
-        >>> ModelCard(imgsz=320, table_imgsz=640, locate_conf=0.05, table_locate_conf=0.2, scales=(1.25, 1.0)).for_table()
-        ModelCard(target='corners', classifier=None, imgsz=640, conf=0.25, table_imgsz=640, locate_conf=0.2, locate_weight=0.5, scales=(1.0,), table_locate_conf=0.2, table_locate_weight=None)
+        >>> card = ModelCard(imgsz=320, conf=0.35, table_imgsz=640, locate_conf=0.05, table_conf=0.4, table_locate_conf=0.2, scales=(1.2, 1.0))
+        >>> table = card.for_table()
+        >>> table.imgsz, table.conf, table.locate_conf, table.locate_weight, table.scales
+        (640, 0.4, 0.2, 0.5, (1.0,))
         """
         return replace(
             self,
             imgsz=self.table_imgsz or self.imgsz,
+            conf=self.conf if self.table_conf is None else self.table_conf,
             locate_conf=self.locate_conf if self.table_locate_conf is None else self.table_locate_conf,
             locate_weight=self.locate_weight if self.table_locate_weight is None else self.table_locate_weight,
             scales=(1.0,),

@@ -143,6 +143,7 @@ def ship(
     locate_conf: float | None = None,
     locate_weight: float = 0.5,
     scales: tuple[float, ...] = (1.0,),
+    table_conf: float | None = None,
     table_locate_conf: float | None = None,
     table_locate_weight: float | None = None,
     **extra: object,
@@ -167,6 +168,7 @@ def ship(
         locate_conf=locate_conf,
         locate_weight=locate_weight,
         scales=scales,
+        table_conf=table_conf,
         table_locate_conf=table_locate_conf,
         table_locate_weight=table_locate_weight,
     )
