@@ -99,6 +99,27 @@ def test_rotation_averaging_is_invariant_to_quarter_turns(tmp_path: Path) -> Non
     assert not np.allclose(single.read(batch), single.read(turned), atol=1e-5)
 
 
+def test_training_geometry_squashes_indices_along_one_axis_within_the_bound() -> None:
+    import torch
+
+    from vision.detector.classifier import STRETCH, random_affine
+
+    theta = random_affine(4000, torch.Generator().manual_seed(0))
+    linear = theta[:, :, :2]
+    singular = torch.linalg.svdvals(linear)
+    ratio = singular[:, 0] / singular[:, 1]
+    # Without a stretch every matrix is a turn times a uniform scale (ratio 1).
+    assert float(ratio.max()) > np.exp(STRETCH) * 0.95
+    assert float(ratio.max()) <= np.exp(STRETCH) + 1e-4
+    assert float((ratio > 1.1).float().mean()) > 0.4
+    # The squash keeps the area near the uniform scale: it changes shape, not mostly size.
+    area = torch.linalg.det(linear).abs()
+    assert float(area.min()) > np.exp(-0.3) * 0.99 and float(area.max()) < np.exp(0.3) * 1.01
+    flat = random_affine(500, torch.Generator().manual_seed(0), stretch=0.0)[:, :, :2]
+    flat_singular = torch.linalg.svdvals(flat)
+    assert torch.allclose(flat_singular[:, 0], flat_singular[:, 1], atol=1e-5)
+
+
 def test_suit_variants_change_the_shape_but_not_the_suit_box() -> None:
     from vision.synth.faces import UnknownCardCodeError, suit_polygons
 

@@ -1,4 +1,4 @@
-"""Several locator passes over one photo: their sizes, their merged boxes, the table settings."""
+"""Several looks at one photo: the locator's passes (sizes, merged boxes), the classifier's stretched views, the table settings."""
 
 from __future__ import annotations
 
@@ -73,14 +73,23 @@ def test_detector_runs_one_pass_per_scale_and_merges_them():
 
 def test_table_frames_keep_their_own_operating_point(tmp_path: Path):
     card = ModelCard(
-        imgsz=320, conf=0.35, table_imgsz=640, locate_conf=0.05, locate_weight=0.35, scales=(1.2, 1.0, 0.8), table_conf=0.4, table_locate_conf=0.2, table_locate_weight=0.5
+        imgsz=320,
+        conf=0.35,
+        table_imgsz=640,
+        locate_conf=0.05,
+        locate_weight=0.35,
+        scales=(1.2, 1.0, 0.8),
+        stretches=(1.3,),
+        table_conf=0.4,
+        table_locate_conf=0.2,
+        table_locate_weight=0.5,
     )
     model = tmp_path / "m.pt"
     card.save(model)
     loaded = ModelCard.load(model)
     assert loaded == card
     table = loaded.for_table()
-    assert (table.imgsz, table.conf, table.locate_conf, table.locate_weight, table.scales) == (640, 0.4, 0.2, 0.5, (1.0,))
+    assert (table.imgsz, table.conf, table.locate_conf, table.locate_weight, table.scales, table.stretches) == (640, 0.4, 0.2, 0.5, (1.0,), ())
     # Without table values the table frames use the photo ones (older model cards).
     assert ModelCard(imgsz=320, locate_conf=0.05, locate_weight=0.35).for_table().locate_conf == 0.05
 
@@ -90,3 +99,33 @@ def test_a_bad_scale_is_refused_with_a_message(bad: str, capsys: pytest.CaptureF
     with pytest.raises(SystemExit):
         main(["detect", "x.jpg", "--scales", "1", bad])
     assert "--scales" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bad", ["0.9", "2.5", "wide"])
+def test_a_bad_stretch_is_refused_with_a_message(bad: str, capsys: pytest.CaptureFixture[str]):
+    with pytest.raises(SystemExit):
+        main(["eval", "data", "--stretches", bad])
+    assert "--stretches" in capsys.readouterr().err
+
+
+def test_stretched_views_average_the_crops_of_widened_and_heightened_windows():
+    from vision.detector.classifier import IndexClassifier, IndexReader, crop, stretch_boxes, to_tensor
+    from vision.detector.cropping import square_boxes
+
+    torch.manual_seed(0)
+    image = np.random.default_rng(0).integers(0, 255, (120, 160, 3), dtype=np.uint8)
+    boxes = np.array([[20.0, 30.0, 40.0, 60.0], [90.0, 20.0, 130.0, 50.0]])
+    plain = IndexReader(IndexClassifier().eval(), turns=1)
+    views = IndexReader(plain.model, turns=1, stretches=(1.3,))
+    square = square_boxes(boxes)
+    windows = [square, stretch_boxes(square, 1.3, 0), stretch_boxes(square, 1.3, 1)]
+    expected = np.mean([plain.read(to_tensor(np.stack([crop(image, b, plain.crop_size) for b in w]))) for w in windows], axis=0)
+    got = views.probabilities(image, boxes)
+    assert got.shape == (2, 25)
+    assert np.allclose(got, expected, atol=1e-6)
+    # An untrained network answers almost the same for any crop, so any difference shows the views were read.
+    assert np.abs(got - plain.probabilities(image, boxes)).max() > 1e-6
+    # The widened window is wider, not taller, than the square; the heightened one the reverse.
+    wide, tall = windows[1][0], windows[2][0]
+    assert wide[2] - wide[0] == pytest.approx(1.3 * (square[0, 2] - square[0, 0])) and wide[3] - wide[1] == pytest.approx(square[0, 3] - square[0, 1])
+    assert tall[3] - tall[1] == pytest.approx(1.3 * (square[0, 3] - square[0, 1])) and tall[2] - tall[0] == pytest.approx(square[0, 2] - square[0, 0])

@@ -66,6 +66,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ship.add_argument("--table-locate-conf", type=float, default=None, help="--locate-conf for table frames (default: the same)")
     ship.add_argument("--table-locate-weight", type=float, default=None, help="--locate-weight for table frames (default: the same)")
     ship.add_argument("--scales", type=_scale, nargs="+", default=[1.0], help="locator passes on photos as fractions of --imgsz (default: 1)")
+    ship.add_argument("--stretches", type=_stretch, nargs="*", default=[], help="classifier views on photos: windows widened and heightened by these factors (default: none)")
     ship.set_defaults(func=_ship)
 
     detect = subparsers.add_parser("detect", help="find cards in images", description="Detect Doppelkopf cards; one JSON line per image with one entry per physical card.")
@@ -74,7 +75,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     detect.add_argument("--model", default=None, help="weights (.pt, .onnx, *_openvino_model); default: the shipped model")
     detect.add_argument("--conf", type=float, default=None, help="score threshold (default: the model card's)")
     detect.add_argument("--imgsz", type=int, default=None)
-    _add_scales(detect)
+    _add_views(detect)
     detect.set_defaults(func=_detect)
 
     ev = subparsers.add_parser("eval", help="score a detector on a labelled folder", description="Per-card precision/recall/F1 (a hit names the right card and covers the label's centre), mAP50, confusion table.")
@@ -83,7 +84,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ev.add_argument("--out", default=None, help="folder for metrics.json, confusion.png, examples/ (default runs/eval/<folder>)")
     ev.add_argument("--conf", type=float, default=None)
     ev.add_argument("--imgsz", type=int, default=None)
-    _add_scales(ev)
+    _add_views(ev)
     ev.add_argument("--split", default=None, help="sub-split to read (val, train)")
     ev.add_argument("--labels", choices=("corners", "cards"), default=None, help="what the labels mark (default: data.yaml's target, else corners)")
     ev.add_argument("--examples", type=int, default=6)
@@ -100,7 +101,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     bench.add_argument("--model", default=None, help="the .pt; exported siblings are found by name")
     bench.add_argument("--backend", choices=("torch", "onnx", "openvino"), default="torch")
     bench.add_argument("--images", default=None, help="folder of images to resize into 1280x720 frames (default: a drawn table)")
-    _add_scales(bench)
+    _add_views(bench)
     bench.set_defaults(func=_bench)
 
 
@@ -115,12 +116,28 @@ def _scale(text: str) -> float:
     return value
 
 
-def _add_scales(parser: argparse.ArgumentParser) -> None:
+def _stretch(text: str) -> float:
+    """A classifier view's widening factor, in [1, 2]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 1 <= value <= 2:
+        raise argparse.ArgumentTypeError(f"{text} is outside [1, 2]: a view widens or heightens the crop window by this factor")
+    return value
+
+
+def _add_views(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scales", type=_scale, nargs="+", default=None, help="locator passes as fractions of the inference size, e.g. 1.2 1 0.8 (default: the model card's; 1 = one pass)")
+    parser.add_argument("--stretches", type=_stretch, nargs="*", default=None, help="classifier views: windows widened and heightened by these factors, e.g. 1.3 (default: the model card's; none given = one view)")
 
 
 def _scales(args: argparse.Namespace) -> tuple[float, ...] | None:
     return tuple(args.scales) if args.scales else None
+
+
+def _stretches(args: argparse.Namespace) -> tuple[float, ...] | None:
+    return None if args.stretches is None else tuple(args.stretches)
 
 
 def _train(args: argparse.Namespace) -> int:
@@ -159,7 +176,7 @@ def _ship(args: argparse.Namespace) -> int:
     from vision.detector.train import TrainResult, ship
 
     run = Path(args.run)
-    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, target=args.target, classifier=args.classifier, imgsz=args.imgsz, conf=args.conf, table_imgsz=args.table_imgsz, locate_conf=args.locate_conf, locate_weight=args.locate_weight, scales=tuple(args.scales), table_conf=args.table_conf, table_locate_conf=args.table_locate_conf, table_locate_weight=args.table_locate_weight)
+    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, target=args.target, classifier=args.classifier, imgsz=args.imgsz, conf=args.conf, table_imgsz=args.table_imgsz, locate_conf=args.locate_conf, locate_weight=args.locate_weight, scales=tuple(args.scales), stretches=tuple(args.stretches), table_conf=args.table_conf, table_locate_conf=args.table_locate_conf, table_locate_weight=args.table_locate_weight)
     print(f"shipped {dest}")
     return 0
 
@@ -169,7 +186,7 @@ def _detect(args: argparse.Namespace) -> int:
     from vision.detector.model import CardDetector, ModelNotFoundError, UnreadableImageError, iter_images, read_image
 
     try:
-        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=_scales(args))
+        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=_scales(args), stretches=_stretches(args))
     except ModelNotFoundError as exc:
         print(f"dokocam detect: {exc}", file=sys.stderr)
         return 2
@@ -197,7 +214,7 @@ def _eval(args: argparse.Namespace) -> int:
 
     try:
         folder = read_folder(args.data, split=args.split)
-        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=_scales(args))
+        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=_scales(args), stretches=_stretches(args))
     except (DatasetFolderError, ModelNotFoundError) as exc:
         print(f"dokocam eval: {exc}", file=sys.stderr)
         return 2
@@ -220,6 +237,6 @@ def _bench(args: argparse.Namespace) -> int:
     from vision.detector.export import benchmark
 
     model = Path(args.model) if args.model else _default_model()
-    result = benchmark(model, backend=args.backend, frames=args.frames, images=Path(args.images) if args.images else None, scales=_scales(args))
+    result = benchmark(model, backend=args.backend, frames=args.frames, images=Path(args.images) if args.images else None, scales=_scales(args), stretches=_stretches(args))
     print(json.dumps({"backend": args.backend, "model": str(model), **result}))
     return 0

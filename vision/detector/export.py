@@ -81,12 +81,14 @@ def benchmark(
     height: int = 720,
     seed: int = 0,
     scales: tuple[float, ...] | None = None,
+    stretches: tuple[float, ...] | None = None,
 ) -> dict[str, float]:
     """Median and spread of per-frame detection time (full pipeline, ``CardDetector.cards``).
 
     Frames are ``images`` resized to ``width`` x ``height`` (real photos make the classifier and
     grouping work as in use), else a drawn table. ``scales`` overrides the model card's locator
-    passes (``(1.0,)``: one pass). Returns milliseconds.
+    passes (``(1.0,)``: one pass) and ``stretches`` its classifier views (``()``: one view).
+    Returns milliseconds.
 
     Raises:
         BackendNotExportedError: the exported model is missing (run ``dokocam export``).
@@ -96,22 +98,24 @@ def benchmark(
     path = exported_path(model, backend)
     if not path.exists():
         raise BackendNotExportedError(f"no {backend} model at {path}: run `dokocam export --format {backend}` first")
-    detector = CardDetector.load(path, scales=scales)
+    detector = CardDetector.load(path, scales=scales, stretches=stretches)
     pool = _frames(images, width, height, seed)
     for frame in pool[:5]:
         detector.cards(frame)
-    total, locate = [], []
+    total, locate, classify = [], [], []
     for i in range(frames):
         frame = pool[i % len(pool)]
         start = time.perf_counter()
         detector.cards(frame)
         total.append((time.perf_counter() - start) * 1000)
         locate.append(detector.timing.locate)
+        classify.append(detector.timing.classify)
     return {
         "frames": frames,
         "median_ms": statistics.median(total),
         "p90_ms": float(np.percentile(total, 90)),
         "locate_median_ms": statistics.median(locate),
         "passes": float(len(detector.scales)),
+        "classify_median_ms": statistics.median(classify),
         "threads": float(__import__("torch").get_num_threads()),
     }

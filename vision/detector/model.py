@@ -55,6 +55,8 @@ class ModelCard:
         scales: the locator looks at a photo at each of these fractions of ``imgsz`` and keeps the
             union (one box per index). Photos show indices of every size, larger and smaller than
             most training scenes; each pass brings some of them into the sizes the locator learnt.
+        stretches: the classifier also reads each index through windows widened and heightened by
+            these factors and averages (:attr:`IndexReader.stretches`); photos only.
         table_conf, table_locate_conf, table_locate_weight: ``conf``, ``locate_conf`` and
             ``locate_weight`` for table frames (``None``: the photo values). The table pipeline was measured at its own
             operating point, so tuning the photo one must not move it.
@@ -68,6 +70,7 @@ class ModelCard:
     locate_conf: float | None = None
     locate_weight: float = 0.5
     scales: tuple[float, ...] = (1.0,)
+    stretches: tuple[float, ...] = ()
     table_conf: float | None = None
     table_locate_conf: float | None = None
     table_locate_weight: float | None = None
@@ -85,8 +88,9 @@ class ModelCard:
         data = json.loads(path.read_text())
         names = ("target", "classifier", "imgsz", "conf", "table_imgsz", "locate_conf", "locate_weight", "table_conf", "table_locate_conf", "table_locate_weight")
         fields = {k: data[k] for k in names if k in data}
-        if "scales" in data:
-            fields["scales"] = tuple(float(s) for s in data["scales"])
+        for key in ("scales", "stretches"):
+            if key in data:
+                fields[key] = tuple(float(s) for s in data[key])
         return cls(**fields)
 
     def save(self, model: Path, **extra: Any) -> Path:
@@ -99,6 +103,8 @@ class ModelCard:
         data.setdefault("locate_weight", self.locate_weight)
         if self.scales != (1.0,):
             data.setdefault("scales", list(self.scales))
+        if self.stretches:
+            data.setdefault("stretches", list(self.stretches))
         for key in ("table_conf", "table_locate_conf", "table_locate_weight"):
             if getattr(self, key) is not None:
                 data.setdefault(key, getattr(self, key))
@@ -106,12 +112,12 @@ class ModelCard:
         return path
 
     def for_table(self) -> ModelCard:
-        """The settings for whole table frames: the ``table_*`` values where given, one locator pass.
+        """The settings for whole table frames: the ``table_*`` values where given, one locator pass, one classifier view.
 
-        >>> card = ModelCard(imgsz=320, conf=0.35, table_imgsz=640, locate_conf=0.05, table_conf=0.4, table_locate_conf=0.2, scales=(1.2, 1.0))
+        >>> card = ModelCard(imgsz=320, conf=0.35, table_imgsz=640, locate_conf=0.05, table_conf=0.4, table_locate_conf=0.2, scales=(1.2, 1.0), stretches=(1.3,))
         >>> table = card.for_table()
-        >>> table.imgsz, table.conf, table.locate_conf, table.locate_weight, table.scales
-        (640, 0.4, 0.2, 0.5, (1.0,))
+        >>> table.imgsz, table.conf, table.locate_conf, table.locate_weight, table.scales, table.stretches
+        (640, 0.4, 0.2, 0.5, (1.0,), ())
         """
         return replace(
             self,
@@ -120,6 +126,7 @@ class ModelCard:
             locate_conf=self.locate_conf if self.table_locate_conf is None else self.table_locate_conf,
             locate_weight=self.locate_weight if self.table_locate_weight is None else self.table_locate_weight,
             scales=(1.0,),
+            stretches=(),
         )
 
 
@@ -213,6 +220,7 @@ class CardDetector:
         imgsz: int | None = None,
         table: bool = False,
         scales: tuple[float, ...] | None = None,
+        stretches: tuple[float, ...] | None = None,
     ) -> CardDetector:
         """Loads a model (the shipped one by default).
 
@@ -223,6 +231,7 @@ class CardDetector:
             table: the frames are whole tables from above (the camera pipeline): use the model
                 card's table settings (:meth:`ModelCard.for_table`); ``imgsz`` still overrides the size.
             scales: the locator's passes as fractions of ``imgsz`` (default: the model card's).
+            stretches: the classifier's extra views (default: the model card's; ``()``: one view).
 
         Raises:
             ModelNotFoundError: the path does not exist.
@@ -240,7 +249,7 @@ class CardDetector:
         if card.classifier:
             from vision.detector.classifier import IndexReader
 
-            reader = IndexReader.load(ModelCard.path_for(path).parent / card.classifier)
+            reader = replace(IndexReader.load(ModelCard.path_for(path).parent / card.classifier), stretches=card.stretches if stretches is None else tuple(stretches))
         return cls(
             yolo=yolo,
             card=card,
