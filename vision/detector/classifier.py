@@ -203,7 +203,7 @@ def random_affine(n: int, generator: torch.Generator, stretch: float = STRETCH) 
     at a little more or less than the locator's box, and squashed along one axis by up to
     ``exp(stretch)``: a camera tilted by 35 degrees foreshortens the table by 0.82, and photo
     exports stretch whole pictures to a square (the real phone set: an index stretched by 4:3 more
-    or less dropped round 10's classifier from 89% to 72-83% of its crops read right).
+    or less dropped round 10's classifier from 89% to 71-83% of its crops read right).
     """
     angle = (torch.rand(n, generator=generator) * 2 - 1) * math.pi
     scale = torch.exp((torch.rand(n, generator=generator) * 2 - 1) * 0.15)
@@ -309,7 +309,7 @@ def train_classifier(
     steps = epochs * math.ceil(len(x) / batch)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=lr, total_steps=steps, pct_start=0.15)
-    # Kept as uint8 and made float a batch at a time: 270,000 crops of 48 px are 1.9 GB so, 7.5 GB as floats.
+    # Kept as uint8 and made float a batch at a time: 270,000 crops of 48 px are 1.9 GB as bytes, 7.5 GB as floats.
     inputs = np.ascontiguousarray(x)
     targets = torch.from_numpy(y)
     metrics: dict[str, float] = {}
