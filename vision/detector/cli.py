@@ -105,12 +105,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     bench.set_defaults(func=_bench)
 
 
-def _scale(text: str) -> float:
-    """A locator pass size as a fraction of the inference size, in (0, 2]."""
+def _number(text: str) -> float:
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+
+
+def _scale(text: str) -> float:
+    """A locator pass size as a fraction of the inference size, in (0, 2]."""
+    value = _number(text)
     if not 0 < value <= 2:
         raise argparse.ArgumentTypeError(f"{text} is outside (0, 2]: a pass is a fraction of the inference size")
     return value
@@ -118,10 +122,7 @@ def _scale(text: str) -> float:
 
 def _stretch(text: str) -> float:
     """A classifier view's widening factor, in [1, 2]."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    value = _number(text)
     if not 1 <= value <= 2:
         raise argparse.ArgumentTypeError(f"{text} is outside [1, 2]: a view widens or heightens the crop window by this factor")
     return value
@@ -173,10 +174,24 @@ def _train_classifier(args: argparse.Namespace) -> int:
 
 
 def _ship(args: argparse.Namespace) -> int:
+    from vision.detector.model import ModelCard
     from vision.detector.train import TrainResult, ship
 
     run = Path(args.run)
-    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, target=args.target, classifier=args.classifier, imgsz=args.imgsz, conf=args.conf, table_imgsz=args.table_imgsz, locate_conf=args.locate_conf, locate_weight=args.locate_weight, scales=tuple(args.scales), stretches=tuple(args.stretches), table_conf=args.table_conf, table_locate_conf=args.table_locate_conf, table_locate_weight=args.table_locate_weight)
+    card = ModelCard(
+        target=args.target,
+        imgsz=args.imgsz,
+        conf=args.conf,
+        table_imgsz=args.table_imgsz,
+        locate_conf=args.locate_conf,
+        locate_weight=args.locate_weight,
+        scales=tuple(args.scales),
+        stretches=tuple(args.stretches),
+        table_conf=args.table_conf,
+        table_locate_conf=args.table_locate_conf,
+        table_locate_weight=args.table_locate_weight,
+    )
+    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, card, classifier=args.classifier)
     print(f"shipped {dest}")
     return 0
 

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vision.detector.model import ModelCard
 
 os.environ.setdefault("YOLO_OFFLINE", "1")
 
@@ -131,27 +135,11 @@ def train_locator(
     return TrainResult(run_dir=out, best=out / "weights" / "best.pt", last=out / "weights" / "last.pt")
 
 
-def ship(
-    result: TrainResult,
-    destination: str | Path,
-    *,
-    target: str,
-    classifier: str | Path | None,
-    imgsz: int,
-    conf: float,
-    table_imgsz: int | None = None,
-    locate_conf: float | None = None,
-    locate_weight: float = 0.5,
-    scales: tuple[float, ...] = (1.0,),
-    stretches: tuple[float, ...] = (),
-    table_conf: float | None = None,
-    table_locate_conf: float | None = None,
-    table_locate_weight: float | None = None,
-    **extra: object,
-) -> Path:
-    """Copies a run's best weights to ``destination`` and writes its model card JSON beside it."""
-    from vision.detector.model import ModelCard
+def ship(result: TrainResult, destination: str | Path, card: ModelCard, *, classifier: str | Path | None = None, **extra: object) -> Path:
+    """Copies a run's best weights to ``destination`` and writes ``card`` as its model card JSON beside it.
 
+    ``classifier``, a checkpoint path, is copied beside the weights and named in the card.
+    """
     destination = Path(destination)
     destination.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(result.best, destination)
@@ -160,19 +148,5 @@ def ship(
         classifier_name = Path(classifier).name
         if Path(classifier).resolve() != (destination.parent / classifier_name).resolve():
             shutil.copyfile(classifier, destination.parent / classifier_name)
-    card = ModelCard(
-        target=target,
-        classifier=classifier_name,
-        imgsz=imgsz,
-        conf=conf,
-        table_imgsz=table_imgsz,
-        locate_conf=locate_conf,
-        locate_weight=locate_weight,
-        scales=scales,
-        stretches=stretches,
-        table_conf=table_conf,
-        table_locate_conf=table_locate_conf,
-        table_locate_weight=table_locate_weight,
-    )
-    card.save(destination, **extra)
+    replace(card, classifier=classifier_name).save(destination, **extra)
     return destination
