@@ -439,6 +439,49 @@ def test_a_card_seen_late_is_seated_where_it_lies_once_the_trick_is_complete():
     assert complete[-1]["cards"] == ("AS", "KS", "9S", "10S") and complete[-1]["winner"] == 0
 
 
+def test_a_lead_misread_then_read_again_where_it_lies_keeps_its_seat():
+    # Seed 43012's trick 10: seat 1's 9C was first read as QC (0.33) and counted; its track ended,
+    # the card was found again where it lay as 9C and counted as the next lead. Dropping the QC and
+    # playing the 9C last would have turned every seat of the trick one place on.
+    table = Table()
+    for seat, card in enumerate(["AC", "9C", "KC", "10C"]):  # calibrates; seat 0 wins
+        table.land(card, spot(seat))
+    table.clear([1, 2, 3, 4])
+    table.land("QC", spot(0), confidence=0.33)  # the misreading: seat 0's 9C
+    for seat, card in [(1, "KS"), (2, "AH"), (3, "9H")]:
+        table.land(card, spot(seat))
+    table.clear([5])  # its track ends
+    x, y = spot(0)
+    table.land("9C", (x - 6, y + 9), confidence=0.67)  # the same card read again: the next "lead"
+    table.clear([])
+    events = table.clear([6, 7, 8, 9])
+    asks = [(e["reason"], e["card"], e["seat"]) for e in events if e["type"] == "needs_confirmation"]
+    assert asks[-1] == ("card_replaced", "9C", 0)
+    game = table.follower.game
+    assert [(s, str(c)) for s, c in game.tricks[1].plays] == [(0, "9C"), (1, "KS"), (2, "AH"), (3, "9H")]
+    assert game.to_move == 0 and game.trick_number == 2  # nobody followed Kreuz: the 9C wins
+
+
+def test_a_card_seen_twice_at_one_seat_gives_way_to_the_card_lying_at_the_seat_it_was_counted_for():
+    # Seed 43005's trick 9: seat 2's 10S was seen again a little off its spot (still at seat 2's
+    # place) and counted as seat 3's card; seat 3's JS then counted as the next lead. All five went
+    # together, so nothing left early; the least sure card (seat 1's) was not the misreading.
+    table = Table()
+    for seat, card in enumerate(["AC", "9C", "KC", "10C"]):  # calibrates; seat 0 wins
+        table.land(card, spot(seat))
+    table.clear([1, 2, 3, 4])
+    table.land("JD", spot(0), confidence=0.79)
+    table.land("KC", spot(1), confidence=0.6)
+    table.land("10S", spot(2), confidence=0.75)
+    table.land("10S", spot(2, seat0_angle=110.0), confidence=0.79)  # seat 2's card again, counted as seat 3's
+    table.land("JS", spot(3), confidence=0.65)  # seat 3's card: counted as the next lead
+    events = table.clear([5, 6, 7, 8, 9])
+    asks = [(e["reason"], e["card"], e["seat"]) for e in events if e["type"] == "needs_confirmation"]
+    assert asks[-1] == ("card_replaced", "JS", 3)
+    game = table.follower.game
+    assert [(s, str(c)) for s, c in game.tricks[1].plays] == [(0, "JD"), (1, "KC"), (2, "10S"), (3, "JS")]
+
+
 def test_a_misreading_in_a_trick_seated_anew_gives_its_place_to_the_lead_swept_with_it():
     # Seed 41002's trick 2: the turn order of a trick seated anew by position is not the order its
     # cards landed in; the misreading is still found, by its seat.

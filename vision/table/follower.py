@@ -343,6 +343,10 @@ class GameFollower:
                 # The card that left early was seen again where it lay, under a new track that was
                 # counted as the next seat's card: that second sighting is the misreading.
                 old_track, why = twin, "seen a second time where it lay"
+            elif self._same_spot(self.geometry.to_plane(_place(before, old_track)), self.geometry.to_plane(lead.plays[0][2])):
+                # The withdrawn card lies where the early one lay: one card, its track lost and
+                # found again under a better reading. It keeps its seat; nothing after it moves.
+                dropped, why = False, "read again where it lay"
         elif not early and len(lingering) == 1:
             # Nothing left early, but a card like the withdrawn one (same rank or suit) stays after
             # its trick was swept: the tracker holds a card it stopped seeing, a misreading whose
@@ -350,12 +354,18 @@ class GameFollower:
             old_track = lingering[0]
             dropped, why = False, "which lingered after the sweep"
         elif not early and not lingering and len(before.plays) == 4:
-            # Five cards went with a trick of four: the least sure of the four counted was a
-            # misreading (one card read as two), if the withdrawn card was read surer.
-            old_track = min((t for t, _, _ in before.plays), key=lambda t: before.reads[t][1])
-            if before.reads[old_track][1] >= new_confidence:
-                return []
-            why = "the least sure of five cards swept with a trick of four"
+            # Five cards went with a trick of four: one of the four counted was a misreading (one
+            # card read as two). Where they lie tells which, when one lies at a seat that has its
+            # card already and the withdrawn card lies at the seat it was counted for; else the
+            # least sure of the four, if the withdrawn card was read surer.
+            misplaced = self._misplaced(before, lead.plays[0][2])
+            if misplaced is not None:
+                old_track, dropped, why = misplaced, False, "which lay at another seat's place"
+            else:
+                old_track = min((t for t, _, _ in before.plays), key=lambda t: before.reads[t][1])
+                if before.reads[old_track][1] >= new_confidence:
+                    return []
+                why = "the least sure of five cards swept with a trick of four"
         else:
             return []
         old_index, old_confidence = before.reads[old_track]
@@ -387,7 +397,7 @@ class GameFollower:
             before.on_table.discard(old_track)
             self._track_trick.pop(old_track, None)
         game = self._replay_trick(len(cards), [(None, c) for c in cards])
-        seat = game.tricks[-1].plays[-1][0]
+        seat = game.tricks[-1].plays[-1 if dropped else k][0]
         number = before.number
         return [
             *self._recalibrate(number, places, event),
@@ -404,6 +414,22 @@ class GameFollower:
             ),
             _trick_complete(game.tricks[number], number, event.frame, event.time),
         ]
+
+    def _misplaced(self, trick: _TableTrick, place: tuple[float, float]) -> int | None:
+        """The one card of a complete ``trick`` that lies clearly at another seat's place than the
+        seat it was counted for, that seat being where ``place`` (a card swept with the trick)
+        clearly lies; ``None`` when no single card fits."""
+        if not self.calibrated:
+            return None
+        seat = self.geometry.seat_of(place)
+        if seat.margin < self.trust_position:
+            return None
+        found = []
+        for track, counted, where in trick.plays:
+            lies = self.geometry.seat_of(where)
+            if counted == seat.seat and lies.seat != counted and lies.margin >= self.trust_position:
+                found.append(track)
+        return found[0] if len(found) == 1 else None
 
     def _second_sighting(self, trick: _TableTrick, track: int) -> int | None:
         """A later play of ``trick`` read as the same card as ``track`` and lying on its spot."""
@@ -639,6 +665,11 @@ def _ask(
     return NeedsConfirmation(
         frame=event.frame, time=event.time, reason="uncertain_card", trick=trick, seat=seat, card=str(card), candidates=candidates, message=message
     )
+
+
+def _place(trick: _TableTrick, track: int) -> tuple[float, float]:
+    """Where a track of ``trick`` landed."""
+    return next(place for t, _, place in trick.plays if t == track)
 
 
 def _alike(a: Card, b: Card) -> bool:
