@@ -97,3 +97,25 @@ def test_read_folder_layouts_and_errors(tmp_path: Path):
     (tmp_path / "labels" / "val" / "x.txt").write_text("31 0.5 0.5 0.2 0.2\n")
     with pytest.raises(DatasetFolderError, match="outside 0..23"):
         read_folder(tmp_path)
+
+
+def test_map50_is_broken_down_by_label_size(tmp_path: Path):
+    for sub in ("images", "labels"):
+        (tmp_path / sub).mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "c.jpg"), np.full((200, 200, 3), 128, np.uint8))
+    # A small QC index (short side 10 px) and a large KH one (40 px).
+    (tmp_path / "labels" / "c.txt").write_text(f"QC {_yolo([10, 10, 20, 22])}\nKH {_yolo([100, 100, 140, 160])}\n")
+    frames = [
+        Detections(
+            xyxy=[[100, 100, 140, 160], [15, 15, 25, 27], [60, 60, 80, 80]],  # KH exact; QC off by half (IoU 0.17); AD on nothing
+            confidence=[0.9, 0.8, 0.95],
+            class_id=[KH, QC, AD],
+        )
+    ]
+    report = evaluate(ScriptedDetector(frames), read_folder(tmp_path), out=tmp_path / "report", examples=0)
+    assert report.map50 == pytest.approx(0.5)
+    assert report.map50_by_size == {"small": 0.0, "medium": None, "large": 1.0}
+    assert report.labels_by_size.sum(1).tolist() == [1, 0, 1]
+    assert "mAP50 by label size (short side): <16 px 0.0000 (1 labels), 16-32 px n/a (0 labels), >=32 px 1.0000 (1 labels)" in report.table()
+    metrics = json.loads((tmp_path / "report" / "metrics.json").read_text())
+    assert metrics["map50_by_size"]["large"] == {"short_side_px": ">=32", "labels": 1, "map50": 1.0}

@@ -18,10 +18,25 @@ import numpy as np
 from engine import CARD_CODES
 from vision.detections import Detections
 from vision.detector.dataset import LabelledImage, YoloFolder
-from vision.detector.matching import MatchResult, average_precision, centers, covers, iou_matches, match_image
+from vision.detector.matching import MatchResult, average_precision, centers, covers, iou_assign, match_image, short_side
 
 N = len(CARD_CODES)
 NONE = N  # confusion row "no label here" / column "missed"
+# mAP50 is also broken down by label size, COCO-style: a label counts in the bucket of its box's
+# shorter side in pixels; a prediction in its label's bucket, or by its own size when it hits none.
+# (COCO splits by area at 32^2 and 96^2; a corner index is narrow, and its short side is what
+# decides whether its print can be read.)
+SIZE_EDGES = (16.0, 32.0)
+SIZE_NAMES = ("small", "medium", "large")
+
+
+def size_bucket(xyxy: np.ndarray) -> np.ndarray:
+    """Per box, ``0`` (short side under 16 px), ``1`` (16-32 px) or ``2`` (32 px and over).
+
+    >>> size_bucket(np.array([[0, 0, 10, 40], [0, 0, 16, 16], [0, 0, 50, 32]])).tolist()
+    [0, 1, 2]
+    """
+    return np.searchsorted(SIZE_EDGES, short_side(xyxy), side="right")
 
 
 @dataclass
@@ -38,8 +53,11 @@ class EvalReport:
     failed: list[str] = field(default_factory=list)
     map50: float | None = None
     ap50: list[float] = field(default_factory=list)
-    _ap_conf: list[list[float]] = field(default_factory=lambda: [[] for _ in range(N)])
-    _ap_hit: list[list[bool]] = field(default_factory=lambda: [[] for _ in range(N)])
+    map50_by_size: dict[str, float | None] = field(default_factory=dict)
+    labels_by_size: np.ndarray = field(default_factory=lambda: np.zeros((len(SIZE_NAMES), N), np.int64))
+    # Per size bucket (and the last: all sizes), per card: each prediction's score and whether it hit.
+    _ap_conf: list[list[list[float]]] = field(default_factory=lambda: [[[] for _ in range(N)] for _ in range(len(SIZE_NAMES) + 1)])
+    _ap_hit: list[list[list[bool]]] = field(default_factory=lambda: [[[] for _ in range(N)] for _ in range(len(SIZE_NAMES) + 1)])
 
     @staticmethod
     def _prf(tp: float, fp: float, hits: float, labels: float) -> tuple[float, float, float]:
@@ -62,19 +80,27 @@ class EvalReport:
 
     def add_ap(self, raw: Detections, labels_xyxy: np.ndarray, labels_cls: np.ndarray, ignore_xyxy: np.ndarray) -> None:
         """Collects IoU>=0.5 hits of raw detections for mAP50 (boxes on ignore cards are dropped)."""
-        hit = iou_matches(raw.xyxy, raw.class_id, raw.confidence, labels_xyxy, labels_cls)
+        assigned = iou_assign(raw.xyxy, raw.class_id, raw.confidence, labels_xyxy, labels_cls)
+        label_size = size_bucket(labels_xyxy)
+        np.add.at(self.labels_by_size, (label_size, np.asarray(labels_cls, np.int64)), 1)
+        size = np.where(assigned >= 0, label_size[assigned.clip(0)] if len(label_size) else 0, size_bucket(raw.xyxy))
         on_ignore = np.zeros(len(raw), bool)
         if len(ignore_xyxy):
             on_ignore = covers(raw.xyxy, centers(ignore_xyxy)).any(1) | covers(ignore_xyxy, centers(raw.xyxy)).any(0)
         for k in range(len(raw)):
-            if hit[k] or not on_ignore[k]:
-                self._ap_conf[int(raw.class_id[k])].append(float(raw.confidence[k]))
-                self._ap_hit[int(raw.class_id[k])].append(bool(hit[k]))
+            if assigned[k] >= 0 or not on_ignore[k]:
+                c = int(raw.class_id[k])
+                for bucket in (-1, int(size[k])):
+                    self._ap_conf[bucket][c].append(float(raw.confidence[k]))
+                    self._ap_hit[bucket][c].append(bool(assigned[k] >= 0))
 
     def finish_ap(self) -> None:
-        self.ap50 = [average_precision(self._ap_conf[c], self._ap_hit[c], int(self.labels[c])) for c in range(N)]
-        valid = [a for a in self.ap50 if not np.isnan(a)]
-        self.map50 = float(np.mean(valid)) if valid else None
+        self.ap50 = self._ap(-1, self.labels)
+        self.map50 = _mean(self.ap50)
+        self.map50_by_size = {name: _mean(self._ap(b, self.labels_by_size[b])) for b, name in enumerate(SIZE_NAMES)}
+
+    def _ap(self, bucket: int, labels: np.ndarray) -> list[float]:
+        return [average_precision(self._ap_conf[bucket][c], self._ap_hit[bucket][c], int(labels[c])) for c in range(N)]
 
     def to_dict(self) -> dict[str, Any]:
         p, r, f = self.overall
@@ -90,6 +116,12 @@ class EvalReport:
             "map50": self.map50,
             "per_card": self.per_card(),
             "ap50": None if self.map50 is None else dict(zip(CARD_CODES, self.ap50)),
+            "map50_by_size": None
+            if self.map50 is None
+            else {
+                name: {"short_side_px": _size_range(b), "labels": int(self.labels_by_size[b].sum()), "map50": self.map50_by_size.get(name)}
+                for b, name in enumerate(SIZE_NAMES)
+            },
             "confusion": {"rows": [*CARD_CODES, "none"], "columns": [*CARD_CODES, "missed"], "counts": self.confusion.tolist()},
             "failed": self.failed,
         }
@@ -102,10 +134,32 @@ class EvalReport:
         p, r, f = self.overall
         lines.append(f"{'all':>5} {int(self.labels.sum()):>6} {int(self.hits.sum()):>5} {int(self.tp.sum()):>4} {int(self.fp.sum()):>4} {p:6.3f} {r:6.3f} {f:6.3f}")
         lines.append(f"images {self.images}, predictions on ignored cards {self.ignored}, mAP50 " + ("n/a (label kinds differ)" if self.map50 is None else f"{self.map50:.4f}"))
+        if self.map50 is not None and self.map50_by_size:
+            parts = [
+                f"{_size_range(b)} px " + ("n/a" if self.map50_by_size[name] is None else f"{self.map50_by_size[name]:.4f}") + f" ({int(self.labels_by_size[b].sum())} labels)"
+                for b, name in enumerate(SIZE_NAMES)
+            ]
+            lines.append("mAP50 by label size (short side): " + ", ".join(parts))
         confusions = [(int(self.confusion[i, j]), CARD_CODES[i], CARD_CODES[j]) for i in range(N) for j in range(N) if i != j and self.confusion[i, j]]
         if confusions:
             lines.append("confusions (true -> predicted): " + ", ".join(f"{t}->{p} x{n}" for n, t, p in sorted(confusions, reverse=True)[:15]))
         return "\n".join(lines)
+
+
+def _mean(values: list[float]) -> float | None:
+    """The mean over the cards that have labels (``nan`` AP), ``None`` when none has."""
+    valid = [v for v in values if not np.isnan(v)]
+    return float(np.mean(valid)) if valid else None
+
+
+def _size_range(bucket: int) -> str:
+    """``"<16"``, ``"16-32"``, ``">=32"``: a size bucket's short sides in pixels."""
+    edges = [f"{e:g}" for e in SIZE_EDGES]
+    if bucket == 0:
+        return f"<{edges[0]}"
+    if bucket == len(SIZE_EDGES):
+        return f">={edges[-1]}"
+    return f"{edges[bucket - 1]}-{edges[bucket]}"
 
 
 def score_image(report: EvalReport, cards: Detections, item: LabelledImage, width: int, height: int, raw: Detections | None = None) -> MatchResult:

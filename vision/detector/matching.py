@@ -123,17 +123,36 @@ def iou_matches(
     pred_xyxy: np.ndarray, pred_class: np.ndarray, pred_conf: np.ndarray, label_xyxy: np.ndarray, label_class: np.ndarray, threshold: float = 0.5
 ) -> np.ndarray:
     """Greedy IoU matching for mAP: per prediction, True when it is the first to reach ``threshold`` with a same-card label."""
+    return iou_assign(pred_xyxy, pred_class, pred_conf, label_xyxy, label_class, threshold) >= 0
+
+
+def iou_assign(
+    pred_xyxy: np.ndarray, pred_class: np.ndarray, pred_conf: np.ndarray, label_xyxy: np.ndarray, label_class: np.ndarray, threshold: float = 0.5
+) -> np.ndarray:
+    """Greedy IoU matching, most confident prediction first: per prediction, the index of the
+    same-card label it takes (best IoU among those still free, at least ``threshold``), else ``-1``.
+
+    >>> iou_assign([[0, 0, 10, 10], [0, 0, 10, 10]], [1, 1], [0.5, 0.9], [[0, 0, 10, 11]], [1]).tolist()
+    [-1, 0]
+    """
     pred_class = np.asarray(pred_class, dtype=np.int64).reshape(-1)
     label_class = np.asarray(label_class, dtype=np.int64).reshape(-1)
     iou = box_iou(pred_xyxy, label_xyxy)
     taken = np.zeros(len(label_class), dtype=bool)
-    hit = np.zeros(len(pred_class), dtype=bool)
+    assigned = np.full(len(pred_class), -1, dtype=np.int64)
     for i in np.argsort(-np.asarray(pred_conf, dtype=np.float64).reshape(-1), kind="stable"):
         scores = np.where((label_class == pred_class[i]) & ~taken, iou[i], -1.0)
         if len(scores) and scores.max() >= threshold:
             j = int(scores.argmax())
-            taken[j] = hit[i] = True
-    return hit
+            taken[j] = True
+            assigned[i] = j
+    return assigned
+
+
+def short_side(xyxy: np.ndarray) -> np.ndarray:
+    """``(n,)`` the shorter side of each ``xyxy`` box, in its units."""
+    b = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
+    return np.minimum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
 
 
 def average_precision(confidence: np.ndarray, hit: np.ndarray, n_labels: int) -> float:
