@@ -343,9 +343,10 @@ class GameFollower:
                 # The card that left early was seen again where it lay, under a new track that was
                 # counted as the next seat's card: that second sighting is the misreading.
                 old_track, why = twin, "seen a second time where it lay"
-            elif self._same_spot(self.geometry.to_plane(_place(before, old_track)), self.geometry.to_plane(lead.plays[0][2])):
-                # The withdrawn card lies where the early one lay: one card, its track lost and
-                # found again under a better reading. It keeps its seat; nothing after it moves.
+            elif self._read_again(before, old_track, lead.plays[0][2]):
+                # The withdrawn card lies where the early one lay, at the seat it was counted for:
+                # one card, its track lost and found again under a better reading. It keeps its
+                # seat; nothing after it moves.
                 dropped, why = False, "read again where it lay"
         elif not early and len(lingering) == 1:
             # Nothing left early, but a card like the withdrawn one (same rank or suit) stays after
@@ -414,6 +415,14 @@ class GameFollower:
             ),
             _trick_complete(game.tricks[number], number, event.frame, event.time),
         ]
+
+    def _read_again(self, trick: _TableTrick, track: int, place: tuple[float, float]) -> bool:
+        """Whether ``place`` is ``track``'s own spot and, on a calibrated table, lies at the seat
+        that track was counted for (a card seen early at another seat's place was that seat's)."""
+        counted, where = next((seat, at) for t, seat, at in trick.plays if t == track)
+        if not self._same_spot(self.geometry.to_plane(where), self.geometry.to_plane(place)):
+            return False
+        return not self.calibrated or self.geometry.seat_of(place).seat == counted
 
     def _misplaced(self, trick: _TableTrick, place: tuple[float, float]) -> int | None:
         """The one card of a complete ``trick`` that lies clearly at another seat's place than the
@@ -665,11 +674,6 @@ def _ask(
     return NeedsConfirmation(
         frame=event.frame, time=event.time, reason="uncertain_card", trick=trick, seat=seat, card=str(card), candidates=candidates, message=message
     )
-
-
-def _place(trick: _TableTrick, track: int) -> tuple[float, float]:
-    """Where a track of ``trick`` landed."""
-    return next(place for t, _, place in trick.plays if t == track)
 
 
 def _alike(a: Card, b: Card) -> bool:
