@@ -71,6 +71,17 @@ def test_detector_runs_one_pass_per_scale_and_merges_them():
     assert len(found) == 2 and found.confidence.max() == pytest.approx(0.8)
 
 
+def test_detect_gives_one_box_per_index_while_cards_still_count_the_twin():
+    # Two passes put shifted boxes on one index (IoU 0.43: under the merge's 0.6, over drop_twins' 0.3).
+    locator = _Locator({416: [(10, 10, 30, 40, 0.3)], 320: [(18, 10, 38, 40, 0.8)]})
+    detector = CardDetector(yolo=locator, card=ModelCard(imgsz=320), conf=0.25, imgsz=320, scales=(1.25, 1.0))
+    image = np.zeros((200, 300, 3), np.uint8)
+    found = detector.detect(image)
+    assert len(found) == 1 and found.confidence.tolist() == pytest.approx([0.8])
+    cards = detector.cards(image)
+    assert len(cards) == 1 and cards.data["corners"].tolist() == [2]  # the twin joined its card
+
+
 def test_table_frames_keep_their_own_operating_point(tmp_path: Path):
     card = ModelCard(
         imgsz=320,

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from vision.detections import Detections
-from vision.detector.grouping import corner_score, group_corners
+from vision.detector.grouping import corner_score, drop_twins, group_corners
 
 # Ultralytics must never reach for the network here (fonts, telemetry, hub checks).
 os.environ.setdefault("YOLO_OFFLINE", "1")
@@ -260,10 +260,16 @@ class CardDetector:
         )
 
     def detect(self, image: np.ndarray) -> Detections:
-        """What the YOLO saw, read by the classifier if there is one: corner indices or whole cards.
+        """What the YOLO saw, read by the classifier if there is one: one row per corner index (or
+        whole card) seen; a second box on an index, read as the same card, is dropped (``drop_twins``).
 
         ``data["kind"]`` is ``0`` for a corner index, ``1`` for a whole card.
         """
+        return drop_twins(self._located(image))
+
+    def _located(self, image: np.ndarray) -> Detections:
+        """Every box the locator's passes kept, read by the classifier; twins included (grouping
+        joins a twin to its card, and the twin's reading is one more vote for the card)."""
         start = time.perf_counter()
         # With a classifier the locator runs at a lower threshold: the classifier vetoes boxes.
         conf = self.conf
@@ -295,7 +301,7 @@ class CardDetector:
 
     def cards(self, image: np.ndarray) -> Detections:
         """One row per physical card: its corner indices grouped (``data["corners"]`` counts them)."""
-        found = self.detect(image)
+        found = self._located(image)
         start = time.perf_counter()
         if self.card.target == "corners":
             found = group_corners(found, locate_weight=self.card.locate_weight)
