@@ -482,6 +482,42 @@ def test_a_card_seen_twice_at_one_seat_gives_way_to_the_card_lying_at_the_seat_i
     assert [(s, str(c)) for s, c in game.tricks[1].plays] == [(0, "JD"), (1, "KC"), (2, "10S"), (3, "JS")]
 
 
+def test_two_first_cards_swept_with_the_trick_before_take_the_places_of_its_two_early_misreadings():
+    # Seed 44001's first trick: seats 1 and 3's cards were each first read as QC while pushed in;
+    # both readings were lost, and seat 2's 9C and seat 3's 10C counted as the next trick's first two
+    # cards. Closing those as a trick of their own put every later trick one trick on (0 of 12).
+    table = Table()
+    table.land("10C", spot(0), confidence=0.79)  # track 1
+    table.land("QC", spot(1, r=60), confidence=0.35)  # 2: seat 1's 9C, misread on its way in
+    table.land("9C", spot(1), confidence=0.73)  # 3
+    table.clear([2])
+    table.land("QC", spot(2, r=50), confidence=0.45)  # 4: seat 2's 9C, misread; completes the trick
+    table.land("9C", spot(2), confidence=0.74)  # 5: counted as trick 2's lead
+    table.clear([4])
+    table.land("10C", spot(3), confidence=0.5)  # 6: seat 3's card, counted as trick 2's second
+    table.t += 3
+    events = table.clear([1, 3, 5, 6])
+    asks = [(e["reason"], e["card"]) for e in events if e["type"] == "needs_confirmation"]
+    assert asks == [("card_withdrawn", "9C"), ("card_replaced", "9C")]
+    game = table.follower.game
+    assert [(s, str(c)) for s, c in game.tricks[0].plays] == [(0, "10C"), (1, "9C"), (2, "9C"), (3, "10C")]
+    assert game.trick_number == 1 and game.to_move == 0 and len(game.tricks) == 1
+    assert [e["trick"] for e in events if e["type"] == "trick_cleared"] == [0]  # no trick 2 closed short
+
+
+def test_first_cards_swept_with_the_trick_before_are_taken_back_even_when_nothing_tells_what_they_replace():
+    table = Table()
+    for seat, card in enumerate(["AC", "9C", "KC", "10C"]):
+        table.land(card, spot(seat))
+    table.land("AC", spot(0, r=40))  # 5, 6: the trick's own cards seen again, counted as trick 2's
+    table.land("KC", spot(2, r=40))
+    events = table.clear([1, 2, 3, 4, 5, 6])
+    asks = [(e["reason"], e["card"]) for e in events if e["type"] == "needs_confirmation"]
+    assert asks == [("card_withdrawn", "AC")]
+    game = table.follower.game
+    assert [str(c) for _, c in game.tricks[0].plays] == ["AC", "9C", "KC", "10C"] and game.trick_number == 1
+
+
 def test_a_misreading_in_a_trick_seated_anew_gives_its_place_to_the_lead_swept_with_it():
     # Seed 41002's trick 2: the turn order of a trick seated anew by position is not the order its
     # cards landed in; the misreading is still found, by its seat.

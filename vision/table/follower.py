@@ -416,6 +416,51 @@ class GameFollower:
             _trick_complete(game.tricks[number], number, event.frame, event.time),
         ]
 
+    def _reread_many(self, lead: _TableTrick, before: _TableTrick | None, event: CardLeft) -> list[TableEvent]:
+        """Two or three withdrawn "first cards" (see :meth:`_reread` for one): when exactly as many of
+        the trick before left the table on their own well before the sweep, those were misreadings
+        (a card read wrongly while it was pushed in, then lost), and the withdrawn cards, in the
+        order they landed, are the trick's last cards. The game is replayed with them."""
+        from engine import Card
+
+        if before is None or len(before.plays) != 4 or before.number != len(self.game.tricks) - 1:
+            return []
+        early = [track for track, _, _ in before.plays if before.left_at.get(track, event.time) < event.time - self.swept_together]
+        new = [(Card.from_index(lead.reads[track][0]), lead.reads[track][1], place) for track, _, place in lead.plays]
+        if len(early) != len(new):
+            return []
+        old = [(Card.from_index(before.reads[track][0]), before.reads[track][1]) for track in early]
+        if sorted(str(c) for c, _ in old) == sorted(str(c) for c, _, _ in new):
+            return []  # the same cards, their tracks lost and found again: the trick as first seen stands
+        plays = self.game.tricks[-1].plays
+        seat_of = {track: seat for track, seat, _ in before.plays}
+        place_of = {seat: place for _, seat, place in before.plays}
+        if len(place_of) != 4 or sorted(place_of) != sorted(s for s, _ in plays):
+            return []
+        gone = {seat_of[track] for track in early}
+        kept = [(s, c) for s, c in plays if s not in gone]
+        cards = [c for _, c in kept] + [c for c, _, _ in new]
+        places = [place_of[s] for s, _ in kept] + [place for _, _, place in new]
+        game = self._replay_trick(len(cards), [(None, c) for c in cards])
+        number = before.number
+        seats = [s for s, _ in game.tricks[number].plays[-len(new):]]
+        return [
+            *self._recalibrate(number, places, event),
+            NeedsConfirmation(
+                frame=event.frame,
+                time=event.time,
+                reason="card_replaced",
+                trick=number,
+                seat=seats[0],
+                card=str(new[0][0]),
+                candidates=tuple((str(c), conf) for c, conf, _ in new) + tuple((str(c), conf) for c, conf in old),
+                message=f"trick {number + 1}: {', '.join(str(c) for c, _ in old)}, which left the table early, were misreadings; "
+                f"{', '.join(f'{c} (seat {s})' for (c, _, _), s in zip(new, seats, strict=True))}, swept with the trick, "
+                f"count in their place; check trick {number + 1}",
+            ),
+            _trick_complete(game.tricks[number], number, event.frame, event.time),
+        ]
+
     def _read_again(self, trick: _TableTrick, track: int, place: tuple[float, float]) -> bool:
         """Whether ``place`` is ``track``'s own spot and, on a calibrated table, lies at the seat
         that track was counted for (a card seen early at another seat's place was that seat's)."""
@@ -619,24 +664,28 @@ class GameFollower:
             before is not None
             and sum(1 for t in before.left_at.values() if event.time - t <= self.swept_together) >= 2
         )
-        if number == game.trick_number and len(trick.plays) == 1 and with_before and _is_last_play(game):
-            # A lone "first card" of a trick, swept away together with the trick before: it lay in
-            # that trick all along (a card seen twice, or a misreading), so it is taken back.
-            withdrawn = game.undo()
+        if number == game.trick_number and with_before and _last_plays(game, len(trick.plays)):
+            # The "first cards" of a trick (one to three), swept away together with the trick
+            # before: they lay in that trick all along (cards seen twice, or misreadings), so they
+            # are taken back. Closing them as a trick of their own would put every later trick one
+            # trick on.
+            withdrawn = [game.undo() for _ in trick.plays][::-1]
             self._flags_seen = min(self._flags_seen, len(game.flags))
-            card = str(getattr(withdrawn, "card", ""))
+            cards = [str(getattr(w, "card", "")) for w in withdrawn]
+            named = cards[0] if len(cards) == 1 else ", ".join(cards)
+            before_trick = self._cleared.get(number - 1) or before
             return [
                 NeedsConfirmation(
                     frame=event.frame,
                     time=event.time,
                     reason="card_withdrawn",
                     trick=number,
-                    seat=getattr(withdrawn, "seat", None),
-                    card=card,
-                    message=f"{card}, counted as the lead of trick {number + 1}, left with trick {number}: "
-                    f"it was taken back; check trick {number}",
+                    seat=getattr(withdrawn[0], "seat", None),
+                    card=cards[0],
+                    message=f"{named}, counted as the {'lead' if len(cards) == 1 else 'first cards'} of trick {number + 1}, "
+                    f"left with trick {number}: {'it was' if len(cards) == 1 else 'they were'} taken back; check trick {number}",
                 ),
-                *self._reread(trick, self._cleared.get(number - 1) or before, event),
+                *(self._reread(trick, before_trick, event) if len(cards) == 1 else self._reread_many(trick, before_trick, event)),
             ]
         out: list[TableEvent] = [TrickCleared(frame=event.frame, time=event.time, trick=number)]
         if number == game.trick_number and not game.is_over and 0 < len(trick.plays) < 4:
@@ -681,9 +730,9 @@ def _alike(a: Card, b: Card) -> bool:
     return a.rank == b.rank or a.suit == b.suit
 
 
-def _is_last_play(game: Game) -> bool:
-    """Whether the game's last event is a play (so ``undo`` removes exactly that card)."""
-    return bool(game.history) and hasattr(game.history[-1], "card")
+def _last_plays(game: Game, count: int) -> bool:
+    """Whether the game's last ``count`` events (one to three) are plays (so ``undo`` removes exactly those cards)."""
+    return 0 < count < 4 and len(game.history) >= count and all(hasattr(e, "card") for e in game.history[-count:])
 
 
 def _trick_complete(done: Trick, number: int, frame: int, time: float) -> TrickComplete:
