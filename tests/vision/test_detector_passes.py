@@ -78,6 +78,8 @@ def test_detect_gives_one_box_per_index_while_cards_still_count_the_twin():
     image = np.zeros((200, 300, 3), np.uint8)
     found = detector.detect(image)
     assert len(found) == 1 and found.confidence.tolist() == pytest.approx([0.8])
+    # The kept box is the twins' average weighted by score ** 4: the surer box leads.
+    assert found.xyxy[0].tolist() == pytest.approx([(10 * 0.3**4 + 18 * 0.8**4) / (0.3**4 + 0.8**4), 10, (30 * 0.3**4 + 38 * 0.8**4) / (0.3**4 + 0.8**4), 40], abs=1e-4)
     cards = detector.cards(image)
     assert len(cards) == 1 and cards.data["corners"].tolist() == [2]  # the twin joined its card
 

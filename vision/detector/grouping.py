@@ -50,6 +50,10 @@ TWIN_DISTANCE = 0.6
 # much (IoU). Chosen on synthetic validation: 0.2, 0.3 and an overlap of half the smaller box gave
 # the same mAP50 within 0.003; most twins are a pass's shifted or partial box on the same print.
 TWIN_IOU = 0.3
+# The kept box becomes its twins' average weighted by score ** TWIN_FUSE_POWER (weighted box
+# fusion; the power keeps the surest box in charge). Synthetic seed 7 val mAP50 with powers
+# 0 (keep the surest box), 1, 2, 4, 8, 16: 0.802, 0.811, 0.816, 0.825, 0.822, 0.815.
+TWIN_FUSE_POWER = 4.0
 
 
 def corner_score(located: np.ndarray | float, probability: np.ndarray | float, weight: float = 0.5) -> np.ndarray:
@@ -62,16 +66,18 @@ def corner_score(located: np.ndarray | float, probability: np.ndarray | float, w
     return np.asarray(located, np.float64) ** weight * np.asarray(probability, np.float64) ** (1 - weight)
 
 
-def drop_twins(corners: Detections, iou: float = TWIN_IOU) -> Detections:
-    """One box per index: a box overlapping a surer box of the same card by ``iou`` or more goes.
+def drop_twins(corners: Detections, iou: float = TWIN_IOU, fuse_power: float = TWIN_FUSE_POWER) -> Detections:
+    """One box per index: a box overlapping a surer box of the same card by ``iou`` or more goes,
+    and the surer box becomes their average weighted by ``score ** fuse_power``.
 
     The locator's passes and its own low-threshold boxes often put a second, shifted box on one
     index; the classifier then reads it as surely as the first, so it would count as a second
-    index (a false positive for mAP). Boxes of different cards are never dropped.
+    index (a false positive for mAP). Averaging the boxes places the kept one better on small
+    indices. Boxes of different cards are never dropped.
 
-    >>> d = drop_twins(Detections(xyxy=[[0, 0, 10, 10], [2, 0, 12, 10], [2, 0, 12, 10]], confidence=[0.9, 0.8, 0.7], class_id=[3, 3, 4]))
-    >>> d.xyxy[:, 0].tolist(), d.class_id.tolist()
-    ([0.0, 2.0], [3, 4])
+    >>> d = drop_twins(Detections(xyxy=[[0, 0, 10, 10], [2, 0, 12, 10], [2, 0, 12, 10]], confidence=[0.5, 0.5, 0.7], class_id=[3, 3, 4]))
+    >>> d.xyxy.tolist(), d.class_id.tolist()
+    ([[1.0, 0.0, 11.0, 10.0], [2.0, 0.0, 12.0, 10.0]], [3, 4])
     """
     if len(corners) < 2:
         return corners
@@ -79,13 +85,19 @@ def drop_twins(corners: Detections, iou: float = TWIN_IOU) -> Detections:
 
     overlap = box_iou(corners.xyxy, corners.xyxy)
     same = corners.class_id[:, None] == corners.class_id[None, :]
+    weight = np.asarray(corners.confidence, np.float64) ** fuse_power
+    xyxy = np.array(corners.xyxy, np.float64)
     dropped = np.zeros(len(corners), bool)
     for i in np.argsort(-corners.confidence, kind="stable"):
-        if not dropped[i]:
-            twins = same[i] & (overlap[i] >= iou)
-            twins[i] = False
+        if dropped[i]:
+            continue
+        twins = same[i] & (overlap[i] >= iou) & ~dropped
+        twins[i] = False
+        if twins.any():
+            members = np.flatnonzero(twins | (np.arange(len(corners)) == i))
+            xyxy[i] = (corners.xyxy[members] * weight[members, None]).sum(0) / max(weight[members].sum(), 1e-12)
             dropped |= twins
-    return corners[~dropped]
+    return corners.with_columns(xyxy=xyxy.astype(np.asarray(corners.xyxy).dtype))[~dropped]
 
 
 def joint_card(*probabilities: np.ndarray) -> tuple[int, float]:
