@@ -518,6 +518,46 @@ def test_first_cards_swept_with_the_trick_before_are_taken_back_even_when_nothin
     assert [str(c) for _, c in game.tricks[0].plays] == ["AC", "9C", "KC", "10C"] and game.trick_number == 1
 
 
+def _calibrated_table() -> Table:
+    table = Table()
+    for seat, card in enumerate(["AC", "9C", "KC", "10C"]):  # calibrates; seat 0 wins and leads
+        table.land(card, spot(seat))
+    table.clear([1, 2, 3, 4])
+    return table
+
+
+@pytest.mark.parametrize(("again", "expected"), [(0.68, "AC"), (0.5, "KC")])
+def test_a_card_read_again_on_its_spot_replaces_the_first_reading_only_when_far_surer(again: float, expected: str):
+    # Seed 45009's trick 2: seat 1's AC was read as KC (0.34), then, on the same spot under a second
+    # track, as AC (0.68), counted as the next lead. Seed 45007's trick 4: KC (0.52) then KD (0.63)
+    # on one spot, and the first reading was the right one.
+    table = _calibrated_table()
+    for seat, card in [(0, "AS"), (1, "KS"), (2, "9S")]:
+        table.land(card, spot(seat))
+    table.land("KC", spot(3), confidence=0.34)
+    x, y = spot(3)
+    table.land("AC", (x - 4, y + 6), confidence=again)  # 9: the same card, read again
+    events = table.clear([5, 6, 7, 8, 9])
+    asks = [e["reason"] for e in events if e["type"] == "needs_confirmation"]
+    assert asks == (["card_withdrawn", "card_replaced"] if expected == "AC" else ["card_withdrawn"])
+    assert [(s, str(c)) for s, c in table.follower.game.tricks[1].plays] == [(0, "AS"), (1, "KS"), (2, "9S"), (3, expected)]
+
+
+def test_a_surer_second_reading_counted_for_the_next_seat_takes_the_first_readings_seat():
+    # Seed 45007's trick 11: seat 2's 9C was read as 9D (0.36), then as 9C (0.48) on its spot and
+    # counted as seat 3's card; seat 3's 10S then counted as the next lead, and all five went together.
+    table = _calibrated_table()
+    table.land("AS", spot(0))
+    table.land("KS", spot(1))
+    table.land("9D", spot(2), confidence=0.36)
+    x, y = spot(2)
+    table.land("9C", (x + 2, y - 3), confidence=0.48)  # 8: counted as seat 3's card
+    table.land("10S", spot(3), confidence=0.7)  # 9: seat 3's card, counted as the next lead
+    events = table.clear([5, 6, 7, 8, 9])
+    assert [e["reason"] for e in events if e["type"] == "needs_confirmation"] == ["card_withdrawn", "card_replaced"]
+    assert [(s, str(c)) for s, c in table.follower.game.tricks[1].plays] == [(0, "AS"), (1, "KS"), (2, "9C"), (3, "10S")]
+
+
 def test_a_misreading_in_a_trick_seated_anew_gives_its_place_to_the_lead_swept_with_it():
     # Seed 41002's trick 2: the turn order of a trick seated anew by position is not the order its
     # cards landed in; the misreading is still found, by its seat.

@@ -359,8 +359,22 @@ class GameFollower:
             # card read as two). Where they lie tells which, when one lies at a seat that has its
             # card already and the withdrawn card lies at the seat it was counted for; else the
             # least sure of the four, if the withdrawn card was read surer.
+            here = self.geometry.to_plane(lead.plays[0][2])
+            on_spot = [t for t, _, place in before.plays if self._same_spot(here, self.geometry.to_plane(place))]
             misplaced = self._misplaced(before, lead.plays[0][2])
-            if misplaced is not None:
+            twin = None if misplaced is None else self._first_sighting(before, misplaced)
+            if on_spot:
+                # The withdrawn card lies on a counted card's spot: one card seen as two at once.
+                # A clearly surer reading replaces the first one; else the trick as seen stands.
+                old_track = on_spot[0]
+                if new_confidence < before.reads[old_track][1] + self.outvote_margin:
+                    return []
+                dropped, why = False, "read again, far surer, on its spot"
+            elif twin is not None and before.reads[twin][1] < before.reads[misplaced][1]:
+                # The misplaced card is a second, surer reading of a card lying on its spot: the
+                # first, less sure reading is the misreading, and the second takes its seat.
+                old_track, why = twin, "read again, surer, where it lay"
+            elif misplaced is not None:
                 old_track, dropped, why = misplaced, False, "which lay at another seat's place"
             else:
                 old_track = min((t for t, _, _ in before.plays), key=lambda t: before.reads[t][1])
@@ -484,6 +498,15 @@ class GameFollower:
             if counted == seat.seat and lies.seat != counted and lies.margin >= self.trust_position:
                 found.append(track)
         return found[0] if len(found) == 1 else None
+
+    def _first_sighting(self, trick: _TableTrick, track: int) -> int | None:
+        """An earlier play of ``trick`` lying on ``track``'s spot (whatever it was read as)."""
+        k = [t for t, _, _ in trick.plays].index(track)
+        here = self.geometry.to_plane(trick.plays[k][2])
+        for other, _, place in trick.plays[:k]:
+            if self._same_spot(here, self.geometry.to_plane(place)):
+                return other
+        return None
 
     def _second_sighting(self, trick: _TableTrick, track: int) -> int | None:
         """A later play of ``trick`` read as the same card as ``track`` and lying on its spot."""
