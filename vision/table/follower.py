@@ -414,21 +414,15 @@ class GameFollower:
         game = self._replay_trick(len(cards), [(None, c) for c in cards])
         seat = game.tricks[-1].plays[-1 if dropped else k][0]
         number = before.number
-        return [
-            *self._recalibrate(number, places, event),
-            NeedsConfirmation(
-                frame=event.frame,
-                time=event.time,
-                reason="card_replaced",
-                trick=number,
-                seat=seat,
-                card=str(new),
-                candidates=((str(new), new_confidence), (str(old), old_confidence)),
-                message=f"trick {number + 1}: {old}, {why}, was a misreading; "
-                f"{new}, swept with the trick, counts as seat {seat}'s card; check trick {number + 1}",
-            ),
-            _trick_complete(game.tricks[number], number, event.frame, event.time),
-        ]
+        return self._replaced(
+            number,
+            places,
+            event,
+            seat,
+            new,
+            ((str(new), new_confidence), (str(old), old_confidence)),
+            f"trick {number + 1}: {old}, {why}, was a misreading; {new}, swept with the trick, counts as seat {seat}'s card; check trick {number + 1}",
+        )
 
     def _reread_many(self, lead: _TableTrick, before: _TableTrick | None, event: CardLeft) -> list[TableEvent]:
         """Two or three withdrawn "first cards" (see :meth:`_reread` for one): when exactly as many of
@@ -458,6 +452,23 @@ class GameFollower:
         game = self._replay_trick(len(cards), [(None, c) for c in cards])
         number = before.number
         seats = [s for s, _ in game.tricks[number].plays[-len(new):]]
+        return self._replaced(
+            number,
+            places,
+            event,
+            seats[0],
+            new[0][0],
+            tuple((str(c), conf) for c, conf, _ in new) + tuple((str(c), conf) for c, conf in old),
+            f"trick {number + 1}: {', '.join(str(c) for c, _ in old)}, which left the table early, were misreadings; "
+            f"{', '.join(f'{c} (seat {s})' for (c, _, _), s in zip(new, seats, strict=True))}, swept with the trick, "
+            f"count in their place; check trick {number + 1}",
+        )
+
+    def _replaced(
+        self, number: int, places: list[tuple[float, float]], event: CardLeft, seat: int, card: Card, candidates: tuple[tuple[str, float], ...], message: str
+    ) -> list[TableEvent]:
+        """What a re-read trick ``number`` reports: a new calibration if it was the calibrating trick,
+        the question to check it, and the trick as it now stands."""
         return [
             *self._recalibrate(number, places, event),
             NeedsConfirmation(
@@ -465,14 +476,12 @@ class GameFollower:
                 time=event.time,
                 reason="card_replaced",
                 trick=number,
-                seat=seats[0],
-                card=str(new[0][0]),
-                candidates=tuple((str(c), conf) for c, conf, _ in new) + tuple((str(c), conf) for c, conf in old),
-                message=f"trick {number + 1}: {', '.join(str(c) for c, _ in old)}, which left the table early, were misreadings; "
-                f"{', '.join(f'{c} (seat {s})' for (c, _, _), s in zip(new, seats, strict=True))}, swept with the trick, "
-                f"count in their place; check trick {number + 1}",
+                seat=seat,
+                card=str(card),
+                candidates=candidates,
+                message=message,
             ),
-            _trick_complete(game.tricks[number], number, event.frame, event.time),
+            _trick_complete(self.game.tricks[number], number, event.frame, event.time),
         ]
 
     def _read_again(self, trick: _TableTrick, track: int, place: tuple[float, float]) -> bool:
