@@ -7,7 +7,7 @@ import pytest
 
 from vision.detections import Detections
 from vision.detector.grouping import group_corners, pair_corners
-from vision.detector.matching import average_precision, box_iou, iou_matches, match_image
+from vision.detector.matching import average_precision, box_iou, iou_assign, match_image
 
 QC, QS, KH = 3, 9, 16
 # A card 100x150 px at the origin with its two corner-index labels.
@@ -66,7 +66,7 @@ def test_no_predictions_no_labels():
 
 def test_iou_and_ap():
     assert box_iou([[0, 0, 10, 10]], [[5, 0, 15, 10]])[0, 0] == pytest.approx(1 / 3)
-    hit = iou_matches([[0, 0, 10, 10], [0, 0, 10, 10]], [QC, QC], [0.9, 0.5], [[0, 0, 10, 11]], [QC])
+    hit = iou_assign([[0, 0, 10, 10], [0, 0, 10, 10]], [QC, QC], [0.9, 0.5], [[0, 0, 10, 11]], [QC]) >= 0
     assert hit.tolist() == [True, False]
     # Two labels, a hit, then a miss, then a hit: precision 1 up to recall 0.5, then 2/3.
     ap = average_precision([0.9, 0.8, 0.7], [True, False, True], 2)

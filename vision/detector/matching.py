@@ -119,13 +119,6 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return inter / np.maximum(area_a + area_b - inter, 1e-9)
 
 
-def iou_matches(
-    pred_xyxy: np.ndarray, pred_class: np.ndarray, pred_conf: np.ndarray, label_xyxy: np.ndarray, label_class: np.ndarray, threshold: float = 0.5
-) -> np.ndarray:
-    """Greedy IoU matching for mAP: per prediction, True when it is the first to reach ``threshold`` with a same-card label."""
-    return iou_assign(pred_xyxy, pred_class, pred_conf, label_xyxy, label_class, threshold) >= 0
-
-
 def iou_assign(
     pred_xyxy: np.ndarray, pred_class: np.ndarray, pred_conf: np.ndarray, label_xyxy: np.ndarray, label_class: np.ndarray, threshold: float = 0.5
 ) -> np.ndarray:

@@ -261,7 +261,8 @@ class CardDetector:
 
     def detect(self, image: np.ndarray) -> Detections:
         """What the YOLO saw, read by the classifier if there is one: one row per corner index (or
-        whole card) seen; a second box on an index, read as the same card, is dropped (``drop_twins``).
+        whole card) seen; a second box on an index, read as the same card, is fused into the surer one
+        (``drop_twins``).
 
         ``data["kind"]`` is ``0`` for a corner index, ``1`` for a whole card.
         """
