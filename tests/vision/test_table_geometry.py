@@ -78,6 +78,20 @@ def test_auto_calibration_finds_centre_and_seat_directions(seat0_angle, clockwis
         assert found.seat_of(around(center, seat0_angle + step * s, 60)).seat == s
 
 
+def test_a_loosely_fitting_trick_waits_for_a_second_one_that_agrees():
+    center, seat0 = (640.0, 360.0), 90.0
+    base = TableGeometry.default(1280, 720)
+    calibrator = AutoCalibrator()
+    # One card 35 degrees off its seat's direction (18 once the fit has moved with it): not alone.
+    loose = [(around(center, seat0 + 90 * s + (35 if s == 1 else 0), 90), s) for s in range(4)]
+    assert calibrator.update(base, loose) is None
+    found = calibrator.update(base, [(around(center, seat0 + 90 * s + 5, 95), s) for s in (1, 2, 3, 0)])
+    assert found is not None and found.seat_of(around(center, seat0 + 90, 60)).seat == 1
+    # A tight trick decides alone, as before.
+    tight = [(around(center, seat0 + 90 * s + (10 if s == 1 else 0), 90), s) for s in range(4)]
+    assert AutoCalibrator().update(base, tight) is not None
+
+
 def test_auto_calibration_waits_when_the_trick_does_not_make_it_clear():
     center = (640.0, 360.0)
     # All four cards piled on one side: no consistent seat directions.

@@ -534,10 +534,15 @@ class GameFollower:
         """Calibrates again when trick ``number``, the one this game's calibration came from, was
         just played anew: its seats as first counted (a misreading among them) taught the table
         a turned seating that every later trick would follow."""
-        if self._calibrated_by is None or self._calibrated_by[0] != number or len(places) != 4:
+        if len(places) != 4:
             return []
-        self.geometry = self._calibrated_by[1]
-        self._calibrated_by = None
+        if self._calibrated_by is not None and self._calibrated_by[0] == number:
+            self.geometry = self._calibrated_by[1]
+            self._calibrated_by = None
+        elif self.calibrated:
+            return []
+        # Not calibrated yet (the trick as first counted was too messy to decide alone): what the
+        # calibrator learnt from that counting goes, and the trick as played anew counts instead.
         self.calibrator.reset()
         seats = [s for s, _ in self.game.tricks[number].plays]
         trick = _TableTrick(number)

@@ -318,17 +318,24 @@ class AutoCalibrator:
         min_tricks: agreeing tricks needed before deciding.
         mirror_tricks: agreeing tricks needed before deciding for the other handedness than the
             base geometry's.
+        alone: a trick decides on its own (``min_tricks`` 1) only when every card lies within this
+            many degrees of its seat's direction; a messier one waits for a second agreeing trick.
+            (Seed 46009: the first trick, two seats swapped by the turn order, fit with its worst
+            card 25 degrees off, and every trick from the third on was seated one place on.)
     """
 
-    def __init__(self, *, tolerance: float = 30.0, min_offset: float = 0.35, min_tricks: int = 1, mirror_tricks: int = 2) -> None:
+    def __init__(
+        self, *, tolerance: float = 30.0, min_offset: float = 0.35, min_tricks: int = 1, mirror_tricks: int = 2, alone: float = 15.0
+    ) -> None:
         self.tolerance = tolerance
         self.min_offset = min_offset
         self.min_tricks = min_tricks
         self.mirror_tricks = mirror_tricks
+        self.alone = alone
         self.reset()
 
     def reset(self) -> None:
-        self._fits: list[tuple[list[tuple[np.ndarray, int]], float, bool]] = []  # (cards, seat-0 angle, clockwise)
+        self._fits: list[tuple[list[tuple[np.ndarray, int]], float, bool, float]] = []  # (cards, seat-0 angle, clockwise, worst error)
 
     def update(self, base: TableGeometry, trick: Sequence[tuple[Point, int]]) -> TableGeometry | None:
         """Adds one complete trick (``(image point, seat)`` per card); returns the calibrated
@@ -342,12 +349,14 @@ class AutoCalibrator:
         fit = self._fit(base, [cards])
         if fit is None:
             return None
-        self._fits.append((cards, fit[1], fit[2]))
+        self._fits.append((cards, fit[1], fit[2], fit[4]))
         groups = [
-            [cards for cards, angle, clockwise in self._fits if clockwise == c and abs(_wrap(angle - a)) <= self.tolerance]
-            for _, a, c in self._fits
+            [cards for cards, angle, clockwise, _ in self._fits if clockwise == c and abs(_wrap(angle - a)) <= self.tolerance]
+            for _, a, c, _ in self._fits
         ]
-        needed = [self.min_tricks if c == base.clockwise else max(self.min_tricks, self.mirror_tricks) for *_, c in self._fits]
+        needed = [
+            max(self.min_tricks, 1 if worst <= self.alone else 2, 1 if c == base.clockwise else self.mirror_tricks) for _, _, c, worst in self._fits
+        ]
         groups = [g for g, n in zip(groups, needed, strict=True) if len(g) >= n]
         if not groups:
             return None
@@ -355,7 +364,7 @@ class AutoCalibrator:
         pooled = self._fit(base, group)
         if pooled is None:
             return None
-        center, mean, clockwise, reach = pooled
+        center, mean, clockwise, reach, _ = pooled
         radius = base.radius
         if base.method == "default" and base.homography is None:
             # Keep the trick area generous around the found centre: cards lie well inside it.
@@ -369,9 +378,9 @@ class AutoCalibrator:
             method="auto",
         )
 
-    def _fit(self, base: TableGeometry, tricks: list[list[tuple[np.ndarray, int]]]) -> tuple[np.ndarray, float, bool, float] | None:
-        """``(centre, seat-0 angle, clockwise, farthest card)`` when every card of ``tricks`` lies
-        within the tolerance of its seat's direction, else ``None``."""
+    def _fit(self, base: TableGeometry, tricks: list[list[tuple[np.ndarray, int]]]) -> tuple[np.ndarray, float, bool, float, float] | None:
+        """``(centre, seat-0 angle, clockwise, farthest card, worst error)`` when every card of
+        ``tricks`` lies within the tolerance of its seat's direction, else ``None``."""
         centers = np.array([np.mean([p for p, _ in t], axis=0) for t in tricks])
         center = np.median(centers, axis=0) if len(centers) >= 3 else centers.mean(axis=0)
         samples = [(p - center, s) for t in tricks for p, s in t]
@@ -396,4 +405,4 @@ class AutoCalibrator:
         mean, worst, clockwise = best
         if worst > self.tolerance:
             return None
-        return center, mean, clockwise, float(offsets.max())
+        return center, mean, clockwise, float(offsets.max()), worst
