@@ -467,8 +467,8 @@ class GameFollower:
     def _replaced(
         self, number: int, places: list[tuple[float, float]], event: CardLeft, seat: int, card: Card, candidates: tuple[tuple[str, float], ...], message: str
     ) -> list[TableEvent]:
-        """What a re-read trick ``number`` reports: a new calibration if it was the calibrating trick,
-        the question to check it, and the trick as it now stands."""
+        """What a re-read trick ``number`` reports: a new calibration if it was the calibrating trick
+        (or none has calibrated yet), the question to check it, and the trick as it now stands."""
         return [
             *self._recalibrate(number, places, event),
             NeedsConfirmation(
@@ -533,7 +533,8 @@ class GameFollower:
     def _recalibrate(self, number: int, places: list[tuple[float, float]], event: CardLeft) -> list[TableEvent]:
         """Calibrates again when trick ``number``, the one this game's calibration came from, was
         just played anew: its seats as first counted (a misreading among them) taught the table
-        a turned seating that every later trick would follow."""
+        a turned seating that every later trick would follow. Before any calibration, the trick
+        played anew replaces what the calibrator learnt from its first counting."""
         if len(places) != 4:
             return []
         if self._calibrated_by is not None and self._calibrated_by[0] == number:
