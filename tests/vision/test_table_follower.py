@@ -559,6 +559,25 @@ def test_a_surer_second_reading_counted_for_the_next_seat_takes_the_first_readin
     assert [(s, str(c)) for s, c in table.follower.game.tricks[1].plays] == [(0, "AS"), (1, "KS"), (2, "9C"), (3, "10S")]
 
 
+def test_one_card_counted_twice_on_its_spot_keeps_its_first_place_under_its_surer_reading():
+    # Seed 45007's trick 5: seat 2's QC was read as QD (0.49), lost, and read again on its spot as
+    # QC (0.56), counted as seat 0's card; seat 0's AD went to seat 1, and seat 1's QD counted as
+    # the next lead. The card keeps its first place in the turn order under the surer reading.
+    table = _calibrated_table()
+    table.land("QD", spot(0), confidence=0.49)  # 5: seat 0's QC, first reading
+    table.land("10H", spot(1), confidence=0.75)  # 6
+    x, y = spot(0)
+    table.land("QC", (x + 4, y), confidence=0.56)  # 7: the same card, counted as seat 2's
+    table.land("AD", spot(2), confidence=0.73)  # 8: seat 2's card, counted as seat 3's
+    table.land("QD", spot(3), confidence=0.57)  # 9: seat 3's card, counted as the next lead
+    table.clear([5])  # the first reading's track ends
+    table.t += 3
+    events = table.clear([6, 7, 8, 9])
+    asks = [(e["reason"], e["card"], e["seat"]) for e in events if e["type"] == "needs_confirmation"]
+    assert asks[-1] == ("card_replaced", "QD", 3)
+    assert [(s, str(c)) for s, c in table.follower.game.tricks[1].plays] == [(0, "QC"), (1, "10H"), (2, "AD"), (3, "QD")]
+
+
 def test_a_misreading_in_a_trick_seated_anew_gives_its_place_to_the_lead_swept_with_it():
     # Seed 41002's trick 2: the turn order of a trick seated anew by position is not the order its
     # cards landed in; the misreading is still found, by its seat.

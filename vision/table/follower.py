@@ -333,6 +333,10 @@ class GameFollower:
         (new_index, new_confidence) = lead.reads[lead.plays[0][0]]
         new = Card.from_index(new_index)
         lingering = [t for t, _, _ in before.plays if t in before.on_table and _alike(Card.from_index(before.reads[t][0]), new)]
+        pair = self._seen_twice(before) if len(before.plays) == 4 else None
+        here = self.geometry.to_plane(lead.plays[0][2])
+        if pair is not None and not any(self._same_spot(here, self.geometry.to_plane(p)) for t, _, p in before.plays if t in pair):
+            return self._merge_twice(before, pair, lead, event)
         # Whether the misreading is dropped and the withdrawn card played last (else the withdrawn
         # card takes the misreading's place), and what gave the misreading away.
         dropped, why = True, "which left the table early"
@@ -359,10 +363,8 @@ class GameFollower:
             # card read as two). Where they lie tells which, when one lies at a seat that has its
             # card already and the withdrawn card lies at the seat it was counted for; else the
             # least sure of the four, if the withdrawn card was read surer.
-            here = self.geometry.to_plane(lead.plays[0][2])
             on_spot = [t for t, _, place in before.plays if self._same_spot(here, self.geometry.to_plane(place))]
             misplaced = self._misplaced(before, lead.plays[0][2])
-            twin = None if misplaced is None else self._first_sighting(before, misplaced)
             if on_spot:
                 # The withdrawn card lies on a counted card's spot: one card seen as two at once.
                 # A clearly surer reading replaces the first one; else the trick as seen stands.
@@ -370,10 +372,6 @@ class GameFollower:
                 if new_confidence < before.reads[old_track][1] + self.outvote_margin:
                     return []
                 dropped, why = False, "read again, far surer, on its spot"
-            elif twin is not None and before.reads[twin][1] < before.reads[misplaced][1]:
-                # The misplaced card is a second, surer reading of a card lying on its spot: the
-                # first, less sure reading is the misreading, and the second takes its seat.
-                old_track, why = twin, "read again, surer, where it lay"
             elif misplaced is not None:
                 old_track, dropped, why = misplaced, False, "which lay at another seat's place"
             else:
@@ -508,14 +506,51 @@ class GameFollower:
                 found.append(track)
         return found[0] if len(found) == 1 else None
 
-    def _first_sighting(self, trick: _TableTrick, track: int) -> int | None:
-        """An earlier play of ``trick`` lying on ``track``'s spot (whatever it was read as)."""
-        k = [t for t, _, _ in trick.plays].index(track)
-        here = self.geometry.to_plane(trick.plays[k][2])
-        for other, _, place in trick.plays[:k]:
-            if self._same_spot(here, self.geometry.to_plane(place)):
-                return other
-        return None
+    def _merge_twice(self, before: _TableTrick, pair: tuple[int, int], lead: _TableTrick, event: CardLeft) -> list[TableEvent]:
+        """Trick ``before`` counted one card twice (two plays on one spot, ``pair`` in landing
+        order) and a card swept with it was counted as the next lead: the card keeps the first
+        sighting's place in the turn order under the surer of its two readings, the second
+        sighting goes, and the withdrawn card is played last."""
+        from engine import Card
+
+        first, second = pair
+        seat_of = {track: seat for track, seat, _ in before.plays}
+        place_of = {seat: place for _, seat, place in before.plays}
+        plays = self.game.tricks[-1].plays
+        if len(place_of) != 4 or sorted(place_of) != sorted(s for s, _ in plays):
+            return []
+        surer = max(pair, key=lambda t: before.reads[t][1])
+        name = Card.from_index(before.reads[surer][0])
+        (new_index, new_confidence) = lead.reads[lead.plays[0][0]]
+        new = Card.from_index(new_index)
+        cards, places = [], []
+        for seat, card in plays:
+            if seat == seat_of[second]:
+                continue
+            cards.append(name if seat == seat_of[first] else card)
+            places.append(place_of[seat])
+        cards.append(new)
+        places.append(lead.plays[0][2])
+        game = self._replay_trick(len(cards), [(None, c) for c in cards])
+        number = before.number
+        seat = game.tricks[number].plays[-1][0]
+        others = [Card.from_index(before.reads[t][0]) for t in pair]
+        return self._replaced(
+            number,
+            places,
+            event,
+            seat,
+            new,
+            ((str(new), new_confidence), *((str(c), before.reads[t][1]) for c, t in zip(others, pair, strict=True))),
+            f"trick {number + 1}: {others[0]} and {others[1]} lay on one spot, one card counted twice (as {name}); "
+            f"{new}, swept with the trick, counts as seat {seat}'s card; check trick {number + 1}",
+        )
+
+    def _seen_twice(self, trick: _TableTrick) -> tuple[int, int] | None:
+        """The only two plays of ``trick`` lying on one spot (one card counted twice), else ``None``."""
+        places = [(track, self.geometry.to_plane(place)) for track, _, place in trick.plays]
+        pairs = [(a, b) for i, (a, pa) in enumerate(places) for b, pb in places[i + 1 :] if self._same_spot(pa, pb)]
+        return pairs[0] if len(pairs) == 1 else None
 
     def _second_sighting(self, trick: _TableTrick, track: int) -> int | None:
         """A later play of ``trick`` read as the same card as ``track`` and lying on its spot."""
