@@ -412,15 +412,8 @@ class GameFollower:
         game = self._replay_trick(len(cards), [(None, c) for c in cards])
         seat = game.tricks[-1].plays[-1 if dropped else k][0]
         number = before.number
-        return self._replaced(
-            number,
-            places,
-            event,
-            seat,
-            new,
-            ((str(new), new_confidence), (str(old), old_confidence)),
-            f"trick {number + 1}: {old}, {why}, was a misreading; {new}, swept with the trick, counts as seat {seat}'s card; check trick {number + 1}",
-        )
+        message = f"trick {number + 1}: {old}, {why}, was a misreading; {new}, swept with the trick, counts as seat {seat}'s card; check trick {number + 1}"
+        return self._replaced(number, places, event, seat, new, ((str(new), new_confidence), (str(old), old_confidence)), message)
 
     def _reread_many(self, lead: _TableTrick, before: _TableTrick | None, event: CardLeft) -> list[TableEvent]:
         """Two or three withdrawn "first cards" (see :meth:`_reread` for one): when exactly as many of
@@ -450,17 +443,13 @@ class GameFollower:
         game = self._replay_trick(len(cards), [(None, c) for c in cards])
         number = before.number
         seats = [s for s, _ in game.tricks[number].plays[-len(new):]]
-        return self._replaced(
-            number,
-            places,
-            event,
-            seats[0],
-            new[0][0],
-            tuple((str(c), conf) for c, conf, _ in new) + tuple((str(c), conf) for c, conf in old),
+        candidates = tuple((str(c), conf) for c, conf, _ in new) + tuple((str(c), conf) for c, conf in old)
+        message = (
             f"trick {number + 1}: {', '.join(str(c) for c, _ in old)}, which left the table early, were misreadings; "
             f"{', '.join(f'{c} (seat {s})' for (c, _, _), s in zip(new, seats, strict=True))}, swept with the trick, "
-            f"count in their place; check trick {number + 1}",
+            f"count in their place; check trick {number + 1}"
         )
+        return self._replaced(number, places, event, seats[0], new[0][0], candidates, message)
 
     def _replaced(
         self, number: int, places: list[tuple[float, float]], event: CardLeft, seat: int, card: Card, candidates: tuple[tuple[str, float], ...], message: str
@@ -535,16 +524,12 @@ class GameFollower:
         number = before.number
         seat = game.tricks[number].plays[-1][0]
         others = [Card.from_index(before.reads[t][0]) for t in pair]
-        return self._replaced(
-            number,
-            places,
-            event,
-            seat,
-            new,
-            ((str(new), new_confidence), *((str(c), before.reads[t][1]) for c, t in zip(others, pair, strict=True))),
+        candidates = ((str(new), new_confidence), *((str(c), before.reads[t][1]) for c, t in zip(others, pair, strict=True)))
+        message = (
             f"trick {number + 1}: {others[0]} and {others[1]} lay on one spot, one card counted twice (as {name}); "
-            f"{new}, swept with the trick, counts as seat {seat}'s card; check trick {number + 1}",
+            f"{new}, swept with the trick, counts as seat {seat}'s card; check trick {number + 1}"
         )
+        return self._replaced(number, places, event, seat, new, candidates, message)
 
     def _seen_twice(self, trick: _TableTrick) -> tuple[int, int] | None:
         """The only two plays of ``trick`` lying on one spot (one card counted twice), else ``None``."""
