@@ -25,14 +25,10 @@ class ScriptedDetector:
 
     def __init__(self, frames: list[Detections]) -> None:
         self.frames = list(frames)
-        self.last = Detections.empty()
 
-    def detect(self, image: np.ndarray) -> Detections:
-        self.last = self.frames.pop(0)
-        return self.last
-
-    def cards(self, image: np.ndarray) -> Detections:
-        return group_corners(self.last)
+    def detect_and_group(self, image: np.ndarray) -> tuple[Detections, Detections]:
+        corners = self.frames.pop(0)
+        return corners, group_corners(corners)
 
 
 def _yolo(box: list[float], size: int = 200) -> str:

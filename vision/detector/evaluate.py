@@ -28,6 +28,7 @@ NONE = N  # confusion row "no label here" / column "missed"
 # decides whether its print can be read.)
 SIZE_EDGES = (16.0, 32.0)
 SIZE_NAMES = ("small", "medium", "large")
+ALL_SIZES = len(SIZE_NAMES)  # the index of the all-sizes lists, after the buckets
 
 
 def size_bucket(xyxy: np.ndarray) -> np.ndarray:
@@ -55,7 +56,7 @@ class EvalReport:
     ap50: list[float] = field(default_factory=list)
     map50_by_size: dict[str, float | None] = field(default_factory=dict)
     labels_by_size: np.ndarray = field(default_factory=lambda: np.zeros((len(SIZE_NAMES), N), np.int64))
-    # Per size bucket (and the last: all sizes), per card: each prediction's score and whether it hit.
+    # Per size bucket, then all sizes (``ALL_SIZES``), per card: each prediction's score and whether it hit.
     _ap_conf: list[list[list[float]]] = field(default_factory=lambda: [[[] for _ in range(N)] for _ in range(len(SIZE_NAMES) + 1)])
     _ap_hit: list[list[list[bool]]] = field(default_factory=lambda: [[[] for _ in range(N)] for _ in range(len(SIZE_NAMES) + 1)])
 
@@ -90,12 +91,12 @@ class EvalReport:
         for k in range(len(raw)):
             if assigned[k] >= 0 or not on_ignore[k]:
                 c = int(raw.class_id[k])
-                for bucket in (-1, int(size[k])):
+                for bucket in (ALL_SIZES, int(size[k])):
                     self._ap_conf[bucket][c].append(float(raw.confidence[k]))
                     self._ap_hit[bucket][c].append(bool(assigned[k] >= 0))
 
     def finish_ap(self) -> None:
-        self.ap50 = self._ap(-1, self.labels)
+        self.ap50 = self._ap(ALL_SIZES, self.labels)
         self.map50 = _mean(self.ap50)
         self.map50_by_size = {name: _mean(self._ap(b, self.labels_by_size[b])) for b, name in enumerate(SIZE_NAMES)}
 
@@ -218,7 +219,8 @@ def save_confusion_png(report: EvalReport, path: Path) -> None:
 
 
 def evaluate(detector: Any, folder: YoloFolder, *, out: Path | None = None, examples: int = 6, label_kind: str | None = None, progress: bool = False) -> EvalReport:
-    """Runs ``detector`` (a :class:`vision.detector.model.CardDetector`) over a labelled folder.
+    """Runs ``detector`` (a :class:`vision.detector.model.CardDetector`, or anything with its
+    ``card`` and ``detect_and_group``) over a labelled folder.
 
     Writes ``metrics.json``, ``confusion.png`` and ``examples/*.jpg`` to ``out`` when given;
     examples show the images with the most mistakes first.
@@ -242,8 +244,9 @@ def evaluate(detector: Any, folder: YoloFolder, *, out: Path | None = None, exam
             report.failed.append(str(item.image))
             continue
         h, w = image.shape[:2]
-        raw = detector.detect(image)
-        cards = detector.cards(image) if detector.card.target == "corners" else raw
+        raw, cards = detector.detect_and_group(image)
+        if detector.card.target != "corners":
+            cards = raw
         result = score_image(report, cards, item, w, h, raw if same_kind else None)
         if out is not None and examples:
             mistakes = result.false_positives + int((result.label_hit < 0).sum())

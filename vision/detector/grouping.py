@@ -25,6 +25,7 @@ from itertools import combinations
 import numpy as np
 
 from vision.detections import Detections
+from vision.detector.matching import box_iou
 
 # Distance between the two index centres of one card, in index-box sizes (the longer box side).
 # Poker and Skat decks give about 3-5.5; the range leaves room for tilt, small German indices
@@ -81,8 +82,6 @@ def drop_twins(corners: Detections, iou: float = TWIN_IOU, fuse_power: float = T
     """
     if len(corners) < 2:
         return corners
-    from vision.detector.matching import box_iou
-
     overlap = box_iou(corners.xyxy, corners.xyxy)
     same = corners.class_id[:, None] == corners.class_id[None, :]
     weight = np.asarray(corners.confidence, np.float64) ** fuse_power

@@ -302,7 +302,15 @@ class CardDetector:
 
     def cards(self, image: np.ndarray) -> Detections:
         """One row per physical card: its corner indices grouped (``data["corners"]`` counts them)."""
+        return self._grouped(self._located(image))
+
+    def detect_and_group(self, image: np.ndarray) -> tuple[Detections, Detections]:
+        """:meth:`detect` and :meth:`cards` of one image from one run of the locator and classifier
+        (``dokocam eval`` scores both)."""
         found = self._located(image)
+        return drop_twins(found), self._grouped(found)
+
+    def _grouped(self, found: Detections) -> Detections:
         start = time.perf_counter()
         if self.card.target == "corners":
             found = group_corners(found, locate_weight=self.card.locate_weight)
