@@ -142,3 +142,46 @@ def test_stretched_views_average_the_crops_of_widened_and_heightened_windows():
     wide, tall = windows[1][0], windows[2][0]
     assert wide[2] - wide[0] == pytest.approx(1.3 * (square[0, 2] - square[0, 0])) and wide[3] - wide[1] == pytest.approx(square[0, 3] - square[0, 1])
     assert tall[3] - tall[1] == pytest.approx(1.3 * (square[0, 3] - square[0, 1])) and tall[2] - tall[0] == pytest.approx(square[0, 2] - square[0, 0])
+
+
+def _fine_detector(answers: dict[int, list[tuple[float, float, float, float, float]]]) -> tuple[CardDetector, _Locator]:
+    locator = _Locator(answers)
+    card = ModelCard(imgsz=320, fine_scale=2.0, fine_below=12.0)
+    return CardDetector(yolo=locator, card=card, conf=0.25, imgsz=320, scales=(1.0,), fine_scale=2.0), locator
+
+
+def test_small_indices_get_a_fine_pass_that_adds_only_small_boxes():
+    # A 640 px photo: at the 320 pass a 16 px index is 8 px (small), so the 640 pass runs. It finds
+    # a second small index and a 60 px picture detail; only the small box is added.
+    coarse = [(100, 100, 116, 120, 0.6)]
+    fine = [(101, 99, 117, 121, 0.9), (300, 300, 318, 322, 0.7), (400, 400, 460, 470, 0.8)]
+    detector, locator = _fine_detector({320: coarse, 640: fine})
+    found = detector.detect(np.zeros((640, 640, 3), np.uint8))
+    assert locator.sizes == [320, 640] and detector.timing.passes == 2
+    assert sorted(found.xyxy[:, 0].round().tolist()) == [101, 300]
+
+
+def test_large_indices_skip_the_fine_pass_and_it_never_enlarges_the_photo():
+    detector, locator = _fine_detector({320: [(100, 100, 140, 150, 0.6), (300, 300, 336, 346, 0.5)]})
+    detector.detect(np.zeros((640, 640, 3), np.uint8))
+    assert locator.sizes == [320]  # 20 px indices at 320: not small
+    detector, locator = _fine_detector({})
+    detector.detect(np.zeros((480, 480, 3), np.uint8))
+    assert locator.sizes == [320, 480]  # nothing found surely: fine pass, capped at the photo's own 480 px
+    detector.detect(np.zeros((300, 300, 3), np.uint8))
+    assert locator.sizes[2:] == [320]  # a photo no larger than the pass: nothing finer to see
+
+
+def test_the_fine_pass_is_in_the_model_card_and_off_for_table_frames(tmp_path: Path):
+    card = ModelCard(imgsz=320, fine_scale=2.0, fine_below=10.0)
+    card.save(tmp_path / "m.pt")
+    loaded = ModelCard.load(tmp_path / "m.pt")
+    assert (loaded.fine_scale, loaded.fine_below) == (2.0, 10.0)
+    assert loaded.for_table().fine_scale is None
+    assert ModelCard.load(tmp_path / "other.pt").fine_scale is None
+
+
+def test_cli_refuses_a_fine_pass_no_larger_than_the_inference_size(capsys: pytest.CaptureFixture[str]):
+    with pytest.raises(SystemExit):
+        main(["eval", "somewhere", "--fine", "0.5"])
+    assert "outside (1, 4]" in capsys.readouterr().err

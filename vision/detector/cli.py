@@ -67,6 +67,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ship.add_argument("--table-locate-weight", type=float, default=None, help="--locate-weight for table frames (default: the same)")
     ship.add_argument("--scales", type=_scale, nargs="+", default=[1.0], help="locator passes on photos as fractions of --imgsz (default: 1)")
     ship.add_argument("--stretches", type=_stretch, nargs="*", default=[], help="classifier views on photos: windows widened and heightened by these factors (default: none)")
+    ship.add_argument("--fine-scale", type=_scale, default=None, help="one more locator pass on photos whose indices are small, as a fraction of --imgsz (default: none)")
+    ship.add_argument("--fine-below", type=float, default=12.0, help="'small': the located indices' median short side in pixels of the --imgsz pass (default 12)")
     ship.set_defaults(func=_ship)
 
     detect = subparsers.add_parser("detect", help="find cards in images", description="Detect Doppelkopf cards; one JSON line per image with one entry per physical card.")
@@ -131,6 +133,15 @@ def _stretch(text: str) -> float:
 def _add_views(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scales", type=_scale, nargs="+", default=None, help="locator passes as fractions of the inference size, e.g. 1.2 1 0.8 (default: the model card's; 1 = one pass)")
     parser.add_argument("--stretches", type=_stretch, nargs="*", default=None, help="classifier views: windows widened and heightened by these factors, e.g. 1.3 (default: the model card's; none given = one view)")
+    parser.add_argument("--fine", type=_fine_scale, default=None, metavar="SCALE", help="one more locator pass at this fraction of the inference size when the indices found are small (default: the model card's; 0 = never)")
+
+
+def _fine_scale(text: str) -> float:
+    """The fine pass's size as a fraction of the inference size; 0 turns it off."""
+    value = _number(text)
+    if value != 0 and not 1 < value <= 4:
+        raise argparse.ArgumentTypeError(f"{text} is outside (1, 4]: the fine pass is larger than the inference size (0 turns it off)")
+    return value
 
 
 def _scales(args: argparse.Namespace) -> tuple[float, ...] | None:
@@ -187,6 +198,8 @@ def _ship(args: argparse.Namespace) -> int:
         locate_weight=args.locate_weight,
         scales=tuple(args.scales),
         stretches=tuple(args.stretches),
+        fine_scale=args.fine_scale,
+        fine_below=args.fine_below,
         table_conf=args.table_conf,
         table_locate_conf=args.table_locate_conf,
         table_locate_weight=args.table_locate_weight,
@@ -201,7 +214,7 @@ def _detect(args: argparse.Namespace) -> int:
     from vision.detector.model import CardDetector, ModelNotFoundError, UnreadableImageError, iter_images, read_image
 
     try:
-        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=_scales(args), stretches=_stretches(args))
+        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=_scales(args), stretches=_stretches(args), fine_scale=args.fine)
     except ModelNotFoundError as exc:
         print(f"dokocam detect: {exc}", file=sys.stderr)
         return 2
@@ -229,7 +242,7 @@ def _eval(args: argparse.Namespace) -> int:
 
     try:
         folder = read_folder(args.data, split=args.split)
-        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=_scales(args), stretches=_stretches(args))
+        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=_scales(args), stretches=_stretches(args), fine_scale=args.fine)
     except (DatasetFolderError, ModelNotFoundError) as exc:
         print(f"dokocam eval: {exc}", file=sys.stderr)
         return 2
@@ -252,6 +265,6 @@ def _bench(args: argparse.Namespace) -> int:
     from vision.detector.export import benchmark
 
     model = Path(args.model) if args.model else _default_model()
-    result = benchmark(model, backend=args.backend, frames=args.frames, images=Path(args.images) if args.images else None, scales=_scales(args), stretches=_stretches(args))
+    result = benchmark(model, backend=args.backend, frames=args.frames, images=Path(args.images) if args.images else None, scales=_scales(args), stretches=_stretches(args), fine_scale=args.fine)
     print(json.dumps({"backend": args.backend, "model": str(model), **result}))
     return 0

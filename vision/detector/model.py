@@ -20,6 +20,7 @@ import numpy as np
 
 from vision.detections import Detections
 from vision.detector.grouping import corner_score, drop_twins, group_corners
+from vision.detector.matching import short_side
 
 # Ultralytics must never reach for the network here (fonts, telemetry, hub checks).
 os.environ.setdefault("YOLO_OFFLINE", "1")
@@ -57,6 +58,12 @@ class ModelCard:
             most training scenes; each pass brings some of them into the sizes the locator learnt.
         stretches: the classifier also reads each index through windows widened and heightened by
             these factors and averages (:attr:`IndexReader.stretches`); photos only.
+        fine_scale: one more locator pass at this fraction of ``imgsz`` (never larger than the photo
+            itself), run only when the indices the ``scales`` passes found are small: their median
+            short side under ``fine_below`` pixels of the ``imgsz`` pass, or none found surely. It
+            adds only its boxes under that size. A whole table in one photo shows indices a few
+            pixels tall at ``imgsz``; a close-up is left alone, where a larger pass reads picture
+            details as indices.
         table_conf, table_locate_conf, table_locate_weight: ``conf``, ``locate_conf`` and
             ``locate_weight`` for table frames (``None``: the photo values). The table pipeline was measured at its own
             operating point, so tuning the photo one must not move it.
@@ -71,6 +78,8 @@ class ModelCard:
     locate_weight: float = 0.5
     scales: tuple[float, ...] = (1.0,)
     stretches: tuple[float, ...] = ()
+    fine_scale: float | None = None
+    fine_below: float = 12.0
     table_conf: float | None = None
     table_locate_conf: float | None = None
     table_locate_weight: float | None = None
@@ -86,7 +95,7 @@ class ModelCard:
         if not path.exists():
             return cls()
         data = json.loads(path.read_text())
-        names = ("target", "classifier", "imgsz", "conf", "table_imgsz", "locate_conf", "locate_weight", "table_conf", "table_locate_conf", "table_locate_weight")
+        names = ("target", "classifier", "imgsz", "conf", "table_imgsz", "locate_conf", "locate_weight", "fine_scale", "fine_below", "table_conf", "table_locate_conf", "table_locate_weight")
         fields = {k: data[k] for k in names if k in data}
         for key in ("scales", "stretches"):
             if key in data:
@@ -105,6 +114,9 @@ class ModelCard:
             data.setdefault("scales", list(self.scales))
         if self.stretches:
             data.setdefault("stretches", list(self.stretches))
+        if self.fine_scale is not None:
+            data.setdefault("fine_scale", self.fine_scale)
+            data.setdefault("fine_below", self.fine_below)
         for key in ("table_conf", "table_locate_conf", "table_locate_weight"):
             if getattr(self, key) is not None:
                 data.setdefault(key, getattr(self, key))
@@ -114,10 +126,13 @@ class ModelCard:
     def for_table(self) -> ModelCard:
         """The settings for whole table frames: the ``table_*`` values where given, one locator pass, one classifier view.
 
-        >>> card = ModelCard(imgsz=320, conf=0.35, table_imgsz=640, locate_conf=0.05, table_conf=0.4, table_locate_conf=0.2, scales=(1.2, 1.0), stretches=(1.3,))
+        The table pipeline shows the locator only the trick area at its own size (``vision.table.focus``),
+        so it has no use for a fine pass.
+
+        >>> card = ModelCard(imgsz=320, conf=0.35, table_imgsz=640, locate_conf=0.05, table_conf=0.4, table_locate_conf=0.2, scales=(1.2, 1.0), stretches=(1.3,), fine_scale=2.0)
         >>> table = card.for_table()
-        >>> table.imgsz, table.conf, table.locate_conf, table.locate_weight, table.scales, table.stretches
-        (640, 0.4, 0.2, 0.5, (1.0,), ())
+        >>> table.imgsz, table.conf, table.locate_conf, table.locate_weight, table.scales, table.stretches, table.fine_scale
+        (640, 0.4, 0.2, 0.5, (1.0,), (), None)
         """
         return replace(
             self,
@@ -127,6 +142,7 @@ class ModelCard:
             locate_weight=self.locate_weight if self.table_locate_weight is None else self.table_locate_weight,
             scales=(1.0,),
             stretches=(),
+            fine_scale=None,
         )
 
 
@@ -149,6 +165,26 @@ def pass_size(imgsz: int, scale: float) -> int:
     (384, 256, 416, 32)
     """
     return max(32, int(imgsz * scale / 32 + 0.5) * 32)
+
+
+FINE_SURE = 0.25  # the locator's score of a box that counts when judging the indices' size
+
+
+def wants_fine_pass(found: Detections, image_side: int, imgsz: int, below: float) -> bool:
+    """Whether a photo's indices are too small for the ``imgsz`` passes: the median short side of
+    the surely located boxes, in pixels of an ``imgsz`` pass over the photo's long side
+    ``image_side``, is under ``below``; or no box was located surely.
+
+    >>> boxes = Detections(xyxy=np.array([[0.0, 0, 14, 20], [50, 50, 66, 70], [9, 9, 90, 90]]), confidence=np.array([0.9, 0.8, 0.1]), class_id=np.zeros(3, np.int64))
+    >>> wants_fine_pass(boxes, 640, 320, 12.0), wants_fine_pass(boxes, 640, 320, 6.0)
+    (True, False)
+    >>> wants_fine_pass(Detections.empty(), 640, 320, 12.0)
+    True
+    """
+    sure = found.xyxy[found.confidence >= FINE_SURE]
+    if len(sure) == 0:
+        return True
+    return bool(np.median(short_side(sure)) * imgsz / image_side < below)
 
 
 def merge_passes(passes: list[Detections], iou: float) -> Detections:
@@ -188,6 +224,7 @@ class Timing:
     locate: float = 0.0
     classify: float = 0.0
     group: float = 0.0
+    passes: int = 0  # locator passes run
 
     @property
     def total(self) -> float:
@@ -209,6 +246,7 @@ class CardDetector:
     iou: float = 0.6
     imgsz: int = 640
     scales: tuple[float, ...] = (1.0,)
+    fine_scale: float | None = None
     timing: Timing = field(default_factory=Timing)
 
     @classmethod
@@ -221,6 +259,7 @@ class CardDetector:
         table: bool = False,
         scales: tuple[float, ...] | None = None,
         stretches: tuple[float, ...] | None = None,
+        fine_scale: float | None = None,
     ) -> CardDetector:
         """Loads a model (the shipped one by default).
 
@@ -232,6 +271,7 @@ class CardDetector:
                 card's table settings (:meth:`ModelCard.for_table`); ``imgsz`` still overrides the size.
             scales: the locator's passes as fractions of ``imgsz`` (default: the model card's).
             stretches: the classifier's extra views (default: the model card's; ``()``: one view).
+            fine_scale: the fine pass for small indices (default: the model card's; ``0``: none).
 
         Raises:
             ModelNotFoundError: the path does not exist.
@@ -257,6 +297,7 @@ class CardDetector:
             conf=card.conf if conf is None else conf,
             imgsz=imgsz or card.imgsz,
             scales=scales or card.scales,
+            fine_scale=(card.fine_scale if fine_scale is None else fine_scale) or None,
         )
 
     def detect(self, image: np.ndarray) -> Detections:
@@ -276,13 +317,17 @@ class CardDetector:
         conf = self.conf
         if self.reader is not None:
             conf = self.card.locate_conf if self.card.locate_conf is not None else self.conf * 0.5
-        found = merge_passes(
-            [
-                from_ultralytics(self.yolo.predict(image, imgsz=pass_size(self.imgsz, s), conf=conf, iou=self.iou, verbose=False, max_det=100)[0])
-                for s in self.scales
-            ],
-            self.iou,
-        )
+        passes = [self._pass(image, pass_size(self.imgsz, s), conf) for s in self.scales]
+        if self.fine_scale is not None:
+            side = max(image.shape[:2])
+            # Never enlarged: blown-up pixels make the locator read picture details as indices.
+            size = min(pass_size(self.imgsz, self.fine_scale), pass_size(side, 1.0))
+            if size > max(pass_size(self.imgsz, s) for s in self.scales) and wants_fine_pass(Detections.merge(passes), side, self.imgsz, self.card.fine_below):
+                fine = self._pass(image, size, conf)
+                # It adds only what the coarse passes cannot see: boxes small at ``imgsz``.
+                passes.append(fine[short_side(fine.xyxy) * self.imgsz / side < self.card.fine_below])
+        self.timing.passes = len(passes)
+        found = merge_passes(passes, self.iou)
         self.timing.locate = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         if self.reader is not None and len(found):
@@ -299,6 +344,9 @@ class CardDetector:
         self.timing.classify = (time.perf_counter() - start) * 1000
         kind = 0 if self.card.target == "corners" else 1
         return found.with_columns(data={**found.data, "kind": np.full(len(found), kind, dtype=np.int64)})
+
+    def _pass(self, image: np.ndarray, size: int, conf: float) -> Detections:
+        return from_ultralytics(self.yolo.predict(image, imgsz=size, conf=conf, iou=self.iou, verbose=False, max_det=100)[0])
 
     def cards(self, image: np.ndarray) -> Detections:
         """One row per physical card: its corner indices grouped (``data["corners"]`` counts them)."""

@@ -1,4 +1,4 @@
-"""``dokocam dataset generate``: write a synthetic YOLO dataset of Doppelkopf scenes."""
+"""``dokocam dataset``: write synthetic YOLO datasets of Doppelkopf scenes, index crops and tiles."""
 
 from __future__ import annotations
 
@@ -44,6 +44,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     crops.add_argument("--faces", action="append", default=[], metavar="DIR", help="folder of face images named by code (QC.png ...); repeatable")
     crops.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     crops.set_defaults(func=_crops)
+
+    tiles = actions.add_parser(
+        "tiles",
+        help="cut native-resolution tiles of a labelled folder (small indices at their drawn size)",
+        description="Cut SIZE px windows out of a labelled folder's images at their own resolution, each holding "
+        "its labels whole (none cut in two), into OUT/images/<split>, OUT/labels/<split>, OUT/data.yaml. A locator "
+        "trained at SIZE on these and on the whole scenes sees small indices as a full-resolution pass shows them.",
+    )
+    tiles.add_argument("source", metavar="SOURCE", help="labelled folder (images/<split> + labels/<split>) or its data.yaml")
+    tiles.add_argument("out", metavar="OUT", help="output folder (created)")
+    tiles.add_argument("--size", type=int, default=320, help="tile side in pixels (default 320, the locator's training size)")
+    tiles.add_argument("--per-image", type=int, default=1, help="tiles per image; later ones prefer labels the earlier missed (default 1)")
+    tiles.add_argument("--split", default="train", help="split to cut (default train)")
+    tiles.add_argument("--seed", type=int, default=0, help="same seed, same windows")
+    tiles.set_defaults(func=_tiles)
 
     preview = actions.add_parser("preview", help="write a contact sheet of generated scenes with their label boxes")
     preview.add_argument("out", metavar="PNG", help="output image path")
@@ -122,6 +137,24 @@ def _crops(args: argparse.Namespace) -> int:
             bar.update(count)
     elapsed = time.perf_counter() - start
     print(f"{args.crops} crops in {elapsed:.1f} s ({args.crops / elapsed:.0f} crops/s) -> {args.out}")
+    return 0
+
+
+def _tiles(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from vision.detector.dataset import DatasetFolderError, read_folder
+    from vision.synth.tiles import TileError, write_tiles
+
+    if args.size <= 0 or args.per_image <= 0:
+        raise SystemExit(f"dokocam dataset tiles: --size ({args.size}) and --per-image ({args.per_image}) must be positive")
+    try:
+        total = len(read_folder(args.source, split=args.split).items)
+        for _ in tqdm(write_tiles(args.source, args.out, size=args.size, per_image=args.per_image, split=args.split, seed=args.seed), total=total, unit="img", desc="tiles"):
+            pass
+    except (DatasetFolderError, TileError) as exc:
+        raise SystemExit(f"dokocam dataset tiles: {exc}") from None
+    print(f"{total} images cut into {args.size} px tiles -> {args.out}/data.yaml")
     return 0
 
 
