@@ -33,7 +33,8 @@ def _labelled_folder(root: Path, boxes: list[tuple[int, int, int, int, int]], si
 def test_a_tile_holds_whole_labels_at_the_source_pixels(tmp_path: Path) -> None:
     boxes = [(3, 40, 40, 58, 64), (0, 100, 90, 116, 110), (3, 500, 380, 520, 404), (0, 300, 200, 330, 240)]
     image = _labelled_folder(tmp_path / "src", boxes)
-    list(write_tiles(tmp_path / "src", tmp_path / "out", size=256, per_image=3, seed=4))
+    total, progress = write_tiles(tmp_path / "src", tmp_path / "out", size=256, per_image=3, seed=4)
+    assert total == 1 and list(progress) == [1]
     folder = read_folder(tmp_path / "out", split="train")
     assert len(folder.items) == 3
     covered = set()
@@ -70,7 +71,7 @@ def test_windows_never_cut_a_label_when_one_fits() -> None:
 
 def test_small_images_are_copied_whole(tmp_path: Path) -> None:
     _labelled_folder(tmp_path / "src", [(0, 10, 10, 30, 40)], size=(200, 200))
-    list(write_tiles(tmp_path / "src", tmp_path / "out", size=256))
+    list(write_tiles(tmp_path / "src", tmp_path / "out", size=256)[1])
     (item,) = read_folder(tmp_path / "out", split="train").items
     assert item.label_class.tolist() == [0]
     assert np.allclose(item.label_xyxy(200, 200), [[10, 10, 30, 40]])

@@ -143,17 +143,15 @@ def _crops(args: argparse.Namespace) -> int:
 def _tiles(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from vision.detector.dataset import DatasetFolderError, read_folder
+    from vision.detector.dataset import DatasetFolderError
     from vision.synth.tiles import TileError, write_tiles
 
-    if args.size <= 0 or args.per_image <= 0:
-        raise SystemExit(f"dokocam dataset tiles: --size ({args.size}) and --per-image ({args.per_image}) must be positive")
     try:
-        total = len(read_folder(args.source, split=args.split).items)
-        for _ in tqdm(write_tiles(args.source, args.out, size=args.size, per_image=args.per_image, split=args.split, seed=args.seed), total=total, unit="img", desc="tiles"):
-            pass
+        total, progress = write_tiles(args.source, args.out, size=args.size, per_image=args.per_image, split=args.split, seed=args.seed)
     except (DatasetFolderError, TileError) as exc:
         raise SystemExit(f"dokocam dataset tiles: {exc}") from None
+    for _ in tqdm(progress, total=total, unit="img", desc="tiles"):
+        pass
     print(f"{total} images cut into {args.size} px tiles -> {args.out}/data.yaml")
     return 0
 

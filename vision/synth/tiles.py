@@ -16,7 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.detector.dataset import read_folder
+from vision.detector.dataset import YoloFolder, read_folder
 
 GRID_STEP = 16  # tile offsets tried, in pixels: fine enough to fit around a few cards
 
@@ -79,20 +79,27 @@ def cut_tiles(boxes: np.ndarray, classes: np.ndarray, width: int, height: int, s
     return tiles
 
 
-def write_tiles(source: str | Path, out: str | Path, *, size: int = 320, per_image: int = 1, split: str = "train", seed: int = 0) -> Iterator[int]:
-    """Writes ``per_image`` tiles of each image of ``source``'s ``split`` to ``out/images/<split>``.
+def write_tiles(source: str | Path, out: str | Path, *, size: int = 320, per_image: int = 1, split: str = "train", seed: int = 0) -> tuple[int, Iterator[int]]:
+    """Cuts ``per_image`` tiles of each image of ``source``'s ``split`` into ``out/images/<split>``.
 
-    Yields the number of images done, for a progress bar. ``out`` gets a ``data.yaml`` like the
-    source's, with ``train`` and ``val`` pointing at the tiles' split.
+    The arguments and the folder are checked at once; the returned iterator then writes the
+    images one by one and yields how many are done, for a progress bar. ``out`` gets a
+    ``data.yaml`` like the source's, with ``train`` and ``val`` pointing at the tiles' split.
+
+    Returns:
+        ``(number of images, the writing iterator)``.
 
     Raises:
         TileError: ``size`` or ``per_image`` is not positive.
         vision.detector.dataset.DatasetFolderError: ``source`` has no labelled images.
     """
     if size <= 0 or per_image <= 0:
-        raise TileError(f"--size {size} and --per-image {per_image} must be positive")
+        raise TileError(f"--size ({size}) and --per-image ({per_image}) must be positive")
     folder = read_folder(source, split=split)
-    out = Path(out)
+    return len(folder.items), _write(folder, Path(source), Path(out), size, per_image, split, seed)
+
+
+def _write(folder: YoloFolder, source: Path, out: Path, size: int, per_image: int, split: str, seed: int) -> Iterator[int]:
     images_dir, labels_dir = out / "images" / split, out / "labels" / split
     images_dir.mkdir(parents=True, exist_ok=True)
     labels_dir.mkdir(parents=True, exist_ok=True)
@@ -104,19 +111,22 @@ def write_tiles(source: str | Path, out: str | Path, *, size: int = 320, per_ima
         height, width = image.shape[:2]
         if width <= size and height <= size:
             shutil.copy(item.image, images_dir / item.image.name)
-            rows = [f"{c} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}" for c, (cx, cy, w, h) in zip(item.label_class, item.label_cxcywh, strict=True)]
-            (labels_dir / item.image.with_suffix(".txt").name).write_text("\n".join(rows) + ("\n" if rows else ""))
+            _write_labels(labels_dir / item.image.with_suffix(".txt").name, item.label_class, item.label_xyxy(width, height), width, height)
             yield done
             continue
         for k, tile in enumerate(cut_tiles(item.label_xyxy(width, height), item.label_class, width, height, size, per_image, rng)):
             name = f"{item.image.stem}-t{k}"
             window = image[tile.y : tile.y + size, tile.x : tile.x + size]
             cv2.imwrite(str(images_dir / f"{name}.jpg"), window, [cv2.IMWRITE_JPEG_QUALITY, 95])
-            h, w = window.shape[:2]
-            rows = [f"{c} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}" for c, (x1, y1, x2, y2) in zip(tile.classes, tile.boxes, strict=True)]
-            (labels_dir / f"{name}.txt").write_text("\n".join(rows) + ("\n" if rows else ""))
+            _write_labels(labels_dir / f"{name}.txt", tile.classes, tile.boxes, window.shape[1], window.shape[0])
         yield done
-    (out / "data.yaml").write_text(_data_yaml(Path(source), out, split, size))
+    (out / "data.yaml").write_text(_data_yaml(source, out, split, size))
+
+
+def _write_labels(path: Path, classes: np.ndarray, xyxy: np.ndarray, width: int, height: int) -> None:
+    """YOLO label lines (``class cx cy w h``, normalised) of pixel boxes in a ``width`` x ``height`` image."""
+    rows = [f"{c} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} {(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}" for c, (x1, y1, x2, y2) in zip(classes, xyxy, strict=True)]
+    path.write_text("\n".join(rows) + ("\n" if rows else ""))
 
 
 def _data_yaml(source: Path, out: Path, split: str, size: int) -> str:
@@ -124,6 +134,6 @@ def _data_yaml(source: Path, out: Path, split: str, size: int) -> str:
     import yaml
 
     source_yaml = source / "data.yaml" if source.is_dir() else source
-    meta = yaml.safe_load(source_yaml.read_text()) or {} if source_yaml.is_file() else {}
+    meta = (yaml.safe_load(source_yaml.read_text()) or {}) if source_yaml.is_file() else {}
     meta.update(path=str(out.resolve()), train=f"images/{split}", val=f"images/{split}")
     return f"# native-resolution {size} px tiles of {source}\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
