@@ -132,3 +132,23 @@ def test_suit_variants_change_the_shape_but_not_the_suit_box() -> None:
         assert np.abs(other).max() <= 0.66
     with pytest.raises(UnknownCardCodeError):
         suit_polygons("X", 3)
+
+
+def test_small_indices_get_their_own_number_of_crops(tmp_path: Path) -> None:
+    import cv2
+
+    from vision.detector.classifier import extract_crops
+    from vision.detector.dataset import read_folder
+
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "a.png"), np.full((200, 200, 3), 128, np.uint8))
+    # class 3 is 10 x 20 px (small: shorter side under 16), class 5 is 40 x 60 px
+    (tmp_path / "labels" / "a.txt").write_text("3 0.25 0.25 0.05 0.1\n5 0.7 0.7 0.2 0.3\n")
+    folder = read_folder(tmp_path)
+    _, labels = extract_crops([folder], variants=2, small_variants=5, backgrounds=0.0)
+    assert (labels == 3).sum() == 5 and (labels == 5).sum() == 2
+    _, labels = extract_crops([folder], variants=2, backgrounds=0.0)
+    assert (labels == 3).sum() == 2 and (labels == 5).sum() == 2
+    _, labels = extract_crops([folder], variants=2, small_variants=5, backgrounds=0.0, min_size=25)
+    assert (labels == 3).sum() == 0 and (labels == 5).sum() == 2

@@ -45,6 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     cls.add_argument("--batch", type=int, default=128)
     cls.add_argument("--width", type=int, default=16, help="channels of the first layer")
     cls.add_argument("--variants", type=int, default=3, help="jittered crops per labelled box")
+    cls.add_argument("--small-variants", type=int, help="jittered crops per box under 16 px on its shorter side (default: --variants)")
     cls.add_argument("--time-minutes", type=float, default=None)
     cls.add_argument("--seed", type=int, default=0)
     cls.add_argument("--min-size", type=float, default=12.0, help="skip labelled boxes smaller than this many pixels")
@@ -174,7 +175,7 @@ def _train_classifier(args: argparse.Namespace) -> int:
         raise SystemExit("dokocam train-classifier: give training data with --data DIR and/or --crops FILE.npz")
     try:
         metrics = train_classifier(
-            args.data, args.out, val=args.val, epochs=args.epochs, batch=args.batch, width=args.width, variants=args.variants,
+            args.data, args.out, val=args.val, epochs=args.epochs, batch=args.batch, width=args.width, variants=args.variants, small_variants=args.small_variants,
             seed=args.seed, time_minutes=args.time_minutes, threads=args.threads, min_size=args.min_size, init=args.init,
             crops=args.crops, crop_size=args.crop_size, lr=args.lr,
         )  # fmt: skip
