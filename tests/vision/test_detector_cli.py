@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import shutil
 from pathlib import Path
 
 import cv2
@@ -117,3 +118,40 @@ def test_bench_detect_reports_its_locator_passes(tiny: dict[str, Path], capsys: 
     assert main(["bench-detect", "--frames", "2", "--model", str(tiny["model"]), "--scales", "1", "0.5"]) == 0
     result = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert result["passes"] == 2 and result["frames"] == 2 and result["median_ms"] > 0
+
+
+def test_export_onnx_carries_the_classifier_and_reads_as_torch(tiny: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    models = tmp_path / "models"
+    shutil.copytree(tiny["model"].parent, models)
+    model = models / tiny["model"].name
+    assert main(["export", "--format", "onnx", "--model", str(model)]) == 0
+    assert "exported" in capsys.readouterr().out
+    onnx_detector = CardDetector.load(model.with_suffix(".onnx"))
+    torch_detector = CardDetector.load(model)
+    assert onnx_detector.reader.session is not None and torch_detector.reader.session is None
+    image = cv2.imread(str(next((tiny["data"] / "images" / "val").iterdir())))
+    boxes = np.array([[10, 10, 40, 50], [60, 20, 75, 45], [100, 100, 150, 140]], float)
+    assert np.allclose(onnx_detector.reader.probabilities(image, boxes), torch_detector.reader.probabilities(image, boxes), atol=1e-5)
+
+
+def test_a_stale_classifier_export_is_not_used(tiny: dict[str, Path], tmp_path: Path, caplog: pytest.LogCaptureFixture):
+    import torch
+
+    models = tmp_path / "models"
+    shutil.copytree(tiny["model"].parent, models)
+    model = models / tiny["model"].name
+    assert main(["export", "--format", "onnx", "--model", str(model)]) == 0
+    # The classifier is retrained (here: its weights change) after the export.
+    checkpoint = next(models.glob("*.classifier.pt"))
+    state = torch.load(str(checkpoint), weights_only=True)
+    state["model"] = {k: v + 0.5 if v.is_floating_point() else v for k, v in state["model"].items()}
+    torch.save(state, str(checkpoint))
+    with caplog.at_level(logging.WARNING, logger="vision.detector.classifier"):
+        detector = CardDetector.load(model.with_suffix(".onnx"))
+    assert detector.reader.session is None
+    assert "exported from another checkpoint" in caplog.text
+    checkpoint.with_suffix(".onnx").unlink()
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="vision.detector.classifier"):
+        assert CardDetector.load(model.with_suffix(".onnx")).reader.session is None
+    assert "no ONNX export of the classifier" in caplog.text

@@ -8,11 +8,14 @@ index at one scale whatever the camera distance. Class ``24`` means "not a Doppe
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -25,6 +28,11 @@ from vision.detector.dataset import YoloFolder, read_folder
 
 CROP_SIZE = 32
 NUM_CLASSES = 25
+# The ONNX export records which checkpoint it was made from, so a retrained classifier is never read
+# through a stale export.
+SOURCE_DIGEST_KEY = "dokocam_checkpoint_sha256"
+
+log = logging.getLogger(__name__)
 
 
 class ClassifierCheckpointError(ValueError):
@@ -105,6 +113,7 @@ class IndexReader:
     crop_size: int = CROP_SIZE
     turns: int = 4
     stretches: tuple[float, ...] = ()
+    session: Any = None  # an onnxruntime InferenceSession of the same network (:meth:`using_onnx`)
 
     @classmethod
     def load(cls, path: str | Path) -> IndexReader:
@@ -120,6 +129,29 @@ class IndexReader:
         model.load_state_dict(state["model"])
         return cls(model.eval(), crop_size=int(state.get("crop_size", CROP_SIZE)))
 
+    def using_onnx(self, checkpoint: str | Path) -> IndexReader:
+        """This reader with its network run by onnxruntime from ``checkpoint``'s ONNX export
+        (``<stem>.onnx``, written by ``dokocam export``): the same probabilities, about three times
+        faster on this CPU for a frame's few dozen crops.
+
+        The reader is returned unchanged, with a warning, when there is no export or it was made
+        from another checkpoint (a classifier retrained since): torch then reads the crops.
+        """
+        path = Path(checkpoint).with_suffix(".onnx")
+        if not path.exists():
+            log.warning("%s: no ONNX export of the classifier; it runs in torch (run `dokocam export --format onnx`)", path)
+            return self
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = torch.get_num_threads()
+        options.inter_op_num_threads = 1
+        session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        if session.get_modelmeta().custom_metadata_map.get(SOURCE_DIGEST_KEY) != file_digest(checkpoint):
+            log.warning("%s was exported from another checkpoint than %s; the classifier runs in torch (run `dokocam export` again)", path, checkpoint)
+            return self
+        return replace(self, session=session)
+
     def probabilities(self, image: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
         """``(n, 25)`` class probabilities for the boxes ``xyxy`` of ``image``."""
         boxes = square_boxes(xyxy)
@@ -134,7 +166,11 @@ class IndexReader:
         step = 4 // self.turns if self.turns in (1, 2, 4) else 4
         with torch.inference_mode():
             views = torch.cat([torch.rot90(batch, k, (2, 3)) for k in range(0, 4, step)])
-            probs = F.softmax(self.model(views), dim=1).reshape(-1, len(batch), NUM_CLASSES)
+            if self.session is None:
+                logits = self.model(views)
+            else:
+                logits = torch.from_numpy(self.session.run(None, {"crops": views.contiguous().numpy()})[0])
+            probs = F.softmax(logits, dim=1).reshape(-1, len(batch), NUM_CLASSES)
             return probs.mean(dim=0).numpy()
 
 
@@ -375,6 +411,35 @@ def _accuracy(model: IndexClassifier, x: torch.Tensor, y: torch.Tensor) -> float
 def _save(model: IndexClassifier, out: str | Path, crop_size: int = CROP_SIZE) -> None:
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     torch.save({"model": model.state_dict(), "width": model.width, "crop_size": crop_size, "classes": NUM_CLASSES}, str(out))
+
+
+def file_digest(path: str | Path) -> str:
+    """The SHA-256 of a file's bytes, in hex."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def export_onnx(checkpoint: str | Path) -> Path:
+    """Writes the classifier in ``checkpoint`` as ONNX beside it (``<stem>.onnx``, any number of
+    crops a batch), tagged with the checkpoint's digest for :meth:`IndexReader.using_onnx`.
+
+    Raises:
+        ClassifierCheckpointError: ``checkpoint`` is not a classifier checkpoint.
+    """
+    import onnx
+
+    reader = IndexReader.load(checkpoint)
+    target = Path(checkpoint).with_suffix(".onnx")
+    example = torch.zeros(1, 3, reader.crop_size, reader.crop_size)
+    # The TorchScript exporter (dynamo=False): the newer one needs onnxscript, which the project does not carry.
+    torch.onnx.export(
+        reader.model, (example,), str(target), input_names=["crops"], output_names=["logits"],
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
+    )
+    proto = onnx.load(str(target))
+    entry = proto.metadata_props.add()
+    entry.key, entry.value = SOURCE_DIGEST_KEY, file_digest(checkpoint)
+    onnx.save(proto, str(target))
+    return target
 
 
 class CropFileError(ValueError):

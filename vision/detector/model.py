@@ -289,7 +289,11 @@ class CardDetector:
         if card.classifier:
             from vision.detector.classifier import IndexReader
 
-            reader = replace(IndexReader.load(ModelCard.path_for(path).parent / card.classifier), stretches=card.stretches if stretches is None else tuple(stretches))
+            checkpoint = ModelCard.path_for(path).parent / card.classifier
+            reader = replace(IndexReader.load(checkpoint), stretches=card.stretches if stretches is None else tuple(stretches))
+            if path.suffix == ".onnx" or path.name.endswith(OPENVINO_SUFFIX):
+                # An exported locator is asked for speed; the classifier's export gives it too.
+                reader = reader.using_onnx(checkpoint)
         return cls(
             yolo=yolo,
             card=card,
