@@ -115,3 +115,32 @@ def test_map50_is_broken_down_by_label_size(tmp_path: Path):
     assert "mAP50 by label size (short side): <16 px 0.0000 (1 labels), 16-32 px n/a (0 labels), >=32 px 1.0000 (1 labels)" in report.table()
     metrics = json.loads((tmp_path / "report" / "metrics.json").read_text())
     assert metrics["map50_by_size"]["large"] == {"short_side_px": ">=32", "labels": 1, "map50": 1.0}
+
+
+def test_map50_is_split_by_the_generated_images_blur(tmp_path: Path):
+    for sub in ("images", "labels", "meta"):
+        (tmp_path / sub).mkdir()
+    for name, blurred in (("a", False), ("b", True), ("c", None)):
+        cv2.imwrite(str(tmp_path / "images" / f"{name}.jpg"), np.full((200, 200, 3), 128, np.uint8))
+        (tmp_path / "labels" / f"{name}.txt").write_text(f"QC {_yolo([100, 100, 140, 160])}\n")
+        if blurred is not None:
+            (tmp_path / "meta" / f"{name}.json").write_text(json.dumps({"look": {"motion_blur_px": 4.0 * blurred, "blurred": blurred}}))
+        else:
+            (tmp_path / "meta" / f"{name}.json").write_text("{not json")  # a damaged meta file: blur unknown
+    folder = read_folder(tmp_path)
+    assert [item.blurred for item in folder.items] == [False, True, None]
+    hit = Detections(xyxy=[[100, 100, 140, 160]], confidence=[0.9], class_id=[QC])
+    miss = Detections(xyxy=[[10, 10, 50, 70]], confidence=[0.9], class_id=[QC])
+    report = evaluate(ScriptedDetector([hit, miss, hit]), folder, out=tmp_path / "report", examples=0)
+    assert report.by_blur["sharp"].images == 1 and report.by_blur["blurred"].images == 1
+    assert report.by_blur["sharp"].map50 == pytest.approx(1.0)
+    assert report.by_blur["blurred"].map50 == pytest.approx(0.0)
+    assert "mAP50 by image blur (generated data): sharp 1.0000 (1 images, 1 labels), blurred 0.0000 (1 images, 1 labels)" in report.table()
+    metrics = json.loads((tmp_path / "report" / "metrics.json").read_text())
+    assert metrics["map50_by_blur"]["blurred"]["labels"] == 1 and metrics["map50_by_blur"]["sharp"]["map50"] == 1.0
+
+
+def test_a_folder_without_blur_in_its_meta_reports_no_split(folder: Path):
+    frames = [Detections(xyxy=[[10, 10, 20, 20]], confidence=[0.5], class_id=[QC]), Detections.empty()]
+    report = evaluate(ScriptedDetector(frames), read_folder(folder))
+    assert report.by_blur == {} and "image blur" not in report.table() and report.to_dict()["map50_by_blur"] is None

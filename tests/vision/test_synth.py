@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import cv2
@@ -234,6 +235,10 @@ def test_cli_generate_writes_a_repeatable_yolo_dataset(tmp_path: Path) -> None:
     assert len(list((a / "images" / "train").glob("*.jpg"))) == 3
     assert len(list((a / "images" / "val").glob("*.jpg"))) == 1
     assert len(list((a / "meta" / "train").glob("*.json"))) == 3
+    for meta in (a / "meta").rglob("*.json"):
+        look = json.loads(meta.read_text())["look"]
+        # The flag `dokocam eval` splits by is the renderer's own rule, from the same numbers.
+        assert look["blurred"] == Look(motion_blur_px=look["motion_blur_px"], focus_blur_px=look["focus_blur_px"]).blurs
     labels = sorted((a / "labels").rglob("*.txt"))
     assert len(labels) == 4
     for label in labels:

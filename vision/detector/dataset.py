@@ -2,11 +2,13 @@
 
 Label lines are ``class cx cy w h`` (normalised); ``class`` is a card index (``3``) or a card
 code (``QC``). ``ignore/`` files name boxes of cards outside a Doppelkopf deck (``8H ...``).
-A ``data.yaml`` may say what was labelled (``target: corners`` or ``target: cards``).
+A ``data.yaml`` may say what was labelled (``target: corners`` or ``target: cards``); a generated
+dataset's ``meta/`` JSON says whether each image was blurred.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +32,7 @@ class LabelledImage:
     label_class: np.ndarray  # (n,) int64 card index
     label_cxcywh: np.ndarray  # (n, 4) normalised
     ignore_cxcywh: np.ndarray  # (m, 4) normalised
+    blurred: bool | None = None  # a generated image's motion or focus blur (its ``meta/`` JSON); None: unknown
 
     def label_xyxy(self, width: int, height: int) -> np.ndarray:
         return _to_xyxy(self.label_cxcywh, width, height)
@@ -90,6 +93,19 @@ def read_ignore_file(path: Path) -> np.ndarray:
     return np.array(boxes, dtype=np.float64).reshape(-1, 4)
 
 
+def read_blurred(path: Path) -> bool | None:
+    """Whether a generated image was blurred, from its ``meta/`` JSON (``look.blurred``, written by
+    ``dokocam dataset generate``); ``None`` when there is no such file or it does not say (photos,
+    older datasets, a damaged file).
+    """
+    try:
+        look = json.loads(path.read_text()).get("look") or {}
+    except (OSError, ValueError, AttributeError):
+        return None
+    blurred = look.get("blurred") if isinstance(look, dict) else None
+    return blurred if isinstance(blurred, bool) else None
+
+
 def _label_kind(root: Path) -> str:
     for name in ("data.yaml", "dataset.yaml"):
         path = root / name
@@ -106,16 +122,16 @@ def _label_kind(root: Path) -> str:
     return "corners"
 
 
-def _layout(root: Path, split: str | None) -> tuple[Path, Path, Path]:
-    """``(images, labels, ignore)`` folders of either ``X/images`` or Ultralytics' ``images/X`` layout."""
+def _layout(root: Path, split: str | None) -> tuple[Path, Path, Path, Path]:
+    """``(images, labels, ignore, meta)`` folders of either ``X/images`` or Ultralytics' ``images/X`` layout."""
     splits = [split] if split else ["", "val", "train"]
     for name in splits:
-        for images, labels, ignore in (
-            (root / name / "images", root / name / "labels", root / name / "ignore"),
-            (root / "images" / name, root / "labels" / name, root / "ignore" / name),
+        for images, labels, ignore, meta in (
+            (root / name / "images", root / name / "labels", root / name / "ignore", root / name / "meta"),
+            (root / "images" / name, root / "labels" / name, root / "ignore" / name, root / "meta" / name),
         ):
             if images.is_dir() and any(p.suffix.lower() in IMAGE_SUFFIXES for p in images.iterdir()):
-                return images, labels, ignore
+                return images, labels, ignore, meta
     raise DatasetFolderError(f"{root} has no images (expected images/*.jpg with labels/*.txt beside it, or images/val/ + labels/val/)")
 
 
@@ -132,10 +148,15 @@ def read_folder(path: str | Path, *, split: str | None = None) -> YoloFolder:
     root = Path(path)
     if root.is_file():
         root = root.parent
-    images_dir, labels_dir, ignore_dir = _layout(root, split)
+    images_dir, labels_dir, ignore_dir, meta_dir = _layout(root, split)
     items = []
     for image in sorted(p for p in images_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
         name = image.with_suffix(".txt").name
         classes, boxes = read_label_file(labels_dir / name)
-        items.append(LabelledImage(image=image, label_class=classes, label_cxcywh=boxes, ignore_cxcywh=read_ignore_file(ignore_dir / name)))
+        items.append(
+            LabelledImage(
+                image=image, label_class=classes, label_cxcywh=boxes, ignore_cxcywh=read_ignore_file(ignore_dir / name),
+                blurred=read_blurred(meta_dir / image.with_suffix(".json").name),
+            )
+        )
     return YoloFolder(root=images_dir, items=tuple(items), kind=_label_kind(root))

@@ -27,6 +27,9 @@ NONE = N  # confusion row "no label here" / column "missed"
 # (COCO splits by area at 32^2 and 96^2; a corner index is narrow, and its short side is what
 # decides whether its print can be read.)
 SIZE_EDGES = (16.0, 32.0)
+# Generated images are also scored apart by whether the renderer blurred them (their ``meta/``
+# says): a motion-blurred index a dozen pixels tall is not one any reader can name.
+BLUR_NAMES = ("sharp", "blurred")
 SIZE_NAMES = ("small", "medium", "large")
 ALL_SIZES = len(SIZE_NAMES)  # the index of the all-sizes lists, after the buckets
 
@@ -56,6 +59,8 @@ class EvalReport:
     ap50: list[float] = field(default_factory=list)
     map50_by_size: dict[str, float | None] = field(default_factory=dict)
     labels_by_size: np.ndarray = field(default_factory=lambda: np.zeros((len(SIZE_NAMES), N), np.int64))
+    # mAP50 over the sharp and the blurred images apart, when a generated folder's meta says which is which.
+    by_blur: dict[str, EvalReport] = field(default_factory=dict)
     # Per size bucket, then all sizes (``ALL_SIZES``), per card: each prediction's score and whether it hit.
     _ap_conf: list[list[list[float]]] = field(default_factory=lambda: [[[] for _ in range(N)] for _ in range(len(SIZE_NAMES) + 1)])
     _ap_hit: list[list[list[bool]]] = field(default_factory=lambda: [[[] for _ in range(N)] for _ in range(len(SIZE_NAMES) + 1)])
@@ -95,7 +100,16 @@ class EvalReport:
                     self._ap_conf[bucket][c].append(float(raw.confidence[k]))
                     self._ap_hit[bucket][c].append(bool(assigned[k] >= 0))
 
+    def add_ap_by_blur(self, blurred: bool, raw: Detections, labels_xyxy: np.ndarray, labels_cls: np.ndarray, ignore_xyxy: np.ndarray) -> None:
+        """:meth:`add_ap` into the report of the sharp or the blurred images."""
+        part = self.by_blur.setdefault(BLUR_NAMES[int(blurred)], EvalReport())
+        part.images += 1
+        np.add.at(part.labels, np.asarray(labels_cls, np.int64), 1)
+        part.add_ap(raw, labels_xyxy, labels_cls, ignore_xyxy)
+
     def finish_ap(self) -> None:
+        for part in self.by_blur.values():
+            part.finish_ap()
         self.ap50 = self._ap(ALL_SIZES, self.labels)
         self.map50 = _mean(self.ap50)
         self.map50_by_size = {name: _mean(self._ap(b, self.labels_by_size[b])) for b, name in enumerate(SIZE_NAMES)}
@@ -123,6 +137,12 @@ class EvalReport:
                 name: {"short_side_px": _size_range(b), "labels": int(self.labels_by_size[b].sum()), "map50": self.map50_by_size.get(name)}
                 for b, name in enumerate(SIZE_NAMES)
             },
+            "map50_by_blur": None
+            if self.map50 is None or not self.by_blur
+            else {
+                name: {"images": part.images, "labels": int(part.labels.sum()), "map50": part.map50, "map50_by_size": part.map50_by_size}
+                for name, part in sorted(self.by_blur.items(), key=lambda kv: BLUR_NAMES.index(kv[0]))
+            },
             "confusion": {"rows": [*CARD_CODES, "none"], "columns": [*CARD_CODES, "missed"], "counts": self.confusion.tolist()},
             "failed": self.failed,
         }
@@ -141,6 +161,12 @@ class EvalReport:
                 for b, name in enumerate(SIZE_NAMES)
             ]
             lines.append("mAP50 by label size (short side): " + ", ".join(parts))
+        if self.map50 is not None and self.by_blur:
+            parts = [
+                f"{name} {'n/a' if part.map50 is None else f'{part.map50:.4f}'} ({part.images} images, {int(part.labels.sum())} labels)"
+                for name, part in sorted(self.by_blur.items(), key=lambda kv: BLUR_NAMES.index(kv[0]))
+            ]
+            lines.append("mAP50 by image blur (generated data): " + ", ".join(parts))
         confusions = [(int(self.confusion[i, j]), CARD_CODES[i], CARD_CODES[j]) for i in range(N) for j in range(N) if i != j and self.confusion[i, j]]
         if confusions:
             lines.append("confusions (true -> predicted): " + ", ".join(f"{t}->{p} x{n}" for n, t, p in sorted(confusions, reverse=True)[:15]))
@@ -189,6 +215,8 @@ def score_image(report: EvalReport, cards: Detections, item: LabelledImage, widt
             report.ignored += 1
     if raw is not None:
         report.add_ap(raw, labels, item.label_class, ignore)
+        if item.blurred is not None:
+            report.add_ap_by_blur(item.blurred, raw, labels, item.label_class, ignore)
     return result
 
 

@@ -29,6 +29,9 @@ from vision.synth.textures import Surface
 
 OWNER_NONE = -1  # background
 OWNER_HIDDEN = -2  # an occluder or a face-down card: hides what is below, labels nothing
+# The renderer blurs a shot from these on (a shorter motion blur or smaller sigma changes nothing).
+MOTION_BLUR_MIN = 1.5
+FOCUS_BLUR_MIN = 0.3
 
 
 class Deck:
@@ -303,6 +306,25 @@ class Look:
             jpeg_quality=int(rng.integers(35, 96)) if rng.random() < 0.8 else 0,
         )
 
+    @property
+    def blurs(self) -> bool:
+        """Whether the renderer blurs the shot (motion or focus), by the thresholds it applies them at.
+
+        >>> Look().blurs, Look(motion_blur_px=2.0).blurs, Look(focus_blur_px=0.2).blurs
+        (False, True, False)
+        """
+        return self.motion_blur_px >= MOTION_BLUR_MIN or self.focus_blur_px > FOCUS_BLUR_MIN
+
+    def to_dict(self) -> dict[str, Any]:
+        """What a dataset's ``meta/`` records of the shot: the blur, noise and JPEG it got."""
+        return {
+            "motion_blur_px": round(self.motion_blur_px, 2),
+            "focus_blur_px": round(self.focus_blur_px, 2),
+            "noise": round(self.noise, 2),
+            "jpeg_quality": self.jpeg_quality,
+            "blurred": self.blurs,
+        }
+
 
 @dataclass(frozen=True)
 class Table:
@@ -367,12 +389,14 @@ def _big_enough(box: list[float], min_size: float) -> bool:
 @dataclass
 class SceneAnnotation:
     """Everything known about one rendered image (``kind`` says what the generator meant it as:
-    ``"table"`` or ``"closeup"``; empty when rendered directly)."""
+    ``"table"`` or ``"closeup"``; empty when rendered directly; ``look`` is :meth:`Look.to_dict`
+    of the shot, empty when unknown)."""
 
     width: int
     height: int
     cards: list[CardAnnotation]
     kind: str = ""
+    look: dict[str, Any] = field(default_factory=dict)
 
     def boxes(self, target: str = "corners", *, index_threshold: float = 0.6, card_threshold: float = 0.5, min_size: float = 3.0) -> list[tuple[int, list[float]]]:
         """Labelled boxes ``(class_id, [x1, y1, x2, y2])`` in pixels.
@@ -412,7 +436,7 @@ class SceneAnnotation:
         return lines
 
     def to_dict(self) -> dict[str, Any]:
-        return {"width": self.width, "height": self.height, "kind": self.kind, "cards": [c.to_dict() for c in self.cards]}
+        return {"width": self.width, "height": self.height, "kind": self.kind, "look": self.look, "cards": [c.to_dict() for c in self.cards]}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -671,6 +695,7 @@ def render_scene(
 
     image, owner = _finish(canvas, camera, look, rng)
     annotation = _annotate(placed, owner, camera, canvas)
+    annotation.look = look.to_dict()
     return image, annotation
 
 
@@ -742,7 +767,7 @@ def _finish(canvas: _Canvas, camera: Camera, look: Look, rng: np.random.Generato
         map1, map2 = maps
         out = cv2.remap(canvas.image, map1, map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         owner = cv2.remap(canvas.owner, map1, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=OWNER_NONE)
-    if look.motion_blur_px >= 1.5:
+    if look.motion_blur_px >= MOTION_BLUR_MIN:
         k = int(round(look.motion_blur_px)) | 1
         kernel = np.zeros((k, k), np.float32)
         kernel[k // 2, :] = 1.0 / k
@@ -750,7 +775,7 @@ def _finish(canvas: _Canvas, camera: Camera, look: Look, rng: np.random.Generato
         kernel = cv2.warpAffine(kernel, rot, (k, k))
         kernel /= kernel.sum() or 1.0
         out = cv2.filter2D(out, -1, kernel)
-    if look.focus_blur_px > 0.3:
+    if look.focus_blur_px > FOCUS_BLUR_MIN:
         out = cv2.GaussianBlur(out, (0, 0), look.focus_blur_px)
     if look.sharpen > 0:
         out = cv2.addWeighted(out, 1 + look.sharpen, cv2.GaussianBlur(out, (0, 0), 1.2), -look.sharpen, 0)
