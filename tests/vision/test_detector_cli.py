@@ -134,7 +134,7 @@ def test_export_onnx_carries_the_classifier_and_reads_as_torch(tiny: dict[str, P
     assert np.allclose(onnx_detector.reader.probabilities(image, boxes), torch_detector.reader.probabilities(image, boxes), atol=1e-5)
 
 
-def test_a_stale_classifier_export_is_not_used(tiny: dict[str, Path], tmp_path: Path, caplog: pytest.LogCaptureFixture):
+def test_a_stale_missing_or_damaged_classifier_export_is_not_used(tiny: dict[str, Path], tmp_path: Path, caplog: pytest.LogCaptureFixture):
     import torch
 
     models = tmp_path / "models"
@@ -155,3 +155,8 @@ def test_a_stale_classifier_export_is_not_used(tiny: dict[str, Path], tmp_path: 
     with caplog.at_level(logging.WARNING, logger="vision.detector.classifier"):
         assert CardDetector.load(model.with_suffix(".onnx")).reader.session is None
     assert "no ONNX export of the classifier" in caplog.text
+    checkpoint.with_suffix(".onnx").write_bytes(b"half a file")
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="vision.detector.classifier"):
+        assert CardDetector.load(model.with_suffix(".onnx")).reader.session is None
+    assert "not a readable ONNX model" in caplog.text

@@ -134,8 +134,8 @@ class IndexReader:
         (``<stem>.onnx``, written by ``dokocam export``): the same probabilities, about three times
         faster on this CPU for a frame's few dozen crops.
 
-        The reader is returned unchanged, with a warning, when there is no export or it was made
-        from another checkpoint (a classifier retrained since): torch then reads the crops.
+        The reader is returned unchanged, with a warning, when there is no export, it cannot be read,
+        or it was made from another checkpoint (a classifier retrained since): torch then reads the crops.
         """
         path = Path(checkpoint).with_suffix(".onnx")
         if not path.exists():
@@ -146,7 +146,11 @@ class IndexReader:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = torch.get_num_threads()
         options.inter_op_num_threads = 1
-        session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        try:
+            session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime's errors (InvalidProtobuf, Fail, ...) derive from Exception only
+            log.warning("%s is not a readable ONNX model (%s); the classifier runs in torch (run `dokocam export` again)", path, exc)
+            return self
         if session.get_modelmeta().custom_metadata_map.get(SOURCE_DIGEST_KEY) != file_digest(checkpoint):
             log.warning("%s was exported from another checkpoint than %s; the classifier runs in torch (run `dokocam export` again)", path, checkpoint)
             return self
