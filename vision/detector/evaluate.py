@@ -27,11 +27,11 @@ NONE = N  # confusion row "no label here" / column "missed"
 # (COCO splits by area at 32^2 and 96^2; a corner index is narrow, and its short side is what
 # decides whether its print can be read.)
 SIZE_EDGES = (16.0, 32.0)
+SIZE_NAMES = ("small", "medium", "large")
+ALL_SIZES = len(SIZE_NAMES)  # the index of the all-sizes lists, after the buckets
 # Generated images are also scored apart by whether the renderer blurred them (their ``meta/``
 # says): a motion-blurred index a dozen pixels tall is not one any reader can name.
 BLUR_NAMES = ("sharp", "blurred")
-SIZE_NAMES = ("small", "medium", "large")
-ALL_SIZES = len(SIZE_NAMES)  # the index of the all-sizes lists, after the buckets
 
 
 def size_bucket(xyxy: np.ndarray) -> np.ndarray:
@@ -107,6 +107,10 @@ class EvalReport:
         np.add.at(part.labels, np.asarray(labels_cls, np.int64), 1)
         part.add_ap(raw, labels_xyxy, labels_cls, ignore_xyxy)
 
+    def blur_parts(self) -> list[tuple[str, EvalReport]]:
+        """The sharp and the blurred images' reports, in that order, those that have images."""
+        return [(name, self.by_blur[name]) for name in BLUR_NAMES if name in self.by_blur]
+
     def finish_ap(self) -> None:
         for part in self.by_blur.values():
             part.finish_ap()
@@ -141,7 +145,7 @@ class EvalReport:
             if self.map50 is None or not self.by_blur
             else {
                 name: {"images": part.images, "labels": int(part.labels.sum()), "map50": part.map50, "map50_by_size": part.map50_by_size}
-                for name, part in sorted(self.by_blur.items(), key=lambda kv: BLUR_NAMES.index(kv[0]))
+                for name, part in self.blur_parts()
             },
             "confusion": {"rows": [*CARD_CODES, "none"], "columns": [*CARD_CODES, "missed"], "counts": self.confusion.tolist()},
             "failed": self.failed,
@@ -164,7 +168,7 @@ class EvalReport:
         if self.map50 is not None and self.by_blur:
             parts = [
                 f"{name} {'n/a' if part.map50 is None else f'{part.map50:.4f}'} ({part.images} images, {int(part.labels.sum())} labels)"
-                for name, part in sorted(self.by_blur.items(), key=lambda kv: BLUR_NAMES.index(kv[0]))
+                for name, part in self.blur_parts()
             ]
             lines.append("mAP50 by image blur (generated data): " + ", ".join(parts))
         confusions = [(int(self.confusion[i, j]), CARD_CODES[i], CARD_CODES[j]) for i in range(N) for j in range(N) if i != j and self.confusion[i, j]]
