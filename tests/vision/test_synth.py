@@ -226,6 +226,33 @@ def _cli(argv: list[str]) -> int:
     return int(args.func(args) or 0)
 
 
+def test_cli_faces_writes_a_loadable_deck_in_the_font_asked_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from vision.synth.faces import _FONT_DIR
+
+    assert _cli(["dataset", "faces", str(tmp_path / "plain"), "--seed", "3", "--width", "120"]) == 0
+    # Any TrueType file by path; this one is not among the generator's fonts.
+    other = _FONT_DIR / "DejaVuSansMono-Oblique.ttf" if (_FONT_DIR / "DejaVuSansMono-Oblique.ttf").exists() else _FONT_DIR / "cmtt10.ttf"
+    assert _cli(["dataset", "faces", str(tmp_path / "other"), "--seed", "3", "--width", "120", "--font", str(other)]) == 0
+    assert other.name in capsys.readouterr().out
+    plain, mono = load_face_folder(tmp_path / "plain"), load_face_folder(tmp_path / "other")
+    assert sorted(plain) == sorted(mono) == sorted(CARD_CODES)
+    assert plain["QC"].size == (120, int(round(120 * FaceStyle.random(np.random.default_rng(np.random.SeedSequence([3, 1]))).aspect)))
+    # Same deck style, other lettering: the index corner differs, the middle of a pip card does not.
+    x0, y0, x1, y1 = (int(v) for v in (*plain["QC"].indices[0].min(0), *plain["QC"].indices[0].max(0)))
+    assert np.abs(plain["QC"].image[y0:y1, x0:x1].astype(int) - mono["QC"].image[y0:y1, x0:x1]).mean() > 5
+    h, w = plain["9H"].image.shape[:2]
+    assert np.array_equal(plain["9H"].image[h // 3 : 2 * h // 3, w // 3 : 2 * w // 3], mono["9H"].image[h // 3 : 2 * h // 3, w // 3 : 2 * w // 3])
+
+
+def test_cli_faces_refuses_a_file_that_is_not_a_font(tmp_path: Path) -> None:
+    (tmp_path / "notes.ttf").write_text("not a font")
+    with pytest.raises(SystemExit, match="not a font PIL can read"):
+        _cli(["dataset", "faces", str(tmp_path / "out"), "--font", str(tmp_path / "notes.ttf")])
+    with pytest.raises(SystemExit, match="no such file"):
+        _cli(["dataset", "faces", str(tmp_path / "out"), "--font", str(tmp_path / "missing.ttf")])
+    assert not (tmp_path / "out").exists()
+
+
 def test_cli_generate_writes_a_repeatable_yolo_dataset(tmp_path: Path) -> None:
     faces = _face_folder(tmp_path)
     common = ["--images", "4", "--seed", "11", "--imgsz", "160", "--val-fraction", "0.25", "--target", "both", "--faces", str(faces)]

@@ -81,6 +81,29 @@ def test_render_game_analyze_and_run_commands_round_trip_through_files(tmp_path,
     ]
 
 
+def test_a_game_is_played_with_a_face_folder_when_given_one(tmp_path, capsys):
+    from vision.synth.faces import FaceStyle, write_face_folder
+
+    # An all-red deck on blue stock: no seed draws it, so its pixels can be told apart.
+    style = FaceStyle(width=120, stock=(200, 60, 40), inks={s: (0, 0, 255) for s in "CSHD"})
+    write_face_folder(tmp_path / "deck", style)
+    drawn = GameVideo(seed=5, tricks=1, width=320, height=180, fps=4.0, steady=True)
+    folder = GameVideo(seed=5, tricks=1, width=320, height=180, fps=4.0, steady=True, faces=tmp_path / "deck")
+    assert folder.game.record() == drawn.game.record() and folder.timeline == drawn.timeline  # only the pixels change
+    landed = drawn.timeline[0].land + 0.1
+    a, truth_a = drawn.render(landed)
+    b, truth_b = folder.render(landed)
+    assert truth_a.class_id.tolist() == truth_b.class_id.tolist() != []
+    x0, y0, x1, y1 = (int(v) for v in truth_b.xyxy[0])
+    card = b[y0:y1, x0:x1].reshape(-1, 3).astype(int)
+    # The folder's blue stock shows on the played card (BGR: blue high, red low); the drawn deck's does not.
+    assert ((card[:, 0] - card[:, 2]) > 80).mean() > 0.15
+    drawn_card = a[y0:y1, x0:x1].reshape(-1, 3).astype(int)
+    assert ((drawn_card[:, 0] - drawn_card[:, 2]) > 80).mean() < 0.05, ((drawn_card[:, 0] - drawn_card[:, 2]) > 80).mean()
+    assert main(["render-game", str(tmp_path / "g.mp4"), "--seed", "5", "--tricks", "1", "--faces", str(tmp_path / "none")]) == 2
+    assert "--faces" in capsys.readouterr().err and not (tmp_path / "g.mp4").exists()
+
+
 def test_analyze_refuses_a_bad_contract_with_a_message(tmp_path, capsys):
     assert main(["analyze", str(tmp_path / "x.mp4"), "--json", str(tmp_path / "o.json"), "--contract", "solo:nope:1",
                  "--truth", "x"]) == 2

@@ -60,6 +60,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     tiles.add_argument("--seed", type=int, default=0, help="same seed, same windows")
     tiles.set_defaults(func=_tiles)
 
+    faces = actions.add_parser(
+        "faces",
+        help="write a drawn deck as a face folder (QC.png ...), e.g. with a font the detector never saw",
+        description="Draw one deck the way the generator does (style chosen by --seed) and write its 24 faces "
+        "as PNG images named by card code: a face folder for `dataset generate --faces`, "
+        "`render-game --faces` and `bench-table --faces`.",
+    )
+    faces.add_argument("out", metavar="OUT", help="output folder (created)")
+    faces.add_argument("--seed", type=int, default=0, help="picks the style: colours, index letters, proportions, font")
+    faces.add_argument("--font", metavar="TTF", help="draw the indices with this TrueType font file instead of the seed's")
+    faces.add_argument("--width", type=int, default=360, help="face width in pixels (default 360)")
+    faces.set_defaults(func=_faces)
+
     preview = actions.add_parser("preview", help="write a contact sheet of generated scenes with their label boxes")
     preview.add_argument("out", metavar="PNG", help="output image path")
     preview.add_argument("--images", type=int, default=16, help="number of scenes (default 16)")
@@ -137,6 +150,39 @@ def _crops(args: argparse.Namespace) -> int:
             bar.update(count)
     elapsed = time.perf_counter() - start
     print(f"{args.crops} crops in {elapsed:.1f} s ({args.crops / elapsed:.0f} crops/s) -> {args.out}")
+    return 0
+
+
+def _faces(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+    from pathlib import Path
+
+    import numpy as np
+
+    from vision.synth.faces import FaceStyle, write_face_folder
+
+    if args.width < 40:
+        raise SystemExit("dokocam dataset faces: --width must be at least 40 pixels")
+    # The generator's own draw (``Deck.procedural``), so a seed gives the deck scenes show for it.
+    style = FaceStyle.random(np.random.default_rng(np.random.SeedSequence([args.seed, 1])), width=args.width)
+    if args.font:
+        font = Path(args.font).resolve()
+        if not font.is_file():
+            raise SystemExit(f"dokocam dataset faces: --font {args.font}: no such file")
+        from PIL import ImageFont
+
+        try:
+            ImageFont.truetype(str(font), size=20)
+        except OSError as exc:
+            raise SystemExit(f"dokocam dataset faces: --font {args.font} is not a font PIL can read ({exc})") from None
+        style = replace(style, font=str(font))
+    try:
+        files = write_face_folder(args.out, style, seed=args.seed)
+    except OSError as exc:
+        raise SystemExit(f"dokocam dataset faces: {exc}") from None
+    letters = "".join(style.letters[r] for r in ("J", "Q", "K", "A"))
+    colours = "four-colour" if style.inks["S"] != style.inks["C"] else "two-colour"
+    print(f"{len(files)} faces ({letters}, {colours}, font {Path(style.font).name}) -> {args.out}")
     return 0
 
 

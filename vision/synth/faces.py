@@ -153,7 +153,7 @@ class FaceStyle:
         stock: card stock colour (BGR).
         inks: ink colour per suit (BGR).
         letters: index letters for J Q K A (international or German B D K A).
-        font: font file name under matplotlib's font folder.
+        font: font file name under matplotlib's font folder, or the absolute path of any TrueType font.
         index_height: rank glyph height as a fraction of the card height.
         index_margin: distance of the index from the card edge, fraction of the width.
         four_indices: print the index in all four corners, not only two.
@@ -601,6 +601,33 @@ def draw_back(style: FaceStyle, seed: int = 0) -> Face:
 
 # ---------------------------------------------------------------------------------------------
 # Face folders
+
+
+def write_face_folder(path: str | Path, style: FaceStyle, seed: int = 0) -> list[Path]:
+    """Writes the 24 faces of a drawn deck as PNG images named by card code, a folder :func:`load_face_folder` reads: to look at or print a generated deck, or to
+    play rendered games with a style the detector never saw (``dokocam render-game --faces``).
+
+    The rounded corners are filled with the card stock, so the loader adds no border. Returns the
+    files written.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     files = write_face_folder(tmp, FaceStyle(width=60), seed=1)
+    ...     len(files), sorted(load_face_folder(tmp)) == sorted(CARD_CODES)
+    (24, True)
+    """
+    folder = Path(path)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for code in CARD_CODES:
+        face = draw_face(code, style, seed)
+        image = face.image.copy()
+        image[face.mask == 0] = style.stock
+        file = folder / f"{code}.png"
+        if not cv2.imwrite(str(file), image):
+            raise OSError(f"cannot write {file}")
+        written.append(file)
+    return written
 
 
 # Where the index sits on a face image of a real deck, as fractions of its width and height.

@@ -65,6 +65,7 @@ def run_bench(
     width: int = 1280,
     height: int = 720,
     cache: str | Path | None = None,
+    faces: str | Path | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Renders ``games`` games, follows each with a fresh pipeline and scores the result.
@@ -74,6 +75,9 @@ def run_bench(
     so tracker changes can be measured on real detector output again and again. Use one folder
     per detector: a recording does not know which weights made it (nor whether the trick area
     was cropped: ``whole_frame`` searches every frame whole, as before the crop).
+
+    ``faces``: a face folder every game is played with instead of its seed's drawn deck (a design
+    the detector never saw); recordings made with it are named after the folder.
     """
     from engine.record import load_record
     from vision.table.pipeline import TablePipeline
@@ -94,13 +98,14 @@ def run_bench(
     latencies: list[float] = []
     for g in range(games):
         seed = seed_base + g
-        video = GameVideo(seed=seed, width=width, height=height, fps=fps)
+        video = GameVideo(seed=seed, width=width, height=height, fps=fps, faces=faces)
         rng = np.random.default_rng(seed)
         pipeline = TablePipeline.for_video(width, height, detector=model)
         if whole_fraction is not None:
             pipeline.tracker.whole_fraction = whole_fraction
         played_times: list[float] = []
-        recording = Path(cache) / f"seed{seed}-{width}x{height}-fps{fps:g}-stride{stride}.jsonl" if cache and model is not None else None
+        deck = f"-faces-{Path(faces).resolve().name}" if faces else ""
+        recording = Path(cache) / f"seed{seed}-{width}x{height}-fps{fps:g}-stride{stride}{deck}.jsonl" if cache and model is not None else None
 
         def detected() -> Iterator[tuple[int, float, Detections]]:
             nonlocal frames_total, render_seconds, detect_seconds
@@ -175,6 +180,7 @@ def run_bench(
         "seed_base": seed_base,
         "video_fps": fps,
         "stride": stride,
+        "faces": str(faces) if faces else None,
         "whole_fraction": pipeline.tracker.whole_fraction,
         "tricks_exact_pct": round(100.0 * tricks_exact / max(1, tricks_total), 2),
         "games_points_equal_pct": round(100.0 * games_exact / max(1, games), 2),

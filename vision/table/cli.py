@@ -65,6 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--tricks", type=int, default=12, help="tricks to play (default 12, a whole game)")
     p.add_argument("--size", default="1280x720", help="frame size WxH (default 1280x720)")
     p.add_argument("--steady", action="store_true", help="no camera shake, noise or light drift (small files)")
+    p.add_argument("--faces", metavar="DIR", help="play with this folder of face images named by card code (QC.png ...) instead of the seed's drawn deck")
     p.set_defaults(func=_render_game)
 
     p = subparsers.add_parser(
@@ -91,6 +92,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--size", default="1280x720")
     p.add_argument("--json", dest="out", help="write the per-game results as JSON")
     p.add_argument("--cache", metavar="DIR", help="model detector: replay the detections recorded in DIR for a seed, record those missing (one folder per detector)")
+    p.add_argument("--faces", metavar="DIR", help="render every game with this folder of face images named by card code (QC.png ...), e.g. a deck the detector never saw, instead of each seed's drawn deck")
     p.set_defaults(func=_bench)
 
     p = subparsers.add_parser(
@@ -305,7 +307,12 @@ def _render_game(args: argparse.Namespace) -> int:
         return _error(f"--size {args.size!r}: use WIDTHxHEIGHT, e.g. 1280x720")
     if args.fps <= 0 or not 1 <= args.tricks <= 12:
         return _error("--fps must be positive and --tricks between 1 and 12")
-    video = GameVideo(seed=args.seed, tricks=args.tricks, width=width, height=height, fps=args.fps, steady=args.steady)
+    from vision.synth.faces import FaceFolderError
+
+    try:
+        video = GameVideo(seed=args.seed, tricks=args.tricks, width=width, height=height, fps=args.fps, steady=args.steady, faces=args.faces)
+    except FaceFolderError as exc:
+        return _error(f"--faces: {exc}")
     summary = video.write(args.out, record_path=args.record, progress=sys.stderr.isatty())
     print(json.dumps(summary))
     return 0
@@ -340,9 +347,15 @@ def _table_setup(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    from vision.synth.faces import FaceFolderError, load_face_folder
     from vision.table.bench import run_bench
 
     width, height = (int(v) for v in args.size.lower().split("x"))
+    if args.faces:
+        try:
+            load_face_folder(args.faces)
+        except FaceFolderError as exc:
+            return _error(f"--faces: {exc}")
     report = run_bench(
         games=args.games,
         seed_base=args.seed_base,
@@ -357,6 +370,7 @@ def _bench(args: argparse.Namespace) -> int:
         width=width,
         height=height,
         cache=args.cache,
+        faces=args.faces,
         progress=print,
     )
     print(json.dumps(report["summary"], indent=1))

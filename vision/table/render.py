@@ -120,6 +120,10 @@ class GameVideo:
         fps: frames per second of the video.
         steady: a camera on a tripod in even light: no shake, no sensor noise, no light drift
             (compresses far better: for the small demo video).
+        faces: a folder of face images named by card code (``QC.png`` ...; see
+            :func:`vision.synth.faces.load_face_folder`) to play with instead of the seed's drawn
+            deck: a user's own photographed deck, or a design the detector never saw. Only the pixels
+            change; the deal, the table and the timing are the seed's.
     """
 
     seed: int
@@ -128,11 +132,17 @@ class GameVideo:
     height: int = 720
     fps: float = 10.0
     steady: bool = False
+    faces: str | Path | None = None
     game: SimulatedGame = field(init=False)
     timeline: list[CardTimeline] = field(init=False)
     duration: float = field(init=False)
 
     def __post_init__(self) -> None:
+        if self.faces is not None:
+            from vision.synth.faces import load_face_folder
+
+            # Read now, so a bad folder fails before any frame is drawn.
+            self._folder_faces = load_face_folder(self.faces)
         self.game = simulate_game(self.seed, tricks=self.tricks)
         rng = random.Random(self.seed * 7919 + 1)
         self._rng_seed = self.seed
@@ -316,7 +326,10 @@ class GameVideo:
         if cached is None:
             from vision.synth.scene import Deck, Look, Table
 
-            deck = Deck.procedural(self.seed, face_width=200)
+            if self.faces is None:
+                deck = Deck.procedural(self.seed, face_width=200)
+            else:
+                deck = Deck.from_faces(self._folder_faces, seed=self.seed)
             table = Table.random(self.seed)
             rng = random.Random(self.seed + 5)
             # Video light: no per-frame JPEG or heavy blur (the video codec compresses anyway).
