@@ -99,6 +99,34 @@ def test_rotation_averaging_is_invariant_to_quarter_turns(tmp_path: Path) -> Non
     assert not np.allclose(single.read(batch), single.read(turned), atol=1e-5)
 
 
+def test_views_shared_by_threads_read_as_one_batch() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    import torch
+
+    from vision.detector.classifier import MIN_VIEWS, IndexClassifier, IndexReader
+
+    torch.manual_seed(0)
+    reader = IndexReader(IndexClassifier().eval(), turns=4)
+    calls: list[int] = []
+    logits = reader._logits
+
+    def counted(views: torch.Tensor) -> torch.Tensor:
+        calls.append(len(views))
+        return logits(views)
+
+    reader._logits = counted  # type: ignore[method-assign]
+    batch = torch.rand(5, 3, 32, 32)  # 20 views: two shares of 10
+    whole = reader.read(batch)
+    assert calls == [20]
+    with ThreadPoolExecutor(2) as pool:
+        shared = reader.read(batch, pool, shares=2)
+        assert calls == [20, 10, 10]
+        calls.clear()
+        reader.read(batch[:1], pool, shares=2)  # 4 views: too few to share
+    assert np.allclose(whole, shared, atol=1e-6) and calls == [4] and 4 < 2 * MIN_VIEWS
+
+
 def test_training_geometry_squashes_indices_along_one_axis_within_the_bound() -> None:
     import torch
 

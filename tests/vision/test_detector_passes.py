@@ -185,3 +185,52 @@ def test_cli_refuses_a_fine_pass_no_larger_than_the_inference_size(capsys: pytes
     with pytest.raises(SystemExit):
         main(["eval", "somewhere", "--fine", "0.5"])
     assert "outside (1, 4]" in capsys.readouterr().err
+
+
+MODELS = Path(__file__).resolve().parents[2] / "models"
+
+
+@pytest.mark.parametrize("name", ["dokocam-corners.pt", "dokocam-corners.onnx"])
+def test_passes_and_crops_spread_over_two_threads_find_the_same_cards_as_one(name: str):
+    import threading
+
+    from vision.synth.dataset import DeckPool, SceneConfig, generate_image
+
+    if not (MODELS / name).exists():
+        pytest.skip(f"no {name} in models/")
+    config = SceneConfig(imgsz=640, closeup_fraction=0.5)
+    pool = DeckPool(5, config.procedural_decks)
+    images = [generate_image(i, 5, config, pool)[0] for i in range(3)]
+    one = CardDetector.load(MODELS / name)
+    two = CardDetector.load(MODELS / name, workers=2)
+    assert two.scales == one.scales and len(one.scales) > 1
+    used: set[str] = set()
+    session_threads: set[int] = set()
+    threaded = two._threaded_pass
+
+    def spy(*args, **kwargs):
+        used.add(threading.current_thread().name)
+        found = threaded(*args, **kwargs)
+        if name.endswith(".onnx"):  # each pass thread's locator runs on one core (_one_core_session)
+            session_threads.add(two._local.yolo.predictor.model.backend.session.get_session_options().intra_op_num_threads)
+        return found
+
+    two._threaded_pass = spy  # type: ignore[method-assign]
+    found = 0
+    for image in images:
+        a, b = one.cards(image), two.cards(image)
+        assert np.array_equal(a.class_id, b.class_id)
+        np.testing.assert_allclose(a.xyxy, b.xyxy, rtol=0, atol=1e-3)
+        np.testing.assert_allclose(a.confidence, b.confidence, rtol=0, atol=1e-5)
+        found += len(a)
+    two.close()
+    assert found > 0 and len(used) == 2 and threading.main_thread().name not in used
+    assert session_threads == ({1} if name.endswith(".onnx") else set())
+
+
+def test_workers_below_one_are_refused(capsys: pytest.CaptureFixture[str]):
+    with pytest.raises(ValueError, match="workers must be at least 1"):
+        CardDetector.load(workers=0)
+    with pytest.raises(SystemExit):
+        main(["detect", "x.jpg", "--workers", "0"])
+    assert "--workers" in capsys.readouterr().err

@@ -90,13 +90,14 @@ def benchmark(
     scales: tuple[float, ...] | None = None,
     stretches: tuple[float, ...] | None = None,
     fine_scale: float | None = None,
+    workers: int = 1,
 ) -> dict[str, float]:
     """Median and spread of per-frame detection time (full pipeline, ``CardDetector.cards``).
 
     Frames are ``images`` resized to ``width`` x ``height`` (real photos make the classifier and
     grouping work as in use), else a drawn table. ``scales`` overrides the model card's locator
     passes (``(1.0,)``: one pass), ``stretches`` its classifier views (``()``: one view) and
-    ``fine_scale`` its fine pass (``0``: none); ``passes`` is the mean number of locator passes a frame took.
+    ``fine_scale`` its fine pass (``0``: none), ``workers`` the threads the passes share; ``passes`` is the mean number of locator passes a frame took.
     Returns milliseconds.
 
     Raises:
@@ -107,7 +108,7 @@ def benchmark(
     path = exported_path(model, backend)
     if not path.exists():
         raise BackendNotExportedError(f"no {backend} model at {path}: run `dokocam export --format {backend}` first")
-    detector = CardDetector.load(path, scales=scales, stretches=stretches, fine_scale=fine_scale)
+    detector = CardDetector.load(path, scales=scales, stretches=stretches, fine_scale=fine_scale, workers=workers)
     pool = _frames(images, width, height, seed)
     for frame in pool[:5]:
         detector.cards(frame)
@@ -128,4 +129,5 @@ def benchmark(
         "passes": float(np.mean(passes)),
         "classify_median_ms": statistics.median(classify),
         "threads": float(__import__("torch").get_num_threads()),
+        "workers": float(workers),
     }

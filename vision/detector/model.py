@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -201,6 +203,27 @@ def merge_passes(passes: list[Detections], iou: float) -> Detections:
     return found[np.sort(keep)]
 
 
+def _one_core_session(yolo: Any, path: Path) -> None:
+    """Gives a pass thread's ONNX locator a session that runs on one core and sleeps when idle.
+
+    onnxruntime's default is one spinning thread per core; two pass threads with that on two cores
+    fight each other (one photo's passes took 46 ms of locating, against 42 ms in one thread and
+    28 ms with this). Ultralytics takes no session options, so the session its predictor built on
+    the first pass is replaced by one of the same file; where that attribute is not found (another
+    Ultralytics version) the default session stays, only slower.
+    """
+    backend = getattr(getattr(getattr(yolo, "predictor", None), "model", None), "backend", None)
+    if getattr(backend, "session", None) is None:
+        return
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    backend.session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
 def read_image(path: str | Path) -> np.ndarray:
     """A BGR image from disk.
 
@@ -247,7 +270,11 @@ class CardDetector:
     imgsz: int = 640
     scales: tuple[float, ...] = (1.0,)
     fine_scale: float | None = None
+    workers: int = 1
+    path: Path | None = None  # the weights file, for the per-thread copies of the locator
     timing: Timing = field(default_factory=Timing)
+    _pool: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)
+    _local: threading.local = field(default_factory=threading.local, init=False, repr=False)
 
     @classmethod
     def load(
@@ -260,6 +287,7 @@ class CardDetector:
         scales: tuple[float, ...] | None = None,
         stretches: tuple[float, ...] | None = None,
         fine_scale: float | None = None,
+        workers: int = 1,
     ) -> CardDetector:
         """Loads a model (the shipped one by default).
 
@@ -272,10 +300,17 @@ class CardDetector:
             scales: the locator's passes as fractions of ``imgsz`` (default: the model card's).
             stretches: the classifier's extra views (default: the model card's; ``()``: one view).
             fine_scale: the fine pass for small indices (default: the model card's; ``0``: none).
+            workers: locator passes run at once, each thread with its own copy of the locator
+                (Ultralytics predictors are not thread-safe). A photo's passes are independent, and
+                one small network keeps only about one core busy, so on a 2-core machine two workers
+                read a photo in about half the locator time. The boxes are the same for any number.
 
         Raises:
             ModelNotFoundError: the path does not exist.
+            ValueError: ``workers`` is less than 1.
         """
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
         path = Path(model) if model is not None else DEFAULT_MODEL
         if not path.exists():
             raise ModelNotFoundError(f"no model at {path}: train one with `dokocam train` or pass --model")
@@ -302,6 +337,8 @@ class CardDetector:
             imgsz=imgsz or card.imgsz,
             scales=scales or card.scales,
             fine_scale=(card.fine_scale if fine_scale is None else fine_scale) or None,
+            workers=workers,
+            path=path,
         )
 
     def detect(self, image: np.ndarray) -> Detections:
@@ -321,7 +358,7 @@ class CardDetector:
         conf = self.conf
         if self.reader is not None:
             conf = self.card.locate_conf if self.card.locate_conf is not None else self.conf * 0.5
-        passes = [self._pass(image, pass_size(self.imgsz, s), conf) for s in self.scales]
+        passes = self._passes(image, [pass_size(self.imgsz, s) for s in self.scales], conf)
         if self.fine_scale is not None:
             side = max(image.shape[:2])
             # Never enlarged: blown-up pixels make the locator read picture details as indices.
@@ -337,7 +374,7 @@ class CardDetector:
         if self.reader is not None and len(found):
             from vision.detector.cropping import BACKGROUND
 
-            probs = self.reader.probabilities(image, found.xyxy)
+            probs = self._read(image, found.xyxy)
             best = probs[:, :BACKGROUND].argmax(1)
             score = corner_score(found.confidence, probs[np.arange(len(best)), best], self.card.locate_weight)
             keep = (probs.argmax(1) != BACKGROUND) & (score >= self.conf)
@@ -351,6 +388,45 @@ class CardDetector:
 
     def _pass(self, image: np.ndarray, size: int, conf: float) -> Detections:
         return from_ultralytics(self.yolo.predict(image, imgsz=size, conf=conf, iou=self.iou, verbose=False, max_det=100)[0])
+
+    def _passes(self, image: np.ndarray, sizes: list[int], conf: float) -> list[Detections]:
+        """One locator pass per size, in order; spread over ``workers`` threads when there are several."""
+        if self.workers == 1 or len(sizes) == 1 or self.path is None:
+            return [self._pass(image, size, conf) for size in sizes]
+        pool = self._executor()
+        # The largest pass first: the others fill the second thread meanwhile.
+        order = sorted(range(len(sizes)), key=lambda k: -sizes[k])
+        futures = {k: pool.submit(self._threaded_pass, image, sizes[k], conf) for k in order}
+        return [futures[k].result() for k in range(len(sizes))]
+
+    def _read(self, image: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
+        """The classifier's probabilities for ``xyxy``, its views shared by the workers' threads."""
+        pool = self._executor() if self.workers > 1 else None
+        return self.reader.probabilities(image, xyxy, pool=pool, shares=self.workers)
+
+    def _executor(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="detector")
+        return self._pool
+
+    def _threaded_pass(self, image: np.ndarray, size: int, conf: float) -> Detections:
+        yolo = getattr(self._local, "yolo", None)
+        first = yolo is None
+        if yolo is None:
+            from ultralytics import YOLO
+
+            # Made in the thread that uses it, as Ultralytics' thread-safety guide asks.
+            yolo = self._local.yolo = YOLO(str(self.path), task="detect")
+        found = from_ultralytics(yolo.predict(image, imgsz=size, conf=conf, iou=self.iou, verbose=False, max_det=100)[0])
+        if first and self.path is not None and self.path.suffix == ".onnx":
+            _one_core_session(yolo, self.path)
+        return found
+
+    def close(self) -> None:
+        """Stops the pass threads (they are started on first use when ``workers`` > 1)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
 
     def cards(self, image: np.ndarray) -> Detections:
         """One row per physical card: its corner indices grouped (``data["corners"]`` counts them)."""
