@@ -132,6 +132,26 @@ def test_export_onnx_carries_the_classifier_and_reads_as_torch(tiny: dict[str, P
     image = cv2.imread(str(next((tiny["data"] / "images" / "val").iterdir())))
     boxes = np.array([[10, 10, 40, 50], [60, 20, 75, 45], [100, 100, 150, 140]], float)
     assert np.allclose(onnx_detector.reader.probabilities(image, boxes), torch_detector.reader.probabilities(image, boxes), atol=1e-5)
+    from vision.detector.classifier import export_source_digest, file_digest
+
+    assert export_source_digest(model.with_suffix(".onnx")) == file_digest(model)  # the locator's export is tagged too
+
+
+def test_the_default_model_is_the_export_only_while_it_matches_the_pt(tiny: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture):
+    from vision.detector import model as model_module
+
+    models = tmp_path / "models"
+    shutil.copytree(tiny["model"].parent, models)
+    pt = models / tiny["model"].name
+    monkeypatch.setattr(model_module, "DEFAULT_MODEL", pt)
+    assert model_module.default_model() == pt  # nothing exported yet
+    assert main(["export", "--format", "onnx", "--model", str(pt)]) == 0
+    assert model_module.default_model() == pt.with_suffix(".onnx")
+    assert CardDetector.load().path == pt.with_suffix(".onnx")
+    shutil.copy(tiny["run"] / "weights" / "last.pt", pt)  # other weights shipped, the export not redone
+    with caplog.at_level(logging.WARNING, logger="vision.detector.model"):
+        assert model_module.default_model() == pt
+    assert "was not exported from" in caplog.text
 
 
 def test_a_stale_missing_or_damaged_classifier_export_is_not_used(tiny: dict[str, Path], tmp_path: Path, caplog: pytest.LogCaptureFixture):

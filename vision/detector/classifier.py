@@ -442,8 +442,6 @@ def export_onnx(checkpoint: str | Path) -> Path:
     Raises:
         ClassifierCheckpointError: ``checkpoint`` is not a classifier checkpoint.
     """
-    import onnx
-
     reader = IndexReader.load(checkpoint)
     target = Path(checkpoint).with_suffix(".onnx")
     example = torch.zeros(1, 3, reader.crop_size, reader.crop_size)
@@ -452,11 +450,32 @@ def export_onnx(checkpoint: str | Path) -> Path:
         reader.model, (example,), str(target), input_names=["crops"], output_names=["logits"],
         dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
     )
-    proto = onnx.load(str(target))
-    entry = proto.metadata_props.add()
-    entry.key, entry.value = SOURCE_DIGEST_KEY, file_digest(checkpoint)
-    onnx.save(proto, str(target))
+    tag_export(target, checkpoint)
     return target
+
+
+def tag_export(exported: str | Path, source: str | Path) -> None:
+    """Records in the ONNX file ``exported`` the digest of the checkpoint ``source`` it was made from."""
+    import onnx
+
+    proto = onnx.load(str(exported))
+    for entry in list(proto.metadata_props):
+        if entry.key == SOURCE_DIGEST_KEY:
+            proto.metadata_props.remove(entry)
+    entry = proto.metadata_props.add()
+    entry.key, entry.value = SOURCE_DIGEST_KEY, file_digest(source)
+    onnx.save(proto, str(exported))
+
+
+def export_source_digest(exported: str | Path) -> str | None:
+    """The digest :func:`tag_export` wrote into an ONNX file, or ``None`` (untagged or unreadable)."""
+    import onnx
+
+    try:
+        proto = onnx.load(str(exported), load_external_data=False)
+    except Exception:  # onnx raises DecodeError and others for a damaged file
+        return None
+    return next((e.value for e in proto.metadata_props if e.key == SOURCE_DIGEST_KEY), None)
 
 
 class CropFileError(ValueError):

@@ -49,6 +49,11 @@ def export(model: Path, fmt: str, *, imgsz: int | None = None) -> Path:
         if target.exists():
             shutil.rmtree(target) if target.is_dir() else target.unlink()
         shutil.move(str(produced), str(target))
+    if fmt == "onnx":
+        from vision.detector.classifier import tag_export
+
+        # So that the default model is this export only while it matches the .pt (``default_model``).
+        tag_export(target, model)
     if card.classifier:
         from vision.detector.classifier import export_onnx
 
