@@ -263,6 +263,20 @@ def test_a_second_copy_seen_only_through_a_pair_with_the_first_still_lands():
     assert landed[1].center[1] > b[1]  # placed by the second copy's index, not the first's
 
 
+def test_a_second_copy_laid_next_to_a_landed_one_is_not_taken_for_its_other_corner():
+    a, b = (600.0, 420.0), (650.0, 470.0)  # both KC of one trick; the second pushed in from the right
+    a_tl = index_box(*a, "tl")
+    b_tl, b_br = index_box(*b, "tl"), index_box(*b, "br")
+    far = index_box(900.0, 470.0, "br")  # its hand covers all but one index on the way in
+    frames = [parts((3, a_tl, 1))] * 10 + [parts((3, a_tl, 1), (3, far, 1))]
+    # The newcomer's first index close by fits one card with the landed copy's index.
+    frames += [parts((3, a_tl, 1), (3, b_tl, 1))] * 2 + [parts((3, a_tl, 1), (3, pair_box(b_tl, b_br), 2))] * 10
+    landed = [e for _, e in run(frames) if isinstance(e, CardLanded)]
+    assert [e.card_index for e in landed] == [3, 3]
+    assert math.hypot(landed[1].center[0] - b[0], landed[1].center[1] - b[1]) < 0.1 * H
+    assert landed[1].time < 1.8  # soon after it came to rest at 1.1 s, not when the trick ends
+
+
 def test_a_four_index_card_seen_by_opposite_corners_in_turn_stays_where_it_landed():
     # From a rendered game (seed 34009): a lone lead, seen for a second by its top-left index,
     # then only by its bottom-right one, now and then by neither. The footprint moved by most of

@@ -314,7 +314,7 @@ class CardTracker:
         boxes: list[np.ndarray] = []
         for i in np.argsort(-det.confidence, kind="stable"):
             for g, joint in zip(groups, boxes, strict=True):
-                if det.class_id[g[0]] == det.class_id[i] and self._fits(joint, det.xyxy[i], size):
+                if det.class_id[g[0]] == det.class_id[i] and self._fits(joint, det.xyxy[i], size) and not self._copy_beside(joint, det.xyxy[i], int(det.class_id[i])):
                     g.append(int(i))
                     joint[:] = _union(joint, det.xyxy[i])
                     break
@@ -477,6 +477,39 @@ class CardTracker:
         most of a card (and so may say the card is being moved)."""
         whole = float(_diagonal(np.asarray(part, np.float64)[None])[0]) >= 0.75 * track.size
         return whole or self._fits(self._footprint(track), part, track.size)
+
+    def _copy_beside(self, joint: np.ndarray, part: np.ndarray, card: int) -> bool:
+        """Whether ``part`` is a second copy's index next to parts of a landed copy in ``joint``
+        (see :meth:`_copy_coming`): the two are then not joined into one card."""
+        center = (np.asarray(joint[:2], np.float64) + np.asarray(joint[2:], np.float64)) / 2.0
+        return any(
+            t.landed and t.parts and t.card_index == card and t.landed_box is not None
+            and _outside(center[None], t.landed_box)[0] <= 0.0 and self._copy_coming(t, part)
+            for t in self.tracks
+        )
+
+    def _copy_coming(self, landed: Track, part: np.ndarray) -> bool:
+        """Whether ``part``, lying off where ``landed`` came to rest, is more likely the index of a
+        second copy of the card on its way in: a track of the same card, begun after ``landed``
+        and not landed itself, was last seen within two gates of it.
+
+        Without this, a frame's parts join the newcomer's first index to the landed copy's index as
+        one card (they fit one), the landed copy grows over it, and the newcomer then reads as a
+        misreading of the landed copy and never lands (both Kreuz-Könige of one trick: seat 1's
+        was counted 6 s late, after the next seat's card).
+        """
+        center = (np.asarray(part[:2], np.float64) + np.asarray(part[2:], np.float64)) / 2.0
+        if landed.landed_box is None or _outside(center[None], landed.landed_box)[0] <= 0.0:
+            return False
+        return any(
+            not other.landed
+            and other is not landed
+            and other.first_time > landed.first_time
+            and other.votes.sum() > 0
+            and other.card_index == landed.card_index
+            and np.hypot(*(other.center - center)) <= 2.0 * self.gate * max(other.size, landed.size)
+            for other in self.tracks
+        )
 
     def _still(self, track: Track) -> bool:
         """Whether a landed card seen by parts may still lie where it landed: what is seen of it
