@@ -157,14 +157,13 @@ def _faces(args: argparse.Namespace) -> int:
     from dataclasses import replace
     from pathlib import Path
 
-    import numpy as np
-
-    from vision.synth.faces import FaceStyle, write_face_folder
+    from vision.synth.faces import write_face_folder
+    from vision.synth.scene import Deck
 
     if args.width < 40:
         raise SystemExit("dokocam dataset faces: --width must be at least 40 pixels")
-    # The generator's own draw (``Deck.procedural``), so a seed gives the deck scenes show for it.
-    style = FaceStyle.random(np.random.default_rng(np.random.SeedSequence([args.seed, 1])), width=args.width)
+    # The generator's own draw, so a seed gives the deck its scenes show for that seed.
+    style = Deck.procedural(args.seed, face_width=args.width).style
     if args.font:
         font = Path(args.font).resolve()
         if not font.is_file():
