@@ -267,7 +267,7 @@ def test_a_second_copy_laid_next_to_a_landed_one_is_not_taken_for_its_other_corn
     a, b = (600.0, 420.0), (650.0, 470.0)  # both KC of one trick; the second pushed in from the right
     a_tl = index_box(*a, "tl")
     b_tl, b_br = index_box(*b, "tl"), index_box(*b, "br")
-    far = index_box(900.0, 470.0, "br")  # its hand covers all but one index on the way in
+    far = index_box(760.0, 470.0, "br")  # its hand covers all but one index on the way in
     frames = [parts((3, a_tl, 1))] * 10 + [parts((3, a_tl, 1), (3, far, 1))]
     # The newcomer's first index close by fits one card with the landed copy's index.
     frames += [parts((3, a_tl, 1), (3, b_tl, 1))] * 2 + [parts((3, a_tl, 1), (3, pair_box(b_tl, b_br), 2))] * 10
@@ -275,6 +275,19 @@ def test_a_second_copy_laid_next_to_a_landed_one_is_not_taken_for_its_other_corn
     assert [e.card_index for e in landed] == [3, 3]
     assert math.hypot(landed[1].center[0] - b[0], landed[1].center[1] - b[1]) < 0.1 * H
     assert landed[1].time < 1.8  # soon after it came to rest at 1.1 s, not when the trick ends
+
+
+def test_a_pair_from_a_landed_copy_to_one_being_brought_in_places_the_newcomer_by_its_own_index():
+    a, b = (600.0, 420.0), (650.0, 330.0)  # the second copy laid above and right of the first
+    a_top = pair_box(index_box(*a, "tl"), index_box(*a, "tr"))
+    a_tr, b_tl, b_bl = index_box(*a, "tr"), index_box(*b, "tl"), index_box(*b, "bl")
+    frames = [parts((3, a_top, 2))] * 10 + [parts((3, a_top, 2), (3, index_box(660.0, 200.0, "bl"), 1))]
+    # The detector pairs the landed copy's index with the newcomer's: one box that fits one card.
+    frames += [parts((3, index_box(*a, "tl"), 1), (3, pair_box(a_tr, b_bl), 2))] * 4
+    frames += [parts((3, a_top, 2), (3, pair_box(b_tl, b_bl), 2))] * 10
+    landed = [e for _, e in run(frames) if isinstance(e, CardLanded)]
+    assert [e.card_index for e in landed] == [3, 3]
+    assert abs(landed[1].center[1] - b[1]) < 0.1 * H  # where its indices lie, not where it was first glimpsed
 
 
 def test_a_four_index_card_seen_by_opposite_corners_in_turn_stays_where_it_landed():

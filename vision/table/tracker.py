@@ -393,8 +393,9 @@ class CardTracker:
         """Where the indices lie of a pair that runs from one copy of its card to another (one
         index of each, paired by the detector), as groups of box corners, one group per index:
         both ends of a diagonal whose ends lie on two followed copies, or the far end of one with
-        an end on a landed copy that the box does not fit (the other copy is still sliding in, or
-        no track has settled there yet; both far corners when a whole side lies on the copy).
+        an end on a landed copy that the box does not fit, or whose far end lies where a second copy
+        is being brought in (the other copy is still sliding in, or no track has settled there yet;
+        both far corners when a whole side lies on the copy).
         Empty when the pair is not such a bridge."""
         copies = [t for t in self.tracks if t.parts and t.card_index == card and t.votes.sum() > 0]
         if not copies:
@@ -408,7 +409,8 @@ class CardTracker:
                 return [[a], [b]]
             for end, other in ((0, b), (1, a)):
                 for k in holders[end] - holders[1 - end]:
-                    if copies[k].landed and not self._fits(copies[k].box, box, copies[k].size) and other not in far:
+                    copy = copies[k]
+                    if copy.landed and other not in far and (not self._fits(copy.box, box, copy.size) or self._copy_coming(copy, np.array([*other, *other]))):
                         far.append(other)
         return [far] if far else []
 
@@ -479,17 +481,20 @@ class CardTracker:
         return whole or self._fits(self._footprint(track), part, track.size)
 
     def _copy_beside(self, joint: np.ndarray, part: np.ndarray, card: int) -> bool:
-        """Whether ``part`` is a second copy's index next to parts of a landed copy in ``joint``
-        (see :meth:`_copy_coming`): the two are then not joined into one card."""
-        center = (np.asarray(joint[:2], np.float64) + np.asarray(joint[2:], np.float64)) / 2.0
-        return any(
-            t.landed and t.parts and t.card_index == card and t.landed_box is not None
-            and _outside(center[None], t.landed_box)[0] <= 0.0 and self._copy_coming(t, part)
-            for t in self.tracks
-        )
+        """Whether one of ``joint`` and ``part`` lies on a landed copy of ``card`` and the other off
+        it, where a second copy is being brought in (see :meth:`_copy_coming`): the two are then
+        not joined into one card."""
+        for t in self.tracks:
+            if not (t.landed and t.parts and t.card_index == card):
+                continue
+            footprint = self._footprint(t)
+            on = [bool(_outside(_center(b)[None], footprint)[0] <= 0.0) for b in (joint, part)]
+            if on[0] != on[1] and self._copy_coming(t, part if on[0] else joint):
+                return True
+        return False
 
     def _copy_coming(self, landed: Track, part: np.ndarray) -> bool:
-        """Whether ``part``, lying off where ``landed`` came to rest, is more likely the index of a
+        """Whether ``part``, lying off the landed copy's footprint, is more likely the index of a
         second copy of the card on its way in: a track of the same card, begun after ``landed``
         and not landed itself, was last seen within two gates of it.
 
@@ -498,8 +503,8 @@ class CardTracker:
         misreading of the landed copy and never lands (both Kreuz-Könige of one trick: seat 1's
         was counted 6 s late, after the next seat's card).
         """
-        center = (np.asarray(part[:2], np.float64) + np.asarray(part[2:], np.float64)) / 2.0
-        if landed.landed_box is None or _outside(center[None], landed.landed_box)[0] <= 0.0:
+        center = _center(part)
+        if _outside(center[None], self._footprint(landed))[0] <= 0.0:
             return False
         return any(
             not other.landed
@@ -703,6 +708,11 @@ def _two_in_a_row(box: np.ndarray, size: float, index_ratio: float) -> bool:
     side by side on one card lie at most its long side apart, so these lie on two cards."""
     w, h = float(box[2] - box[0]), float(box[3] - box[1])
     return min(w, h) <= 3.0 * size / index_ratio and max(w, h) > size
+
+
+def _center(box: np.ndarray) -> np.ndarray:
+    b = np.asarray(box, np.float64)
+    return (b[:2] + b[2:]) / 2.0
 
 
 def _diagonal(xyxy: np.ndarray) -> np.ndarray:
