@@ -102,6 +102,8 @@ def test_a_game_is_played_with_a_face_folder_when_given_one(tmp_path, capsys):
     assert ((drawn_card[:, 0] - drawn_card[:, 2]) > 80).mean() < 0.05, ((drawn_card[:, 0] - drawn_card[:, 2]) > 80).mean()
     assert main(["render-game", str(tmp_path / "g.mp4"), "--seed", "5", "--tricks", "1", "--faces", str(tmp_path / "none")]) == 2
     assert "--faces" in capsys.readouterr().err and not (tmp_path / "g.mp4").exists()
+    assert main(["bench-table", "--games", "1", "--faces", str(tmp_path / "none"), "--json", str(tmp_path / "b.json")]) == 2
+    assert "--faces" in capsys.readouterr().err and not (tmp_path / "b.json").exists()
 
 
 def test_analyze_refuses_a_bad_contract_with_a_message(tmp_path, capsys):

@@ -132,15 +132,16 @@ def _stretch(text: str) -> float:
     return value
 
 
+# A photo takes three locator passes; two threads run them in about half the time, more gain little.
+DEFAULT_WORKERS = max(1, min(2, os.cpu_count() or 1))
+
+
 def _add_views(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scales", type=_scale, nargs="+", default=None, help="locator passes as fractions of the inference size, e.g. 1.2 1 0.8 (default: the model card's; 1 = one pass)")
     parser.add_argument("--stretches", type=_stretch, nargs="*", default=None, help="classifier views: windows widened and heightened by these factors, e.g. 1.3 (default: the model card's; none given = one view)")
     parser.add_argument("--fine", type=_fine_scale, default=None, metavar="SCALE", help="one more locator pass at this fraction of the inference size when the indices found are small (default: the model card's; 0 = never)")
     parser.add_argument("--workers", type=_workers, default=DEFAULT_WORKERS, help=f"locator passes run at once, one thread each (default {DEFAULT_WORKERS}: this machine's cores, at most 2; the boxes are the same for any number)")
 
-
-# A photo takes three locator passes; two threads run them in about half the time, more gain little.
-DEFAULT_WORKERS = max(1, min(2, os.cpu_count() or 1))
 
 
 def _workers(text: str) -> int:

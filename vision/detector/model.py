@@ -408,8 +408,9 @@ class CardDetector:
         kind = 0 if self.card.target == "corners" else 1
         return found.with_columns(data={**found.data, "kind": np.full(len(found), kind, dtype=np.int64)})
 
-    def _pass(self, image: np.ndarray, size: int, conf: float) -> Detections:
-        return from_ultralytics(self.yolo.predict(image, imgsz=size, conf=conf, iou=self.iou, verbose=False, max_det=100)[0])
+    def _pass(self, image: np.ndarray, size: int, conf: float, yolo: Any = None) -> Detections:
+        """One locator pass, by ``yolo`` (a pass thread's own copy) or the detector's locator."""
+        return from_ultralytics((yolo or self.yolo).predict(image, imgsz=size, conf=conf, iou=self.iou, verbose=False, max_det=100)[0])
 
     def _passes(self, image: np.ndarray, sizes: list[int], conf: float) -> list[Detections]:
         """One locator pass per size, in order; spread over ``workers`` threads when there are several."""
@@ -439,7 +440,7 @@ class CardDetector:
 
             # Made in the thread that uses it, as Ultralytics' thread-safety guide asks.
             yolo = self._local.yolo = YOLO(str(self.path), task="detect")
-        found = from_ultralytics(yolo.predict(image, imgsz=size, conf=conf, iou=self.iou, verbose=False, max_det=100)[0])
+        found = self._pass(image, size, conf, yolo)
         if first and self.path is not None and self.path.suffix == ".onnx":
             _one_core_session(yolo, self.path)
         return found

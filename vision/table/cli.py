@@ -347,32 +347,30 @@ def _table_setup(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from vision.synth.faces import FaceFolderError, load_face_folder
+    from vision.synth.faces import FaceFolderError
     from vision.table.bench import run_bench
 
     width, height = (int(v) for v in args.size.lower().split("x"))
-    if args.faces:
-        try:
-            load_face_folder(args.faces)
-        except FaceFolderError as exc:
-            return _error(f"--faces: {exc}")
-    report = run_bench(
-        games=args.games,
-        seed_base=args.seed_base,
-        fps=args.fps,
-        stride=args.stride,
-        detector=args.detector,
-        whole_frame=args.whole_frame,
-        drop=args.drop,
-        misread=args.misread,
-        corner=args.corner,
-        whole_fraction=args.whole_fraction,
-        width=width,
-        height=height,
-        cache=args.cache,
-        faces=args.faces,
-        progress=print,
-    )
+    try:
+        report = run_bench(
+            games=args.games,
+            seed_base=args.seed_base,
+            fps=args.fps,
+            stride=args.stride,
+            detector=args.detector,
+            whole_frame=args.whole_frame,
+            drop=args.drop,
+            misread=args.misread,
+            corner=args.corner,
+            whole_fraction=args.whole_fraction,
+            width=width,
+            height=height,
+            cache=args.cache,
+            faces=args.faces,
+            progress=print,
+        )
+    except FaceFolderError as exc:  # the first game's GameVideo reads the folder before drawing anything
+        return _error(f"--faces: {exc}")
     print(json.dumps(report["summary"], indent=1))
     if args.out:
         Path(args.out).write_text(json.dumps(report, indent=1) + "\n")
