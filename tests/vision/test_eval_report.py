@@ -144,3 +144,22 @@ def test_a_folder_without_blur_in_its_meta_reports_no_split(folder: Path):
     frames = [Detections(xyxy=[[10, 10, 20, 20]], confidence=[0.5], class_id=[QC]), Detections.empty()]
     report = evaluate(ScriptedDetector(frames), read_folder(folder))
     assert report.by_blur == {} and "image blur" not in report.table() and report.to_dict()["map50_by_blur"] is None
+
+
+def test_map50_counts_every_reading_of_a_box_unless_top1(tmp_path: Path):
+    for sub in ("images", "labels"):
+        (tmp_path / sub).mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "d.jpg"), np.full((200, 200, 3), 128, np.uint8))
+    (tmp_path / "labels" / "d.txt").write_text(f"QC {_yolo([100, 100, 140, 160])}\n")
+    probs = np.zeros((1, 24))
+    probs[0, KH], probs[0, QC] = 0.6, 0.4  # a small index read 60/40, the wrong card first
+
+    def frames() -> list[Detections]:
+        return [Detections(xyxy=[[100, 100, 140, 160]], confidence=[0.73], class_id=[KH], data={"probs": probs, "located": [0.9]})]
+
+    every = evaluate(ScriptedDetector(frames()), read_folder(tmp_path))
+    first = evaluate(ScriptedDetector(frames()), read_folder(tmp_path), top1=True)
+    assert every.map50 == pytest.approx(1.0) and first.map50 == pytest.approx(0.0)
+    assert every.to_dict()["map50_readings"] == "every" and "(first reading of each box)" in first.table()
+    # The card's name (precision, recall, F1) is the first reading either way.
+    assert every.overall == first.overall == (0.0, 0.0, 0.0)

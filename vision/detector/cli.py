@@ -92,6 +92,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ev.add_argument("--split", default=None, help="sub-split to read (val, train)")
     ev.add_argument("--labels", choices=("corners", "cards"), default=None, help="what the labels mark (default: data.yaml's target, else corners)")
     ev.add_argument("--examples", type=int, default=6)
+    ev.add_argument("--top1", action="store_true", help="mAP50 from each box's first reading only (default: every card the classifier gives a box above --conf, as Ultralytics' validator counts)")
     ev.set_defaults(func=_eval)
 
     ex = subparsers.add_parser("export", help="export the detector for fast CPU inference")
@@ -265,7 +266,7 @@ def _eval(args: argparse.Namespace) -> int:
         print(f"dokocam eval: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out) if args.out else Path("runs") / "eval" / Path(args.data).resolve().name
-    report = evaluate(detector, folder, out=out, examples=args.examples, label_kind=args.labels, progress=sys.stderr.isatty())
+    report = evaluate(detector, folder, out=out, examples=args.examples, label_kind=args.labels, progress=sys.stderr.isatty(), top1=args.top1)
     print(report.table())
     print(f"wrote {out}/metrics.json, confusion.png, examples/")
     return 0

@@ -18,6 +18,7 @@ import numpy as np
 from engine import CARD_CODES
 from vision.detections import Detections
 from vision.detector.dataset import LabelledImage, YoloFolder
+from vision.detector.grouping import every_reading
 from vision.detector.matching import MatchResult, average_precision, centers, covers, iou_assign, match_image, short_side
 
 N = len(CARD_CODES)
@@ -55,6 +56,8 @@ class EvalReport:
     ignored: int = 0
     confusion: np.ndarray = field(default_factory=lambda: np.zeros((N + 1, N + 1), np.int64))
     failed: list[str] = field(default_factory=list)
+    # What mAP50 counts of a box: "every" card the classifier gives it (as Ultralytics' validator), or its "first" reading.
+    readings: str = "every"
     map50: float | None = None
     ap50: list[float] = field(default_factory=list)
     map50_by_size: dict[str, float | None] = field(default_factory=dict)
@@ -133,6 +136,7 @@ class EvalReport:
             "recall": r,
             "f1": f,
             "map50": self.map50,
+            "map50_readings": self.readings,
             "per_card": self.per_card(),
             "ap50": None if self.map50 is None else dict(zip(CARD_CODES, self.ap50)),
             "map50_by_size": None
@@ -158,7 +162,7 @@ class EvalReport:
             lines.append(f"{row['card']:>5} {row['labels']:>6} {row['hits']:>5} {row['tp']:>4} {row['fp']:>4} {row['precision']:6.3f} {row['recall']:6.3f} {row['f1']:6.3f}")
         p, r, f = self.overall
         lines.append(f"{'all':>5} {int(self.labels.sum()):>6} {int(self.hits.sum()):>5} {int(self.tp.sum()):>4} {int(self.fp.sum()):>4} {p:6.3f} {r:6.3f} {f:6.3f}")
-        lines.append(f"images {self.images}, predictions on ignored cards {self.ignored}, mAP50 " + ("n/a (label kinds differ)" if self.map50 is None else f"{self.map50:.4f}"))
+        lines.append(f"images {self.images}, predictions on ignored cards {self.ignored}, mAP50 " + ("n/a (label kinds differ)" if self.map50 is None else f"{self.map50:.4f} ({self.readings} reading of each box)"))
         if self.map50 is not None and self.map50_by_size:
             parts = [
                 f"{_size_range(b)} px " + ("n/a" if self.map50_by_size[name] is None else f"{self.map50_by_size[name]:.4f}") + f" ({int(self.labels_by_size[b].sum())} labels)"
@@ -250,9 +254,16 @@ def save_confusion_png(report: EvalReport, path: Path) -> None:
     plt.close(fig)
 
 
-def evaluate(detector: Any, folder: YoloFolder, *, out: Path | None = None, examples: int = 6, label_kind: str | None = None, progress: bool = False) -> EvalReport:
+def evaluate(
+    detector: Any, folder: YoloFolder, *, out: Path | None = None, examples: int = 6, label_kind: str | None = None, progress: bool = False, top1: bool = False
+) -> EvalReport:
     """Runs ``detector`` (a :class:`vision.detector.model.CardDetector`, or anything with its
-    ``card`` and ``detect_and_group``) over a labelled folder.
+    ``card``, ``conf`` and ``detect_and_group``) over a labelled folder.
+
+    mAP50 counts each box once per card the classifier gives it above the detector's threshold
+    (:func:`vision.detector.grouping.every_reading`, as Ultralytics' validator does); ``top1``
+    counts only its first reading (dokocam before session 13). Precision, recall and F1 score the
+    grouped cards, one name each, either way.
 
     Writes ``metrics.json``, ``confusion.png`` and ``examples/*.jpg`` to ``out`` when given;
     examples show the images with the most mistakes first.
@@ -263,7 +274,7 @@ def evaluate(detector: Any, folder: YoloFolder, *, out: Path | None = None, exam
 
     kind = label_kind or folder.kind
     same_kind = (detector.card.target == "corners") == (kind == "corners")
-    report = EvalReport()
+    report = EvalReport(readings="first" if top1 else "every")
     drawn: list[tuple[int, str, np.ndarray]] = []
     items = folder.items
     if progress:
@@ -279,6 +290,8 @@ def evaluate(detector: Any, folder: YoloFolder, *, out: Path | None = None, exam
         raw, cards = detector.detect_and_group(image)
         if detector.card.target != "corners":
             cards = raw
+        if not top1:
+            raw = every_reading(raw, getattr(detector, "conf", detector.card.conf), detector.card.locate_weight)
         result = score_image(report, cards, item, w, h, raw if same_kind else None)
         if out is not None and examples:
             mistakes = result.false_positives + int((result.label_hit < 0).sum())

@@ -67,6 +67,33 @@ def corner_score(located: np.ndarray | float, probability: np.ndarray | float, w
     return np.asarray(located, np.float64) ** weight * np.asarray(probability, np.float64) ** (1 - weight)
 
 
+def every_reading(corners: Detections, conf: float, weight: float = 0.5) -> Detections:
+    """Each box once per card the classifier gives it, scored by :func:`corner_score`, down to ``conf``.
+
+    This is how mAP counts a detector with class scores (Ultralytics' validator keeps every class of
+    a box above its threshold, ``multi_label=True``): a small index read 60/40 between two cards is
+    a hit for the right one at its lower score instead of a plain miss. Boxes without
+    ``data["probs"]`` and ``data["located"]`` stay as they are. A box's first reading is always kept.
+
+    >>> d = Detections(xyxy=[[0, 0, 8, 8]], confidence=[0.6], class_id=[1], data={"probs": [[0.3, 0.6, 0.1]], "located": [0.6]})
+    >>> e = every_reading(d, conf=0.3)
+    >>> e.class_id.tolist(), [round(float(c), 2) for c in e.confidence]
+    ([1, 0], [0.6, 0.42])
+    """
+    probs, located = corners.data.get("probs"), corners.data.get("located")
+    if probs is None or located is None or not len(corners):
+        return corners
+    probs = np.asarray(probs, np.float64)
+    scores = corner_score(np.asarray(located, np.float64)[:, None], probs, weight)
+    first = np.zeros(probs.shape, bool)
+    first[np.arange(len(corners)), corners.class_id] = True
+    scores[first] = corners.confidence
+    rows, cards = np.nonzero((scores >= conf) | first)
+    order = np.lexsort((-scores[rows, cards], rows))
+    rows, cards = rows[order], cards[order]
+    return Detections(xyxy=corners.xyxy[rows], confidence=scores[rows, cards], class_id=cards, data={key: value[rows] for key, value in corners.data.items()})
+
+
 def drop_twins(corners: Detections, iou: float = TWIN_IOU, fuse_power: float = TWIN_FUSE_POWER) -> Detections:
     """One box per index: a box overlapping a surer box of the same card by ``iou`` or more goes,
     and the surer box becomes their average weighted by ``score ** fuse_power``.
