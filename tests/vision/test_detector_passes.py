@@ -71,6 +71,14 @@ def test_detector_runs_one_pass_per_scale_and_merges_them():
     assert len(found) == 2 and found.confidence.max() == pytest.approx(0.8)
 
 
+def test_a_merged_box_takes_its_corners_from_the_largest_pass_and_keeps_its_score():
+    # The 320 px pass is surer of the index but draws it bigger than the 416 px pass (IoU 0.69).
+    locator = _Locator({416: [(10, 10, 30, 40, 0.5)], 320: [(8, 8, 33, 43, 0.8)]})
+    detector = CardDetector(yolo=locator, card=ModelCard(imgsz=320), conf=0.25, imgsz=320, scales=(1.25, 1.0))
+    found = detector.detect(np.zeros((200, 300, 3), np.uint8))
+    assert found.xyxy.tolist() == [[10, 10, 30, 40]] and found.confidence.tolist() == pytest.approx([0.8])
+
+
 def test_detect_gives_one_box_per_index_while_cards_still_count_the_twin():
     # Two passes put shifted boxes on one index (IoU 0.43: under the merge's 0.6, over drop_twins' 0.3).
     locator = _Locator({416: [(10, 10, 30, 40, 0.3)], 320: [(18, 10, 38, 40, 0.8)]})

