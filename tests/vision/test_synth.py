@@ -129,6 +129,20 @@ def test_face_down_cards_hide_and_are_not_labelled() -> None:
     assert annotation.cards[1].class_id is None
 
 
+def test_cards_outside_the_deck_are_ignored_not_labelled() -> None:
+    deck = Deck.procedural(seed=1, face_width=120)
+    cards = [PlacedCard("7H", (-4, 0), 0), PlacedCard("QC", (4, 0), 0), PlacedCard("8S", (0, 6), 0, face_up=False)]
+    _, annotation = render_scene(deck, GREY_TABLE, cards, Camera(view_width_cm=30), look=FLAT)
+    seven = annotation.cards[0]
+    assert seven.class_id is None
+    assert {c for c, _ in annotation.boxes("corners")} == {card_index("QC")}
+    # The 7's indices, by the labels' own rule; the face-down 8 shows nothing.
+    shown = [b for b, v in zip(seven.index_boxes, seven.index_visibility) if b is not None and v >= 0.6]
+    assert annotation.ignore_boxes("corners") == [("7H", b) for b in shown] and len(shown) >= 2
+    assert annotation.ignore_boxes("cards") == [("7H", seven.box)]
+    assert all(line.startswith("7H 0.") for line in annotation.ignore_lines("corners"))
+
+
 def test_same_seed_gives_identical_images_and_labels() -> None:
     config = SceneConfig(imgsz=192, procedural_decks=2)
     runs = []
@@ -268,6 +282,14 @@ def test_cli_generate_writes_a_repeatable_yolo_dataset(tmp_path: Path) -> None:
         assert look["blurred"] == Look(motion_blur_px=look["motion_blur_px"], focus_blur_px=look["focus_blur_px"]).blurs
     labels = sorted((a / "labels").rglob("*.txt"))
     assert len(labels) == 4
+    # Cards outside the deck: ignore/ files (seed 11 draws some), read back by eval's reader.
+    ignored = sorted((a / "ignore").rglob("*.txt"))
+    assert ignored and all(f.read_bytes() == (b / f.relative_to(a)).read_bytes() for f in ignored)
+    from vision.detector.dataset import read_folder
+
+    split = ignored[0].parent.name
+    item = next(i for i in read_folder(a, split=split).items if i.image.stem == ignored[0].stem)
+    assert len(item.ignore_cxcywh) == len(ignored[0].read_text().splitlines()) > 0
     for label in labels:
         assert label.read_bytes() == (b / label.relative_to(a)).read_bytes()
         for line in label.read_text().splitlines():
@@ -294,7 +316,9 @@ def test_workers_do_not_change_the_output(tmp_path: Path) -> None:
         for _ in write_dataset(tmp_path / name, 4, seed=9, config=config, workers=workers):
             pass
     one = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*") if p.is_file() and p.name != "data.yaml")
-    assert len(one) == 12  # 4 images, 4 labels, 4 geometry files
+    # 4 images, 4 labels, 4 geometry files, and an ignore file for each image that shows a card outside the deck
+    assert len([p for p in one if p.parts[0] != "ignore"]) == 12
+    assert one == sorted(p.relative_to(tmp_path / "two") for p in (tmp_path / "two").rglob("*") if p.is_file() and p.name != "data.yaml")
     for rel in one:
         assert (tmp_path / "one" / rel).read_bytes() == (tmp_path / "two" / rel).read_bytes(), rel
 

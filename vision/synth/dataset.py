@@ -285,6 +285,9 @@ def _write_one(job: tuple[int, Path, str, str]) -> int:
     cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     lines = annotation.yolo_lines(target)
     (out / "labels" / split / f"{name}.txt").write_text("".join(line + "\n" for line in lines))
+    ignore = annotation.ignore_lines(target)
+    if ignore:
+        (out / "ignore" / split / f"{name}.txt").write_text("".join(line + "\n" for line in ignore))
     meta = {"image": f"images/{split}/{name}.jpg", "seed": seed, "index": index, **annotation.to_dict()}
     (out / "meta" / split / f"{name}.json").write_text(json.dumps(meta, separators=(",", ":")))
     return len(lines)
@@ -311,7 +314,8 @@ def write_dataset(
     folders: Sequence[str | Path] = (),
     workers: int = 1,
 ) -> Iterator[int]:
-    """Writes ``OUT/images/{train,val}``, ``OUT/labels/...``, ``OUT/meta/...`` and ``OUT/data.yaml``.
+    """Writes ``OUT/images/{train,val}``, ``OUT/labels/...``, ``OUT/ignore/...`` (the indices of
+    cards outside the deck, which ``dokocam eval`` does not score), ``OUT/meta/...`` and ``OUT/data.yaml``.
 
     Checks the arguments and writes ``data.yaml`` at once; the returned iterator draws the
     images, yielding once per finished image (the number of labels written) for progress bars.
@@ -330,7 +334,7 @@ def write_dataset(
     for folder in folders:
         load_face_folder(folder)  # fail early with the folder's problem
     root = Path(out)
-    for kind in ("images", "labels", "meta"):
+    for kind in ("images", "labels", "ignore", "meta"):
         for split in ("train", "val"):
             (root / kind / split).mkdir(parents=True, exist_ok=True)
     (root / "data.yaml").write_text(data_yaml(root, target))

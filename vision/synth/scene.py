@@ -382,6 +382,15 @@ class CardAnnotation:
 TARGETS = ("corners", "cards", "both")
 
 
+def _shown(card: CardAnnotation, target: str, index_threshold: float, card_threshold: float, min_size: float) -> list[list[float]]:
+    """The boxes :meth:`SceneAnnotation.boxes` gives one card, whatever its class."""
+    visible = [b for b, v in zip(card.index_boxes, card.index_visibility) if b is not None and v >= index_threshold and _big_enough(b, min_size)]
+    out = list(visible) if target in ("corners", "both") else []
+    if target in ("cards", "both") and card.box is not None and _big_enough(card.box, min_size) and (visible or card.visible_fraction >= card_threshold):
+        out.append(card.box)
+    return out
+
+
 def _big_enough(box: list[float], min_size: float) -> bool:
     return box[2] - box[0] >= min_size and box[3] - box[1] >= min_size
 
@@ -417,23 +426,37 @@ class SceneAnnotation:
             raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
         out: list[tuple[int, list[float]]] = []
         for card in self.cards:
-            if card.class_id is None:
-                continue
-            visible = [b for b, v in zip(card.index_boxes, card.index_visibility) if b is not None and v >= index_threshold and _big_enough(b, min_size)]
-            if target in ("corners", "both"):
-                out.extend((card.class_id, b) for b in visible)
-            if target in ("cards", "both") and card.box is not None and _big_enough(card.box, min_size) and (visible or card.visible_fraction >= card_threshold):
-                out.append((card.class_id, card.box))
+            if card.class_id is not None:
+                out.extend((card.class_id, box) for box in _shown(card, target, index_threshold, card_threshold, min_size))
         return out
+
+    def ignore_boxes(self, target: str = "corners", *, index_threshold: float = 0.6, card_threshold: float = 0.5, min_size: float = 3.0) -> list[tuple[str, list[float]]]:
+        """``(code, box)`` of the face-up cards outside a Doppelkopf deck (``7H``), by the rule of
+        :meth:`boxes`: what would be labelled if they were in the deck.
+
+        They go to ``ignore/``, as in the real photos' yardstick: a Doppelkopf detector may say
+        anything about a 7, so ``dokocam eval`` scores a box on one as neither hit nor false alarm.
+        """
+        if target not in TARGETS:
+            raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
+        return [
+            (card.code, box)
+            for card in self.cards
+            if card.class_id is None and card.face_up
+            for box in _shown(card, target, index_threshold, card_threshold, min_size)
+        ]
 
     def yolo_lines(self, target: str = "corners", **kwargs: float) -> list[str]:
         """Ultralytics label lines ``class cx cy w h`` (normalised) for :meth:`boxes`."""
-        lines = []
-        for class_id, (x1, y1, x2, y2) in self.boxes(target, **kwargs):
-            cx, cy = (x1 + x2) / 2 / self.width, (y1 + y2) / 2 / self.height
-            w, h = (x2 - x1) / self.width, (y2 - y1) / self.height
-            lines.append(f"{class_id} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
-        return lines
+        return [f"{class_id} {self._cxcywh(box)}" for class_id, box in self.boxes(target, **kwargs)]
+
+    def ignore_lines(self, target: str = "corners", **kwargs: float) -> list[str]:
+        """``ignore/`` lines ``code cx cy w h`` (normalised) for :meth:`ignore_boxes`."""
+        return [f"{code} {self._cxcywh(box)}" for code, box in self.ignore_boxes(target, **kwargs)]
+
+    def _cxcywh(self, box: list[float]) -> str:
+        x1, y1, x2, y2 = box
+        return f"{(x1 + x2) / 2 / self.width:.6f} {(y1 + y2) / 2 / self.height:.6f} {(x2 - x1) / self.width:.6f} {(y2 - y1) / self.height:.6f}"
 
     def to_dict(self) -> dict[str, Any]:
         return {"width": self.width, "height": self.height, "kind": self.kind, "look": self.look, "cards": [c.to_dict() for c in self.cards]}
