@@ -242,3 +242,18 @@ def test_workers_below_one_are_refused(capsys: pytest.CaptureFixture[str]):
     with pytest.raises(SystemExit):
         main(["detect", "x.jpg", "--workers", "0"])
     assert "--workers" in capsys.readouterr().err
+
+
+def test_merge_keeps_the_boxes_torchvision_nms_keeps():
+    import torch
+    from torchvision.ops import nms
+
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        n = int(rng.integers(2, 60))
+        xy, wh = rng.uniform(0, 200, (n, 2)), rng.uniform(5, 40, (n, 2))
+        boxes, scores = np.hstack([xy, xy + wh]).astype(np.float32), rng.uniform(0.05, 1, n).astype(np.float32)
+        k = int(rng.integers(1, n))
+        parts = [Detections(xyxy=boxes[:k], confidence=scores[:k], class_id=np.zeros(k)), Detections(xyxy=boxes[k:], confidence=scores[k:], class_id=np.zeros(n - k))]
+        kept = np.sort(nms(torch.from_numpy(boxes), torch.from_numpy(scores), 0.6).numpy())
+        assert np.array_equal(merge_passes(parts, iou=0.6).xyxy, boxes[kept])
