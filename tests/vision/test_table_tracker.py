@@ -290,6 +290,22 @@ def test_a_pair_from_a_landed_copy_to_one_being_brought_in_places_the_newcomer_b
     assert abs(landed[1].center[1] - b[1]) < 0.1 * H  # where its indices lie, not where it was first glimpsed
 
 
+def test_a_second_copy_first_seen_paired_with_the_landed_one_is_a_card_of_its_own():
+    # The detections of a rendered game (seed 52001, 5 fps, a narrow deck never trained on): both
+    # Herz-Könige of trick 1. The first came to rest, seen by its two opposite indices. The second,
+    # pushed in from the upper left, showed up paired with the first's top-left index (the first's
+    # other index apart) before any track of it existed. The first copy grew over it, and the
+    # trick closed with three cards.
+    tl, first = [538, 410, 563, 441], [539, 410, 629, 491]
+    frames = [parts((16, tl, 1))] * 4 + [parts((16, first, 2))] * 6
+    frames += [parts((16, [480, 357, 564, 441], 2), (16, [608, 460, 630, 490], 1)), parts((16, [529, 355, 564, 439], 2), (16, [608, 460, 630, 490], 1))]
+    frames += [parts((16, [472, 355, 560, 434], 2), (16, [543, 418, 630, 490], 2))] * 10
+    tracker = CardTracker(GEOMETRY)
+    landed = [e for i, det in enumerate(frames) for e in tracker.update(det, i, i / 5.0) if isinstance(e, CardLanded)]
+    assert [e.card_index for e in landed] == [16, 16]
+    assert math.hypot(landed[1].center[0] - 520, landed[1].center[1] - 394) < 0.3 * H  # the second copy's own place
+
+
 def test_a_four_index_card_seen_by_opposite_corners_in_turn_stays_where_it_landed():
     # From a rendered game (seed 34009): a lone lead, seen for a second by its top-left index,
     # then only by its bottom-right one, now and then by neither. The footprint moved by most of

@@ -229,6 +229,9 @@ class CardTracker:
         self._dropped: set[int] = set()
         self._index_sizes: deque[float] = deque(maxlen=256)  # long sides of single-index boxes
         self._pair_sizes: deque[float] = deque(maxlen=256)  # diagonals of index pairs
+        # This frame's indices of second copies split off a pair with a landed copy seen apart
+        # (see :meth:`_split_pairs`): ``(landed track id, the index's corner)``.
+        self._apart: list[tuple[int, tuple[float, float]]] = []
 
     def update(self, detections: Detections, frame: int, time: float) -> list[TrackerEvent]:
         """Takes one frame's detections; returns the landings and departures it decided."""
@@ -309,6 +312,7 @@ class CardTracker:
         self._index_sizes.extend(float(v) for v in sides[single])
         self._pair_sizes.extend(float(v) for v in _diagonal(det.xyxy[~single]))
         size = self.card_size()
+        self._apart = []
         det = self._split_pairs(det, size)
         groups: list[list[int]] = []
         boxes: list[np.ndarray] = []
@@ -350,7 +354,7 @@ class CardTracker:
         """
         index = size / self.index_ratio
         pair = det.data["corners"] >= 2
-        ends = [self._bridges(b, int(c)) if p else [] for p, b, c in zip(pair, det.xyxy, det.class_id, strict=True)]
+        ends = [self._bridges(det.xyxy[d], int(det.class_id[d]), self._seen_apart(det, d)) if pair[d] else [] for d in range(len(det))]
         bridge = np.array([bool(e) for e in ends], dtype=bool)
         thin = np.minimum(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1]) <= 3.0 * index
         in_a_row = np.array([_two_in_a_row(box, size, self.index_ratio) for box in det.xyxy], dtype=bool)
@@ -389,13 +393,28 @@ class CardTracker:
         )
         return Detections.merge([det[keep], singles])
 
-    def _bridges(self, box: np.ndarray, card: int) -> list[list[tuple[float, float]]]:
+    def _seen_apart(self, det: Detections, d: int) -> set[int]:
+        """The landed copies of row ``d``'s card that another row of this frame, clear of ``d``'s
+        box, lies on: the copy is seen by itself, so a pair from it to an index off it holds an
+        index of a second copy. Such a copy was pushed in and showed up paired with the landed
+        one's index, the landed one's other index apart, before any track of it existed (both
+        Herz-Könige of one trick, on a deck never trained on): it grew over the landed copy and
+        the trick closed with three cards."""
+        others = [e for e in range(len(det)) if e != d and det.class_id[e] == det.class_id[d] and not _overlap(det.xyxy[e], det.xyxy[d])]
+        return {
+            t.id
+            for t in self.tracks
+            if t.landed and t.parts and t.card_index == int(det.class_id[d]) and any(_outside(_center(det.xyxy[e])[None], self._footprint(t))[0] <= 0.0 for e in others)
+        }
+
+    def _bridges(self, box: np.ndarray, card: int, apart: set[int] | frozenset[int] = frozenset()) -> list[list[tuple[float, float]]]:
         """Where the indices lie of a pair that runs from one copy of its card to another (one
         index of each, paired by the detector), as groups of box corners, one group per index:
         both ends of a diagonal whose ends lie on two followed copies, or the far end of one with
         an end on a landed copy that the box does not fit, or whose far end lies where a second copy
         is being brought in (the other copy is still sliding in, or no track has settled there yet;
-        both far corners when a whole side lies on the copy).
+        both far corners when a whole side lies on the copy), or with an end on a landed copy in
+        ``apart`` (seen by itself in this frame, see :meth:`_seen_apart`).
         Empty when the pair is not such a bridge."""
         copies = [t for t in self.tracks if t.parts and t.card_index == card and t.votes.sum() > 0]
         if not copies:
@@ -412,6 +431,9 @@ class CardTracker:
                     copy = copies[k]
                     if copy.landed and other not in far and (not self._fits(copy.box, box, copy.size) or self._copy_coming(copy, np.array([*other, *other]))):
                         far.append(other)
+                    elif copy.landed and other not in far and copy.id in apart:
+                        far.append(other)
+                        self._apart.append((copy.id, other))
         return [far] if far else []
 
     def _associate(self, det: Detections, centers: np.ndarray, sizes: np.ndarray, time: float, parts: bool = False) -> set[int]:
@@ -506,6 +528,9 @@ class CardTracker:
         center = _center(part)
         if _outside(center[None], self._footprint(landed))[0] <= 0.0:
             return False
+        index = self.card_size() / self.index_ratio
+        if any(k == landed.id and np.hypot(center[0] - x, center[1] - y) <= index for k, (x, y) in self._apart):
+            return True
         return any(
             not other.landed
             and other is not landed
@@ -717,6 +742,11 @@ def _center(box: np.ndarray) -> np.ndarray:
 
 def _diagonal(xyxy: np.ndarray) -> np.ndarray:
     return np.hypot(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1]).astype(np.float64)
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two boxes share any area."""
+    return bool(min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1]))
 
 
 def _union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
