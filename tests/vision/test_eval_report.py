@@ -22,6 +22,7 @@ class ScriptedDetector:
     """Returns prepared corner detections image by image (in file order)."""
 
     card = ModelCard(target="corners")
+    conf = card.conf
 
     def __init__(self, frames: list[Detections]) -> None:
         self.frames = list(frames)

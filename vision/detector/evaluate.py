@@ -291,7 +291,7 @@ def evaluate(
         if detector.card.target != "corners":
             cards = raw
         if not top1:
-            raw = every_reading(raw, getattr(detector, "conf", detector.card.conf), detector.card.locate_weight)
+            raw = every_reading(raw, detector.conf, detector.card.locate_weight)
         result = score_image(report, cards, item, w, h, raw if same_kind else None)
         if out is not None and examples:
             mistakes = result.false_positives + int((result.label_hit < 0).sum())

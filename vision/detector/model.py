@@ -230,7 +230,7 @@ def merge_passes(passes: list[Detections], iou: float, sizes: list[int] | None =
     found = Detections.merge(passes)
     if len(found) < 2:
         return found
-    size = np.concatenate([np.full(len(p), s) for p, s in zip(passes, sizes)]) if sizes is not None else np.zeros(len(found))
+    size = np.concatenate([np.full(len(p), s) for p, s in zip(passes, sizes, strict=True)]) if sizes is not None else np.zeros(len(found))
     overlap = box_iou(found.xyxy, found.xyxy)
     xyxy = found.xyxy.copy()
     left = np.ones(len(found), bool)

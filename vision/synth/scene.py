@@ -382,6 +382,11 @@ class CardAnnotation:
 TARGETS = ("corners", "cards", "both")
 
 
+def _check_target(target: str) -> None:
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
+
+
 def _shown(card: CardAnnotation, target: str, index_threshold: float, card_threshold: float, min_size: float) -> list[list[float]]:
     """The boxes :meth:`SceneAnnotation.boxes` gives one card, whatever its class."""
     visible = [b for b, v in zip(card.index_boxes, card.index_visibility) if b is not None and v >= index_threshold and _big_enough(b, min_size)]
@@ -422,8 +427,7 @@ class SceneAnnotation:
         Raises:
             ValueError: unknown ``target``.
         """
-        if target not in TARGETS:
-            raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
+        _check_target(target)
         out: list[tuple[int, list[float]]] = []
         for card in self.cards:
             if card.class_id is not None:
@@ -437,8 +441,7 @@ class SceneAnnotation:
         They go to ``ignore/``, as in the real photos' yardstick: a Doppelkopf detector may say
         anything about a 7, so ``dokocam eval`` scores a box on one as neither hit nor false alarm.
         """
-        if target not in TARGETS:
-            raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
+        _check_target(target)
         return [
             (card.code, box)
             for card in self.cards

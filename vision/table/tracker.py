@@ -429,9 +429,11 @@ class CardTracker:
             for end, other in ((0, b), (1, a)):
                 for k in holders[end] - holders[1 - end]:
                     copy = copies[k]
-                    if copy.landed and other not in far and (not self._fits(copy.box, box, copy.size) or self._copy_coming(copy, np.array([*other, *other]))):
+                    if not copy.landed or other in far:
+                        continue
+                    if not self._fits(copy.box, box, copy.size) or self._copy_coming(copy, np.array([*other, *other])):
                         far.append(other)
-                    elif copy.landed and other not in far and copy.id in apart:
+                    elif copy.id in apart:
                         far.append(other)
                         self._apart.append((copy.id, other))
         return [far] if far else []
@@ -528,9 +530,10 @@ class CardTracker:
         center = _center(part)
         if _outside(center[None], self._footprint(landed))[0] <= 0.0:
             return False
-        index = self.card_size() / self.index_ratio
-        if any(k == landed.id and np.hypot(center[0] - x, center[1] - y) <= index for k, (x, y) in self._apart):
-            return True
+        if self._apart:
+            index = self.card_size() / self.index_ratio
+            if any(k == landed.id and np.hypot(center[0] - x, center[1] - y) <= index for k, (x, y) in self._apart):
+                return True
         return any(
             not other.landed
             and other is not landed
