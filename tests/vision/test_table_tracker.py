@@ -306,6 +306,40 @@ def test_a_second_copy_first_seen_paired_with_the_landed_one_is_a_card_of_its_ow
     assert math.hypot(landed[1].center[0] - 520, landed[1].center[1] - 394) < 0.3 * H  # the second copy's own place
 
 
+def test_a_card_that_slid_in_by_one_index_is_not_doubled_by_its_own_pair():
+    # The detections of a rendered game (seed 54000, 10 fps, two decks never trained on): seat 1's
+    # Kreuz-König slid in seen by its leading index, came to rest, and a moment later both its
+    # indices were read as one pair. The index as it passed over the card's place still counted
+    # to its footprint, the pair overran it, and its far index was played as the second Kreuz-König.
+    slide = [[541, 624, 555, 645], [552, 542, 566, 562], [555, 479, 571, 499], [559, 452, 576, 473]]
+    rest = [[562, 447, 576, 466], [560, 449, 575, 468], [562, 449, 587, 468], [561, 447, 575, 466], [561, 447, 586, 468], [562, 446, 578, 466], [561, 447, 575, 466]]
+    lead = (1, [666, 380, 759, 444], 2)  # the Kreuz-Zehn led before
+    frames = [parts((1, [663, 428, 684, 445], 1))] * 10 + [parts(lead)] * 10
+    frames += [parts(lead, (4, b, 1)) for b in slide]
+    frames += [parts(lead, (4, b, 2 if b[2] - b[0] > 20 else 1)) for b in rest]
+    frames += [parts(lead, (4, [562 + d, 445, 648 + d, 523], 2)) for d in (2, 0, 0, -1, 0, -2, -3, 0, -1, -2)] * 2
+    tracker = CardTracker(GEOMETRY)
+    landed = [e for i, det in enumerate(frames) for e in tracker.update(det, i, i / 10.0) if isinstance(e, CardLanded)]
+    assert [e.card_index for e in landed] == [1, 4]
+    assert landed[1].center[1] < 480  # where it rests, not back along its path
+
+
+def test_a_card_laid_over_the_index_a_landed_card_rested_on_is_a_card_of_its_own():
+    # The detections of a rendered game (seed 50000, 5 fps, a serif deck never trained on): the
+    # Pik-As came to rest seen by its top-left index, then by both. The Karo-Neun was laid over
+    # that index, seen by both of its own, the As now by its other index only. Its middle lay
+    # near where the As's index had lain, and it was taken for the As read anew: never played.
+    ten = (7, [735, 262, 808, 373], 2)  # the Pik-Zehn led before
+    frames = [parts(ten)] * 10
+    frames += [parts(ten, (11, b, 1)) for b in ([620, 412, 642, 439], [616, 367, 638, 393], [617, 371, 639, 396], [618, 373, 640, 398])]
+    frames += [parts(ten, (11, [618, 372, 720, 449], 2))] * 8
+    frames += [parts(ten, (11, [697, 424, 719, 451], 1), (18, [610, 342, 635, 354], 1)), parts(ten, (11, [702, 423, 723, 450], 1), (18, [639, 332, 669, 350], 1))]
+    frames += [parts(ten, (11, [695, 426, 717, 452], 1), (18, [552, 337, 661, 395], 2))] * 10
+    tracker = CardTracker(GEOMETRY)
+    landed = [e for i, det in enumerate(frames) for e in tracker.update(det, i, i / 5.0) if isinstance(e, CardLanded)]
+    assert [e.card_index for e in landed] == [7, 11, 18]
+
+
 def test_a_four_index_card_seen_by_opposite_corners_in_turn_stays_where_it_landed():
     # From a rendered game (seed 34009): a lone lead, seen for a second by its top-left index,
     # then only by its bottom-right one, now and then by neither. The footprint moved by most of

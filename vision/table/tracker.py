@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.detections import Detections
+from vision.detector.matching import box_iou
 from vision.table.geometry import TableGeometry
 
 N_CLASSES = 24
@@ -30,6 +31,8 @@ N_CLASSES = 24
 # Seconds of a track's places kept (how long it rested, how far it slid): by time, not by count,
 # so that a higher frame rate or a smaller stride does not shorten what the tracker remembers.
 PATH_SECONDS = 8.0
+# Two sightings of a card's part at this IoU or more saw it in one place (it lay still between them).
+SAME_PLACE_IOU = 0.5
 
 
 @dataclass
@@ -586,15 +589,7 @@ class CardTracker:
             track.recent.append((time, box))
             while track.recent[0][0] < time - self.part_memory:
                 track.recent.popleft()
-            recent = [part for _, part in reversed(track.recent)]  # newest first
-            seed = 0
-            if track.landed:
-                agree = [sum(self._fits(p, q, track.size) for q in recent) for p in recent]
-                seed = int(np.argmax(agree))
-            track.box = recent[seed]
-            for k, part in enumerate(recent):
-                if k != seed and self._fits(track.box, part, track.size):
-                    track.box = _union(track.box, part)
+            track.box = self._joined_parts(track)
         elif not track.hits or size >= self.whole_fraction * track.size:
             # A box of the whole card: it says where the card is.
             track.box = box
@@ -603,7 +598,7 @@ class CardTracker:
             # Part of the card (one corner index, the part a hand leaves free): it confirms the
             # card, and moves it only as far as needed to hold it.
             track.box = _shift_to_hold(track.box, box)
-        track.center = (track.box[:2] + track.box[2:]) / 2.0
+        track.center = _center(track.box)
         track.last_time = time
         track.hits += 1
         track.votes[int(det.class_id[d])] += float(det.confidence[d])
@@ -611,6 +606,39 @@ class CardTracker:
         track.path.append((time, track.center))
         while track.path[0][0] < time - PATH_SECONDS:
             track.path.popleft()
+
+    def _joined_parts(self, track: Track) -> np.ndarray:
+        """The footprint of a card seen by parts: its recent parts that fit one card, grown from
+        the newest part, or for a landed card from the part most others agree with."""
+        recent = [part for _, part in reversed(track.recent)]  # newest first
+        seed = 0
+        if track.landed:
+            agree = [sum(self._fits(p, q, track.size) for q in recent) for p in recent]
+            seed = int(np.argmax(agree))
+        box = recent[seed]
+        for k, part in enumerate(recent):
+            if k != seed and self._fits(box, part, track.size):
+                box = _union(box, part)
+        return box
+
+    def _settle(self, track: Track, since: float) -> None:
+        """Forgets the parts a landing card showed only in passing: seen once, before it came to
+        rest at ``since``, and never again in that place.
+
+        While it slid in, its leading index passed over where the card now lies and still fitted
+        one card with the index at rest, so the footprint reached a card's length back along the
+        path. A pair of the card's own two indices then overran that footprint, read as an index
+        of a second copy, and the card was played twice (both Kreuz-Könige of one trick, on two
+        decks never trained on). An index seen in the same place over several frames before the
+        rest began lies where the card lies, and stays.
+        """
+        boxes = np.array([part for _, part in track.recent], dtype=np.float64).reshape(-1, 4)
+        again = (box_iou(boxes, boxes) >= SAME_PLACE_IOU).sum(1) > 1
+        kept = [entry for k, entry in enumerate(track.recent) if entry[0] >= since or again[k]]
+        if kept and len(kept) < len(track.recent):
+            track.recent = deque(kept, maxlen=track.recent.maxlen)
+            track.box = self._joined_parts(track)
+            track.center = _center(track.box)
 
     def _rest_since(self, track: Track) -> float | None:
         """The time since which the track has stayed within ``rest_tolerance`` of its last place."""
@@ -630,11 +658,12 @@ class CardTracker:
         for other in self.tracks:
             if not other.landed or other is track or other.last_time < track.first_time:
                 continue
-            # Where another card lay when it landed counts too: a card seen by parts drifts towards
-            # the part in view, and a four-index card read half as one card, half as another,
-            # splits so. (Not for the same card: two copies side by side may swap tracks.)
+            # Where another card lay when it landed counts too: a four-index card read half as one
+            # card, half as another, splits so. (Not for the same card: two copies side by side may
+            # swap tracks. Not between cards seen by parts: where one landed is where its index lay,
+            # and a card put on top covers that index; whether the parts lie on it is asked below.)
             places = [other.center]
-            if other.landed_center is not None and other.card_index != track.card_index:
+            if other.landed_center is not None and other.card_index != track.card_index and not (track.parts and other.parts):
                 places.append(other.landed_center)
             if min(np.hypot(*(p - track.center)) for p in places) < self.reread_distance * max(other.size, track.size):
                 return True
@@ -709,6 +738,8 @@ class CardTracker:
         confidence = round(track.share * mean_score, 3)
         if confidence < self.min_land_confidence:
             return None  # inconsistent and weakly scored: misreadings, not a card
+        if track.parts:
+            self._settle(track, since)
         track.landed = True
         track.landed_center = track.center.copy()
         track.landed_box = track.box.copy()
