@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from vision.detections import Detections
 from vision.table.geometry import TableGeometry
+from vision.table.recording import load_detections
 from vision.table.tracker import CardLanded, CardLeft, CardTracker
 
 FPS = 10.0
@@ -338,6 +340,34 @@ def test_a_card_laid_over_the_index_a_landed_card_rested_on_is_a_card_of_its_own
     tracker = CardTracker(GEOMETRY)
     landed = [e for i, det in enumerate(frames) for e in tracker.update(det, i, i / 5.0) if isinstance(e, CardLanded)]
     assert [e.card_index for e in landed] == [7, 11, 18]
+
+
+def test_a_box_glimpsed_once_over_a_landed_card_does_not_stretch_it_into_two():
+    # The detections of a rendered game (seed 54000, 10 fps, a hairline deck never trained on):
+    # the Karo-Dame came to rest seen by one index; for one frame, as a hand reached across, a
+    # box of it ran up over the hand; then both of its indices were read as one pair. The pair
+    # overran the footprint the glimpse had stretched, and its far index was played as a second
+    # Karo-Dame (repaired at the sweep, with two questions).
+    king, jack = (22, [477, 318, 567, 381], 2), (20, [592, 257, 656, 338], 2)  # two cards already in the trick
+    frames = [parts(king, jack)] * 10
+    frames += [parts(king, jack, (21, b, 1)) for b in ([878, 427, 897, 438], [780, 418, 800, 429], [701, 410, 720, 420], [671, 407, 690, 420], [670, 402, 690, 418], [671, 403, 689, 419], [670, 410, 689, 420], [671, 401, 690, 420])]
+    frames += [parts(king, jack, (21, [646, 320, 689, 418], 2)), parts(king, jack, (21, [670, 406, 689, 420], 1)), parts(king, jack, (21, [673, 408, 690, 419], 1))]
+    frames += [parts(king, jack, (21, [672 + d, 368, 771 + d, 420], 2)) for d in (0, 1, -2, 0, -1, 1, 0, -1, 0, 1)] * 2
+    tracker = CardTracker(GEOMETRY)
+    landed = [e for i, det in enumerate(frames) for e in tracker.update(det, i, i / 10.0) if isinstance(e, CardLanded)]
+    assert [e.card_index for e in landed] == [22, 20, 21]
+
+
+def test_with_both_copies_landed_a_pair_off_one_of_them_makes_no_third():
+    # The recorded detections of a rendered game's first trick (seed 54003, 10 fps, a hairline
+    # deck never trained on): both Pik-Zehnen in it. The second came to rest while the detector
+    # paired its index with the first's, which stretched its footprint over to the first; then
+    # its own two indices were read as one pair, which overran that footprint. Its far index was
+    # taken for a third Pik-Zehn, and the follower asked about it.
+    header, frames = load_detections(Path(__file__).parent / "data" / "seed54003-trick1-detections.jsonl")
+    tracker = CardTracker(TableGeometry.default(header.width, header.height), whole_fraction=0.75)
+    landed = [e for index, t, det in frames for e in tracker.update(det, index, t) if isinstance(e, CardLanded)]
+    assert [e.card_index for e in landed] == [7, 11, 10, 7]  # 10S, AS, KS, 10S
 
 
 def test_a_four_index_card_seen_by_opposite_corners_in_turn_stays_where_it_landed():

@@ -27,6 +27,7 @@ from vision.detector.matching import box_iou
 from vision.table.geometry import TableGeometry
 
 N_CLASSES = 24
+DECK_COPIES = 2  # a Doppelkopf deck holds every card twice
 
 # Seconds of a track's places kept (how long it rested, how far it slid): by time, not by count,
 # so that a higher frame rate or a smaller stride does not shorten what the tracker remembers.
@@ -422,6 +423,10 @@ class CardTracker:
         copies = [t for t in self.tracks if t.parts and t.card_index == card and t.votes.sum() > 0]
         if not copies:
             return []
+        # With both of the deck's copies lying there, a far end on neither is no further copy: the
+        # footprint of one was stretched by a pair that ran from it to the other (both Pik-Zehnen
+        # of one trick: a "third" one was asked about).
+        every_copy_landed = sum(t.landed for t in copies) >= DECK_COPIES
         far: list[tuple[float, float]] = []
         x1, y1, x2, y2 = (float(v) for v in box)
         for a, b in (((x1, y1), (x2, y2)), ((x2, y1), (x1, y2))):
@@ -432,7 +437,7 @@ class CardTracker:
             for end, other in ((0, b), (1, a)):
                 for k in holders[end] - holders[1 - end]:
                     copy = copies[k]
-                    if not copy.landed or other in far:
+                    if not copy.landed or other in far or every_copy_landed:
                         continue
                     if not self._fits(copy.box, box, copy.size) or self._copy_coming(copy, np.array([*other, *other])):
                         far.append(other)
@@ -609,10 +614,18 @@ class CardTracker:
 
     def _joined_parts(self, track: Track) -> np.ndarray:
         """The footprint of a card seen by parts: its recent parts that fit one card, grown from
-        the newest part, or for a landed card from the part most others agree with."""
+        the newest part, or for a landed card from the part most others agree with.
+
+        A landed card lies still, so its parts show up again where they lie: one seen once, and
+        not just now, was a glimpse (a box drawn over a hand reaching across), and it would
+        stretch the footprint so that the card's own pair overran it and read as a second copy
+        (a Karo-Dame played twice, its trick repaired at the sweep with two questions).
+        """
         recent = [part for _, part in reversed(track.recent)]  # newest first
         seed = 0
         if track.landed:
+            again = (box_iou(np.array(recent), np.array(recent)) >= SAME_PLACE_IOU).sum(1) > 1
+            recent = [part for k, part in enumerate(recent) if k == 0 or again[k]]
             agree = [sum(self._fits(p, q, track.size) for q in recent) for p in recent]
             seed = int(np.argmax(agree))
         box = recent[seed]
