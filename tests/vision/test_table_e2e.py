@@ -47,6 +47,17 @@ def test_a_noisy_detector_is_voted_and_held_into_the_same_tricks():
     assert tricks_of(pipeline.follower.game) == tricks_of(truth)
 
 
+def test_the_table_benchmark_counts_the_questions_a_game_raised():
+    from vision.table.bench import run_bench
+
+    clean = run_bench(games=1, seed_base=5, fps=2.0, detector="truth")
+    misread = run_bench(games=1, seed_base=5, fps=2.0, detector="noisy", misread=0.4, drop=0.1)
+    assert clean["games"][0]["questions"] == 0 and clean["summary"]["questions_per_game"] == 0.0
+    # Cards read as others at random make the follower ask the table.
+    assert misread["games"][0]["questions"] > 0
+    assert misread["summary"]["questions_per_game"] == misread["games"][0]["questions"]
+
+
 @pytest.mark.slow
 def test_render_game_analyze_and_run_commands_round_trip_through_files(tmp_path, capsys, monkeypatch):
     out = tmp_path / "game.mp4"

@@ -370,6 +370,20 @@ def test_with_both_copies_landed_a_pair_off_one_of_them_makes_no_third():
     assert [e.card_index for e in landed] == [7, 11, 10, 7]  # 10S, AS, KS, 10S
 
 
+def test_a_second_copy_lying_over_the_first_ones_corner_lands_at_two_frames_a_second():
+    # The detections of a rendered game (seed 56002, every fifth frame of 10 fps, an italic deck
+    # never trained on): both Pik-Asse in a trick. The second lay with one index over the first's
+    # corner, so its pair, seen whole, ran from one copy to the other and was cut in two. At half a
+    # second a frame the newcomer's track then took the landed copy's boxes and never landed.
+    first = [736, 337, 817, 432]
+    frames = [parts((11, [827, 415, 850, 432], 1)), parts((11, [728, 414, 752, 431], 1)), parts((11, [732, 339, 813, 434], 2)), parts((11, [734, 337, 815, 432], 2))]
+    frames += [parts((11, first, 2), (11, [645, 570, 663, 594], 1)), parts((11, first, 2), (11, [635, 427, 737, 501], 2))]
+    frames += [parts((11, [732, 335 + d, 813, 430 + d], 2), (11, [629 - d, 425, 731 - d, 498], 2)) for d in (0, 1, -1, 2, 0, 1, 0, -1, 1, 0)]
+    tracker = CardTracker(GEOMETRY)
+    landed = [e for i, det in enumerate(frames) for e in tracker.update(det, i, i / 2.0) if isinstance(e, CardLanded)]
+    assert [e.card_index for e in landed] == [11, 11]
+
+
 def test_a_four_index_card_seen_by_opposite_corners_in_turn_stays_where_it_landed():
     # From a rendered game (seed 34009): a lone lead, seen for a second by its top-left index,
     # then only by its bottom-right one, now and then by neither. The footprint moved by most of

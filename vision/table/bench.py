@@ -104,6 +104,7 @@ def run_bench(
         if whole_fraction is not None:
             pipeline.tracker.whole_fraction = whole_fraction
         played_times: list[float] = []
+        questions = 0
         deck = f"-faces-{Path(faces).resolve().name}" if faces else ""
         recording = Path(cache) / f"seed{seed}-{width}x{height}-fps{fps:g}-stride{stride}{deck}.jsonl" if cache and model is not None else None
 
@@ -143,6 +144,8 @@ def run_bench(
             events = pipeline.update(det, index, t)
             pipeline_seconds += time.perf_counter() - t2
             played_times.extend(e.time for e in events if e.type == "card_played")
+            # What the dashboard would have asked the table: each one a player's interruption.
+            questions += sum(e.type == "needs_confirmation" for e in events)
         truth_game = load_record(video.game.record()).to_game()
         game = pipeline.follower.game
         truth_tricks = [[(s, str(c)) for s, c in tr.plays] for tr in truth_game.tricks]
@@ -168,11 +171,12 @@ def run_bench(
             "points_got": got_points,
             "points_equal": same,
             "flags": [f.to_dict() for f in game.flags],
+            "questions": questions,
             "calibration": pipeline.follower.geometry.method,
         }
         rows.append(row)
         if progress:
-            progress(f"seed {seed}: {exact}/{len(truth_tricks)} tricks exact, points {'equal' if same else 'DIFFER'}, {len(game.flags)} flags")
+            progress(f"seed {seed}: {exact}/{len(truth_tricks)} tricks exact, points {'equal' if same else 'DIFFER'}, {len(game.flags)} flags, {questions} questions")
     analysed = frames_total
     summary = {
         "detector": detector if model is None else f"model ({detector})",
@@ -184,6 +188,7 @@ def run_bench(
         "whole_fraction": pipeline.tracker.whole_fraction,
         "tricks_exact_pct": round(100.0 * tricks_exact / max(1, tricks_total), 2),
         "games_points_equal_pct": round(100.0 * games_exact / max(1, games), 2),
+        "questions_per_game": round(sum(r["questions"] for r in rows) / max(1, games), 2),
         "pipeline_ms_per_analysed_frame": round(1000.0 * pipeline_seconds / max(1, analysed // stride), 3),
         "detect_ms_per_analysed_frame": round(1000.0 * detect_seconds / max(1, analysed // stride), 2) if model else None,
         "frames": frames_total,

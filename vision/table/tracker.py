@@ -423,6 +423,13 @@ class CardTracker:
         copies = [t for t in self.tracks if t.parts and t.card_index == card and t.votes.sum() > 0]
         if not copies:
             return []
+        whole = float(_diagonal(np.asarray(box, np.float64)[None])[0]) >= 0.75 * self.card_size()
+        if whole and any(not t.landed and float(box_iou(box, t.box)[0, 0]) >= SAME_PLACE_IOU for t in copies):
+            # Most of a card, where a copy on its way in was just seen so: that copy, one of its
+            # indices over the landed copy's corner (both Pik-Asse of a trick read at two frames a
+            # second: the newcomer's pair was cut in two, its track took the landed one's boxes and
+            # it never landed).
+            return []
         # With both of the deck's copies lying there, a far end on neither is no further copy: the
         # footprint of one was stretched by a pair that ran from it to the other (both Pik-Zehnen
         # of one trick: a "third" one was asked about).
