@@ -631,7 +631,7 @@ class CardTracker:
         recent = [part for _, part in reversed(track.recent)]  # newest first
         seed = 0
         if track.landed:
-            again = (box_iou(np.array(recent), np.array(recent)) >= SAME_PLACE_IOU).sum(1) > 1
+            again = _seen_again(recent)
             recent = [part for k, part in enumerate(recent) if k == 0 or again[k]]
             agree = [sum(self._fits(p, q, track.size) for q in recent) for p in recent]
             seed = int(np.argmax(agree))
@@ -652,8 +652,7 @@ class CardTracker:
         decks never trained on). An index seen in the same place over several frames before the
         rest began lies where the card lies, and stays.
         """
-        boxes = np.array([part for _, part in track.recent], dtype=np.float64).reshape(-1, 4)
-        again = (box_iou(boxes, boxes) >= SAME_PLACE_IOU).sum(1) > 1
+        again = _seen_again([part for _, part in track.recent])
         kept = [entry for k, entry in enumerate(track.recent) if entry[0] >= since or again[k]]
         if kept and len(kept) < len(track.recent):
             track.recent = deque(kept, maxlen=track.recent.maxlen)
@@ -787,6 +786,16 @@ def _two_in_a_row(box: np.ndarray, size: float, index_ratio: float) -> bool:
     side by side on one card lie at most its long side apart, so these lie on two cards."""
     w, h = float(box[2] - box[0]), float(box[3] - box[1])
     return min(w, h) <= 3.0 * size / index_ratio and max(w, h) > size
+
+
+def _seen_again(parts: list[np.ndarray]) -> np.ndarray:
+    """For each part, whether another of ``parts`` was seen in the same place.
+
+    >>> _seen_again([np.array([0.0, 0, 10, 10]), np.array([1.0, 0, 11, 10]), np.array([50.0, 50, 60, 60])]).tolist()
+    [True, True, False]
+    """
+    boxes = np.array(parts, dtype=np.float64).reshape(-1, 4)
+    return (box_iou(boxes, boxes) >= SAME_PLACE_IOU).sum(1) > 1
 
 
 def _center(box: np.ndarray) -> np.ndarray:
