@@ -358,7 +358,7 @@ class CardTracker:
         """
         index = size / self.index_ratio
         pair = det.data["corners"] >= 2
-        ends = [self._bridges(det.xyxy[d], int(det.class_id[d]), self._seen_apart(det, d)) if pair[d] else [] for d in range(len(det))]
+        ends = [self._bridges(det.xyxy[d], int(det.class_id[d]), size, self._seen_apart(det, d)) if pair[d] else [] for d in range(len(det))]
         bridge = np.array([bool(e) for e in ends], dtype=bool)
         thin = np.minimum(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1]) <= 3.0 * index
         in_a_row = np.array([_two_in_a_row(box, size, self.index_ratio) for box in det.xyxy], dtype=bool)
@@ -411,19 +411,21 @@ class CardTracker:
             if t.landed and t.parts and t.card_index == int(det.class_id[d]) and any(_outside(_center(det.xyxy[e])[None], self._footprint(t))[0] <= 0.0 for e in others)
         }
 
-    def _bridges(self, box: np.ndarray, card: int, apart: set[int] | frozenset[int] = frozenset()) -> list[list[tuple[float, float]]]:
+    def _bridges(self, box: np.ndarray, card: int, size: float, apart: set[int] | frozenset[int] = frozenset()) -> list[list[tuple[float, float]]]:
         """Where the indices lie of a pair that runs from one copy of its card to another (one
         index of each, paired by the detector), as groups of box corners, one group per index:
         both ends of a diagonal whose ends lie on two followed copies, or the far end of one with
         an end on a landed copy that the box does not fit, or whose far end lies where a second copy
         is being brought in (the other copy is still sliding in, or no track has settled there yet;
         both far corners when a whole side lies on the copy), or with an end on a landed copy in
-        ``apart`` (seen by itself in this frame, see :meth:`_seen_apart`).
-        Empty when the pair is not such a bridge."""
+        ``apart`` (seen by itself in this frame, see :meth:`_seen_apart`). ``size`` is the frame's
+        card diagonal. Empty when the pair is not such a bridge: also when it spans most of a card
+        where a copy not yet landed was just seen, or when both of the deck's copies have landed
+        and its far end lies on neither."""
         copies = [t for t in self.tracks if t.parts and t.card_index == card and t.votes.sum() > 0]
         if not copies:
             return []
-        whole = float(_diagonal(np.asarray(box, np.float64)[None])[0]) >= 0.75 * self.card_size()
+        whole = float(_diagonal(np.asarray(box, np.float64)[None])[0]) >= 0.75 * size
         if whole and any(not t.landed and float(box_iou(box, t.box)[0, 0]) >= SAME_PLACE_IOU for t in copies):
             # Most of a card, where a copy on its way in was just seen so: that copy, one of its
             # indices over the landed copy's corner (both Pik-Asse of a trick read at two frames a
