@@ -41,6 +41,10 @@ class ClassifierCheckpointError(ValueError):
     """A file is not a dokocam index-classifier checkpoint."""
 
 
+class DeviceError(ValueError):
+    """A training device that torch does not know or this machine does not have."""
+
+
 class IndexClassifier(nn.Module):
     """Four small conv stages and a linear head over a ``CROP_SIZE`` RGB crop (about 0.1 M parameters).
 
@@ -263,7 +267,7 @@ def extract_crops(
 STRETCH = 0.35
 
 
-def random_affine(n: int, generator: torch.Generator, stretch: float = STRETCH) -> torch.Tensor:
+def random_affine(n: int, generator: torch.Generator, stretch: float = STRETCH, device: torch.device | str = "cpu") -> torch.Tensor:
     """``(n, 2, 3)`` sampling matrices (output -> input, as ``F.affine_grid`` takes them) for crops.
 
     Indices appear in every orientation (the lower corner is the upper one turned by 180 degrees),
@@ -272,10 +276,10 @@ def random_affine(n: int, generator: torch.Generator, stretch: float = STRETCH) 
     exports stretch whole pictures to a square (the real phone set: an index stretched by 4:3 more
     or less dropped round 10's classifier from 89% to 71-83% of its crops read right).
     """
-    angle = (torch.rand(n, generator=generator) * 2 - 1) * math.pi
-    scale = torch.exp((torch.rand(n, generator=generator) * 2 - 1) * 0.15)
-    aspect = torch.exp((torch.rand(n, generator=generator) * 2 - 1) * stretch / 2)
-    shift = (torch.rand(n, 2, generator=generator) * 2 - 1) * 0.08
+    angle = (torch.rand(n, generator=generator, device=device) * 2 - 1) * math.pi
+    scale = torch.exp((torch.rand(n, generator=generator, device=device) * 2 - 1) * 0.15)
+    aspect = torch.exp((torch.rand(n, generator=generator, device=device) * 2 - 1) * stretch / 2)
+    shift = (torch.rand(n, 2, generator=generator, device=device) * 2 - 1) * 0.08
     cos, sin = torch.cos(angle) / scale, torch.sin(angle) / scale
     # R @ D: the content is turned, then squashed along the crop's axes, as a camera or an export
     # squashes a whole picture; with the turn random, the squash meets the index at any angle.
@@ -286,33 +290,36 @@ def random_affine(n: int, generator: torch.Generator, stretch: float = STRETCH) 
 
 
 def augment(batch: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-    """Photometric and geometric noise on a float batch: what real cameras do to an index."""
-    n = batch.shape[0]
-    theta = random_affine(n, generator)
+    """Photometric and geometric noise on a float batch: what real cameras do to an index.
+
+    ``generator`` lives on the batch's device (a CUDA batch takes a CUDA generator).
+    """
+    n, device = batch.shape[0], batch.device
+    theta = random_affine(n, generator, device=device)
     grid = F.affine_grid(theta, list(batch.shape), align_corners=False)
     batch = F.grid_sample(batch, grid, padding_mode="border", align_corners=False)
     # Grey photos and colour casts: the suit must be read from its shape, not only its colour.
     grey = batch.mean(dim=1, keepdim=True).expand_as(batch)
-    to_grey = (torch.rand(n, 1, 1, 1, generator=generator) < 0.35).float()
+    to_grey = (torch.rand(n, 1, 1, 1, generator=generator, device=device) < 0.35).float()
     batch = batch * (1 - to_grey) + grey * to_grey
     # Decks print suits in other colours (four-colour decks: green Pik, orange Karo), so colour
     # alone must never name a suit: some crops get their colour channels swapped.
-    swap = torch.rand(n, generator=generator) < 0.12
+    swap = torch.rand(n, generator=generator, device=device) < 0.12
     if swap.any():
-        order = torch.stack([torch.randperm(3, generator=generator) for _ in range(int(swap.sum()))])
+        order = torch.rand(int(swap.sum()), 3, generator=generator, device=device).argsort(dim=1)  # a random permutation each
         batch[swap] = torch.gather(batch[swap], 1, order[:, :, None, None].expand(-1, -1, *batch.shape[-2:]))
-    cast = 1 + (torch.rand(n, 3, 1, 1, generator=generator) * 2 - 1) * 0.15
-    contrast = torch.exp((torch.rand(n, 1, 1, 1, generator=generator) * 2 - 1) * 0.4)
-    brightness = (torch.rand(n, 1, 1, 1, generator=generator) * 2 - 1) * 0.2
+    cast = 1 + (torch.rand(n, 3, 1, 1, generator=generator, device=device) * 2 - 1) * 0.15
+    contrast = torch.exp((torch.rand(n, 1, 1, 1, generator=generator, device=device) * 2 - 1) * 0.4)
+    brightness = (torch.rand(n, 1, 1, 1, generator=generator, device=device) * 2 - 1) * 0.2
     mean = batch.mean(dim=(1, 2, 3), keepdim=True)
     batch = (batch - mean) * contrast + mean + brightness
     batch = batch * cast
     # Blur some crops (out-of-focus or small indices upscaled), add sensor noise to all.
-    blur = torch.rand(n, generator=generator) < 0.3
+    blur = torch.rand(n, generator=generator, device=device) < 0.3
     if blur.any():
         small = F.interpolate(batch[blur], scale_factor=0.4, mode="bilinear", align_corners=False)
         batch[blur] = F.interpolate(small, size=batch.shape[-2:], mode="bilinear", align_corners=False)
-    batch = batch + torch.randn(batch.shape, generator=generator) * 0.03
+    batch = batch + torch.randn(batch.shape, generator=generator, device=device) * 0.03
     return batch.clamp(0, 1)
 
 
@@ -334,6 +341,7 @@ def train_classifier(
     crops: Sequence[str | Path] = (),
     crop_size: int = CROP_SIZE,
     lr: float = 3e-3,
+    device: str | None = None,
     log=print,
 ) -> dict[str, float]:
     """Trains the index classifier on the labelled boxes of YOLO folders and saves it to ``out``.
@@ -352,14 +360,18 @@ def train_classifier(
             beside the boxes of ``data``.
         crop_size: input side of the network in pixels.
         lr: peak learning rate of the one-cycle schedule (lower it to fine-tune from ``init``).
+        device: ``"cpu"``, ``"cuda"`` or ``"cuda:N"``; by default CUDA when present. The crops stay
+            in host memory as bytes and go to the device a batch at a time, where they are augmented.
 
     Returns:
         The last epoch's metrics (``loss``, ``train_acc`` and, with ``val``, ``val_acc``).
     """
     if threads:
         torch.set_num_threads(threads)
+    target_device = resolve_device(device)
     torch.manual_seed(seed)
-    generator = torch.Generator().manual_seed(seed)
+    generator = torch.Generator().manual_seed(seed)  # the order of the crops, drawn on the host
+    noise = generator if target_device.type == "cpu" else torch.Generator(device=target_device).manual_seed(seed)
     start = time.monotonic()
     x, y = extract_crops([_train_split(d) for d in data], variants=variants, small_variants=small_variants, min_size=min_size, seed=seed, size=crop_size)
     for path in crops:
@@ -375,6 +387,8 @@ def train_classifier(
         if start_from.crop_size != crop_size or start_from.model.width != width:
             raise ClassifierCheckpointError(f"{init} has width {start_from.model.width} and crops of {start_from.crop_size} px; this run uses {width} and {crop_size}")
         model.load_state_dict(start_from.model.state_dict())
+    model.to(target_device)
+    log(f"classifier: training on {target_device}")
     steps = epochs * math.ceil(len(x) / batch)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=lr, total_steps=steps, pct_start=0.15)
@@ -388,14 +402,15 @@ def train_classifier(
         total, correct, loss_sum = 0, 0, 0.0
         for i in range(0, len(order), batch):
             idx = order[i : i + batch]
-            logits = model(augment(to_tensor(inputs[idx.numpy()]), generator))
-            loss = F.cross_entropy(logits, targets[idx], label_smoothing=0.05)
+            truth = targets[idx].to(target_device, non_blocking=True)
+            logits = model(augment(to_tensor(inputs[idx.numpy()]).to(target_device, non_blocking=True), noise))
+            loss = F.cross_entropy(logits, truth, label_smoothing=0.05)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
             schedule.step()
             total += len(idx)
-            correct += int((logits.argmax(1) == targets[idx]).sum())
+            correct += int((logits.argmax(1) == truth).sum())
             loss_sum += loss.item() * len(idx)
         metrics = {"epoch": epoch + 1, "loss": loss_sum / total, "train_acc": correct / total}
         if len(vx):
@@ -418,16 +433,44 @@ def _train_split(path: str | Path) -> YoloFolder:
         return read_folder(path)
 
 
+def resolve_device(device: str | None) -> torch.device:
+    """The torch device for ``device`` (``None``: CUDA when present, else the CPU).
+
+    Raises:
+        DeviceError: ``device`` names no device torch knows, or CUDA is asked for and absent.
+
+    >>> resolve_device("cpu")
+    device(type='cpu')
+    >>> resolve_device("tpu7")
+    Traceback (most recent call last):
+    ...
+    vision.detector.classifier.DeviceError: --device 'tpu7': not a torch device (use cpu, cuda or cuda:N)
+    """
+    if device is None:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        # Ultralytics' spelling of a GPU ("0") is accepted too, so one --device serves both trainers.
+        chosen = torch.device(f"cuda:{device}" if device.isdigit() else device)
+    except RuntimeError:
+        raise DeviceError(f"--device {device!r}: not a torch device (use cpu, cuda or cuda:N)") from None
+    if chosen.type == "cuda" and not torch.cuda.is_available():
+        raise DeviceError(f"--device {device!r}: this machine has no CUDA device torch can use")
+    return chosen
+
+
 def _accuracy(model: IndexClassifier, x: torch.Tensor, y: torch.Tensor) -> float:
     model.eval()
+    device = next(model.parameters()).device
     with torch.inference_mode():
-        pred = torch.cat([model(x[i : i + 512]).argmax(1) for i in range(0, len(x), 512)])
+        pred = torch.cat([model(x[i : i + 512].to(device)).argmax(1).cpu() for i in range(0, len(x), 512)])
     return float((pred == y).float().mean())
 
 
 def _save(model: IndexClassifier, out: str | Path, crop_size: int = CROP_SIZE) -> None:
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    torch.save({"model": model.state_dict(), "width": model.width, "crop_size": crop_size, "classes": NUM_CLASSES}, str(out))
+    # Host tensors, so a checkpoint written on a GPU loads the same anywhere.
+    state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+    torch.save({"model": state, "width": model.width, "crop_size": crop_size, "classes": NUM_CLASSES}, str(out))
 
 
 def file_digest(path: str | Path) -> str:

@@ -52,6 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     cls.add_argument("--min-size", type=float, default=12.0, help="skip labelled boxes smaller than this many pixels")
     cls.add_argument("--init", default=None, help="classifier checkpoint to continue training from")
     cls.add_argument("--threads", type=int, default=None, help="torch threads (1 is faster on a busy machine)")
+    cls.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: CUDA if present)")
     cls.set_defaults(func=_train_classifier)
 
     ship = subparsers.add_parser("ship-detector", help="copy a run's weights into models/ with their model card", description="Copy OUT/weights/best.pt to a models/ path and write its <stem>.json model card.")
@@ -100,6 +101,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ex.add_argument("--model", default=None)
     ex.add_argument("--imgsz", type=int, default=None)
     ex.set_defaults(func=_export)
+
+    build = subparsers.add_parser(
+        "build-detector", help="generate data, train the locator and the classifier, ship and score a detector, in one resumable run",
+        description="Run the whole recipe into OUT: scenes, tiles, crops, locator, classifier, model (OUT/model/dokocam-corners.pt "
+        "with its card), eval (OUT/eval/*/metrics.json). Finished stages are skipped when run again with the same options, "
+        "and the locator resumes from its last epoch. The defaults are the shipped model's budget on a 2-core CPU.",
+    )
+    build.add_argument("out", metavar="OUT", help="build folder (created; run again to continue)")
+    _recipe_options(build)
+    build.add_argument("--until", default="eval", help="stop after this stage: scenes, tiles, crops, locator, classifier, model or eval")
+    build.add_argument("--eval", action="append", default=[], metavar="DIR", help="labelled folder scored beside the synthetic val split (e.g. real photos); repeatable")
+    build.set_defaults(func=_build)
 
     bench = subparsers.add_parser("bench-detect", help="median ms per 1280x720 frame on this CPU")
     bench.add_argument("--frames", type=int, default=100)
@@ -171,6 +184,77 @@ def _stretches(args: argparse.Namespace) -> tuple[float, ...] | None:
     return None if args.stretches is None else tuple(args.stretches)
 
 
+# The build's options, one per Recipe field; a time of 0 means "no time limit: the epochs decide".
+RECIPE_HELP = {
+    "seed": "seeds the data and both trainings",
+    "scenes": "generated scenes; a tenth are the synthetic val split the build is scored on",
+    "scene_size": "scene side in pixels",
+    "closeup_fraction": "share of phone-style close-ups",
+    "near_fraction": "share of close-ups held over one card's corner",
+    "faces": "face folder (QC.png ...) mixed into scenes and crops; repeatable",
+    "tiles_per_image": "native-resolution tiles per training scene (0: none)",
+    "crops": "drawn index crops for the classifier (0: none)",
+    "crop_size": "the classifier's input side in pixels",
+    "locator_model": "YOLO config the locator starts from",
+    "imgsz": "the locator's training size",
+    "batch": "the locator's batch",
+    "locator_epochs": "the locator's epochs",
+    "locator_hours": "the locator's time budget in hours (0: none)",
+    "locator_init": "a locator .pt this project trained, to continue (e.g. models/dokocam-corners.pt)",
+    "locator_val_images": "val scenes the locator is checked on each epoch",
+    "classifier_width": "channels of the classifier's first layer",
+    "classifier_epochs": "the classifier's epochs",
+    "classifier_minutes": "the classifier's time budget in minutes (0: none)",
+    "classifier_batch": "the classifier's batch",
+    "classifier_lr": "the classifier's peak learning rate",
+    "classifier_init": "a classifier checkpoint to continue (same width and crop size)",
+    "device": "cpu or a CUDA index such as 0 (default: CUDA if present)",
+    "workers": "processes for generation and the locator's data loading",
+}
+
+
+def _recipe_options(parser: argparse.ArgumentParser) -> None:
+    from dataclasses import MISSING, fields
+
+    from vision.detector.recipe import Recipe
+
+    for spec in fields(Recipe):
+        flag = "--" + spec.name.replace("_", "-")
+        default = spec.default if spec.default is not MISSING else None
+        if spec.name == "faces":
+            parser.add_argument(flag, action="append", default=[], metavar="DIR", help=RECIPE_HELP[spec.name])
+            continue
+        kind = {"int": int, "float": _number}.get(type(default).__name__, str)
+        if spec.name in ("locator_hours", "classifier_minutes"):
+            kind = _number
+        parser.add_argument(flag, type=kind, default=default, help=f"{RECIPE_HELP[spec.name]} (default {default})")
+
+
+def _build(args: argparse.Namespace) -> int:
+    from dataclasses import fields
+
+    from vision.detector.classifier import ClassifierCheckpointError, CropFileError, DeviceError
+    from vision.detector.dataset import DatasetFolderError
+    from vision.detector.recipe import Recipe, RecipeError, RecipeMismatchError, StageError, build
+    from vision.detector.train import FromScratchError, InitWeightsError
+    from vision.synth.faces import FaceFolderError
+
+    values = {spec.name: getattr(args, spec.name) for spec in fields(Recipe)}
+    values["faces"] = tuple(args.faces)
+    for name in ("locator_hours", "classifier_minutes"):
+        values[name] = values[name] or None
+    try:
+        report = build(args.out, Recipe(**values), until=args.until, eval_folders=tuple(args.eval))
+    except (RecipeError, RecipeMismatchError, StageError, ClassifierCheckpointError, CropFileError, DeviceError,
+            DatasetFolderError, FromScratchError, InitWeightsError, FaceFolderError) as exc:  # fmt: skip
+        raise SystemExit(f"dokocam build-detector: {exc}") from None
+    if report.model.exists():
+        print(f"model: {report.model}")
+    for name, scores in report.metrics.items():
+        print(f"{name}: F1 {scores['f1']:.3f}, mAP50 {scores['map50']}")
+    return 0
+
+
 def _train(args: argparse.Namespace) -> int:
     from vision.detector.train import FromScratchError, InitWeightsError, train_locator
 
@@ -187,7 +271,7 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _train_classifier(args: argparse.Namespace) -> int:
-    from vision.detector.classifier import ClassifierCheckpointError, CropFileError, train_classifier
+    from vision.detector.classifier import ClassifierCheckpointError, CropFileError, DeviceError, train_classifier
 
     if not args.data and not args.crops:
         raise SystemExit("dokocam train-classifier: give training data with --data DIR and/or --crops FILE.npz")
@@ -195,9 +279,9 @@ def _train_classifier(args: argparse.Namespace) -> int:
         metrics = train_classifier(
             args.data, args.out, val=args.val, epochs=args.epochs, batch=args.batch, width=args.width, variants=args.variants, small_variants=args.small_variants,
             seed=args.seed, time_minutes=args.time_minutes, threads=args.threads, min_size=args.min_size, init=args.init,
-            crops=args.crops, crop_size=args.crop_size, lr=args.lr,
+            crops=args.crops, crop_size=args.crop_size, lr=args.lr, device=args.device,
         )  # fmt: skip
-    except (ClassifierCheckpointError, CropFileError) as exc:
+    except (ClassifierCheckpointError, CropFileError, DeviceError) as exc:
         raise SystemExit(f"dokocam train-classifier: {exc}") from None
     print(json.dumps({"classifier": args.out, **metrics}))
     return 0

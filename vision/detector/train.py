@@ -102,7 +102,9 @@ def train_locator(
         last = out / "weights" / "last.pt"
         if not last.exists():
             raise ResumeError(f"cannot resume: {last} does not exist (start the run without --resume)")
-        YOLO(str(last)).train(resume=True)
+        # Where and with how many loaders may change on resume (Ultralytics allows it); nothing else.
+        moved = {k: v for k, v in (("device", device), ("workers", workers)) if v is not None}
+        YOLO(str(last)).train(resume=True, **moved)
     else:
         import torch
 

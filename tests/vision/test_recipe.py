@@ -1,0 +1,132 @@
+"""`dokocam build-detector`: every stage on a tiny recipe, skipping what is done, resuming, refusing a mixed build."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+import torch
+
+from service.cli import main
+from vision.detector.classifier import DeviceError, train_classifier
+from vision.detector.model import CardDetector
+from vision.detector.recipe import STAGES, Recipe, RecipeError, RecipeMismatchError, StageError, build
+
+# A recipe small enough for CI: a handful of 160 px scenes, a 64 px locator, one epoch each.
+TINY = Recipe(
+    seed=5, scenes=8, scene_size=160, crops=60, crop_size=32, imgsz=64, batch=4, locator_epochs=1, locator_hours=None,
+    locator_val_images=2, classifier_epochs=1, classifier_minutes=None, workers=0, device="cpu",
+)  # fmt: skip
+
+
+@pytest.mark.slow
+def test_build_runs_every_stage_then_skips_them(tmp_path: Path):
+    logged: list[str] = []
+    first = build(tmp_path / "b", TINY, log=logged.append)
+    assert list(first.seconds) == list(STAGES) and not first.skipped
+    assert all((tmp_path / "b" / ".done" / stage).exists() for stage in STAGES)
+    # The model is a real detector with the shipped operating points at the build's size.
+    detector = CardDetector.load(first.model)
+    assert detector.reader is not None and detector.imgsz == 64 and detector.card.scales == (1.2, 1.0, 0.8)
+    assert detector.cards(np.full((120, 160, 3), 90, np.uint8)).xyxy.shape[1] == 4
+    scores = first.metrics["synthetic-val"]
+    assert set(scores) >= {"precision", "recall", "f1", "map50", "map50_by_size"} and 0 <= scores["f1"] <= 1
+    assert json.loads((tmp_path / "b" / "eval" / "synthetic-val" / "metrics.json").read_text())["images"] == 1
+
+    again = build(tmp_path / "b", TINY, log=logged.append)
+    assert again.skipped == list(STAGES) and not again.seconds
+    assert again.metrics == first.metrics  # read back, not lost
+    summary = json.loads((tmp_path / "b" / "build.json").read_text())
+    assert summary["runs"] == 2 and summary["seconds"]["locator"] == first.seconds["locator"]
+    assert sum("already done" in line for line in logged) == len(STAGES)
+
+    # Another folder to score runs the eval stage again, and only it.
+    third = build(tmp_path / "b", TINY, eval_folders=(str(tmp_path / "b" / "scenes"),), log=logged.append)
+    assert list(third.seconds) == ["eval"] and set(third.metrics) == {"synthetic-val", "scenes"}
+    assert third.metrics["synthetic-val"] == first.metrics["synthetic-val"]
+
+
+@pytest.mark.slow
+def test_a_half_drawn_stage_is_drawn_again_the_same(tmp_path: Path):
+    recipe = replace(TINY, scenes=4)
+    build(tmp_path / "b", recipe, until="scenes", log=lambda _: None)
+    image = sorted((tmp_path / "b" / "scenes" / "images" / "train").iterdir())[0]
+    drawn = image.read_bytes()
+    # A run killed while drawing: no marker, one image half written.
+    (tmp_path / "b" / ".done" / "scenes").unlink()
+    image.write_bytes(drawn[: len(drawn) // 2])
+    report = build(tmp_path / "b", recipe, until="scenes", log=lambda _: None)
+    assert "scenes" in report.seconds and image.read_bytes() == drawn
+    assert cv2.imread(str(image)) is not None
+
+
+@pytest.mark.slow
+def test_a_build_killed_in_the_locator_resumes_its_last_epoch(tmp_path: Path):
+    out = tmp_path / "b"
+    recipe = replace(TINY, locator_epochs=40)
+    build(out, recipe, until="crops", log=lambda _: None)
+    script = (
+        "import sys; from vision.detector.recipe import Recipe, build; import json; "
+        f"build(sys.argv[1], Recipe.from_json(json.loads(open(sys.argv[2]).read())), until='locator')"
+    )
+    recipe_file = tmp_path / "recipe.json"
+    recipe_file.write_text(json.dumps(recipe.to_json()))
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    child = subprocess.Popen([sys.executable, "-c", script, str(out), str(recipe_file)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    last = out / "locator" / "weights" / "last.pt"
+    deadline = time.monotonic() + 240
+    while not last.exists() and child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)  # let the first save finish writing
+    os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+    assert last.exists() and not (out / ".done" / "locator").exists(), "the run ended before it could be killed"
+    epochs_before = len((out / "locator" / "results.csv").read_text().splitlines()) - 1
+    logged: list[str] = []
+    build(out, recipe, until="locator", log=logged.append)
+    assert any("resuming the locator" in line for line in logged)
+    # The epoch being trained at the kill may be logged twice (its row written, its weights not yet).
+    epochs = [int(float(row.split(",")[0])) for row in (out / "locator" / "results.csv").read_text().splitlines()[1:]]
+    assert 1 <= epochs_before < 40 and sorted(set(epochs)) == list(range(1, 41)) and len(epochs) <= 41
+
+
+def test_another_recipe_in_the_same_folder_is_refused(tmp_path: Path):
+    recipe = replace(TINY, scenes=2, scene_size=64)
+    build(tmp_path / "b", recipe, until="scenes", log=lambda _: None)
+    saved = (tmp_path / "b" / "recipe.json").read_text()
+    with pytest.raises(RecipeMismatchError, match="seed differ"):
+        build(tmp_path / "b", replace(recipe, seed=6), until="scenes")
+    assert (tmp_path / "b" / "recipe.json").read_text() == saved
+    # Where it runs is not what it makes: another device or worker count continues the build.
+    assert build(tmp_path / "b", replace(recipe, workers=1, device=None), until="scenes", log=lambda _: None).skipped == ["scenes"]
+    with pytest.raises(StageError, match="the stages are scenes, tiles"):
+        build(tmp_path / "b", recipe, until="train")
+
+
+def test_recipe_values_and_the_cli_say_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    with pytest.raises(RecipeError, match="--scenes must be at least 2.*--closeup-fraction must be in"):
+        Recipe(scenes=1, closeup_fraction=1.5)
+    with pytest.raises(SystemExit, match="build-detector: --crop-size must be at least 8"):
+        main(["build-detector", str(tmp_path / "b"), "--crop-size", "4"])
+    with pytest.raises(SystemExit, match="--locator-init nope.pt: not a local .pt file"):
+        main(["build-detector", str(tmp_path / "c"), "--locator-init", "nope.pt"])
+    with pytest.raises(SystemExit, match="--classifier-init gone.pt: no such file"):
+        main(["build-detector", str(tmp_path / "c"), "--classifier-init", "gone.pt"])
+    assert not (tmp_path / "b").exists() and not (tmp_path / "c").exists()  # a bad recipe starts nothing
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message on a machine without CUDA")
+def test_classifier_training_on_a_missing_gpu_is_a_clear_error(tmp_path: Path):
+    with pytest.raises(DeviceError, match="no CUDA device"):
+        train_classifier([tmp_path], tmp_path / "c.pt", device="cuda")
+    with pytest.raises(SystemExit, match="train-classifier: --device 'tpu': not a torch device"):
+        main(["train-classifier", "--data", str(tmp_path), "--out", str(tmp_path / "c.pt"), "--device", "tpu"])

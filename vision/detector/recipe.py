@@ -1,0 +1,323 @@
+"""One command from nothing to a measured detector: scenes, tiles, crops, locator, classifier, model, eval.
+
+``dokocam build-detector OUT`` runs the stages the model card's recipe lists, in order, each into its
+own place under ``OUT``. A stage leaves a marker when it is complete, so a build stopped anywhere (a
+time limit, a lost machine, Ctrl-C) goes on where it stopped when run again with the same recipe:
+finished stages are skipped, the locator resumes from its last epoch, and a generation stage that did
+not finish is drawn again (the same seed draws the same data).
+
+The same recipe runs on this project's 2-core CPU machine (small numbers, about the shipped model's
+budget) and on a GPU machine, where the locator and the classifier train on CUDA and generation
+uses every core.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+STAGES = ("scenes", "tiles", "crops", "locator", "classifier", "model", "eval")
+# How a build runs, not what it makes: a build may go on on another machine with these changed.
+RUNTIME_FIELDS = ("device", "workers")
+MODEL_NAME = "dokocam-corners"
+
+
+class RecipeMismatchError(ValueError):
+    """``OUT`` holds a build started with another recipe; continuing it would mix two."""
+
+
+class RecipeError(ValueError):
+    """A recipe value out of its range (a count under its minimum, a fraction outside [0, 1])."""
+
+
+class StageError(ValueError):
+    """A stage name that is not one of :data:`STAGES`."""
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """Everything that decides what a build makes (saved as ``OUT/recipe.json``).
+
+    Attributes:
+        seed: seeds the scenes, tiles, crops and both trainings.
+        scenes: generated scenes (a tenth go to ``val``: the synthetic validation set the build is scored on).
+        scene_size: side of the generated scenes in pixels.
+        closeup_fraction, near_fraction: as ``dokocam dataset generate``.
+        faces: face folders mixed into the scenes and crops (e.g. the English-pattern folder).
+        tiles_per_image: native-resolution tiles of each training scene (0: none).
+        crops: drawn index crops for the classifier, beside the scenes' own boxes (0: none).
+        crop_size: the classifier's input side.
+        locator_model: the YOLO config the locator starts from (never downloaded weights).
+        imgsz, batch: the locator's training size and batch.
+        locator_epochs, locator_hours: its schedule; with hours, Ultralytics fits the epochs to the time.
+        locator_init: a locator ``.pt`` this project trained, to continue instead of starting from scratch.
+        locator_val_images: val scenes the locator is validated on after each epoch.
+        classifier_width, classifier_epochs, classifier_minutes, classifier_batch, classifier_lr,
+        classifier_init: the index classifier's training (``dokocam train-classifier``).
+        device: ``cpu``, a CUDA index such as ``0``, or ``None`` for CUDA when present.
+        workers: processes for generation and for the locator's data loading.
+    """
+
+    seed: int = 0
+    scenes: int = 2500
+    scene_size: int = 640
+    closeup_fraction: float = 0.3
+    near_fraction: float = 0.0
+    faces: tuple[str, ...] = ()
+    tiles_per_image: int = 1
+    crops: int = 50_000
+    crop_size: int = 48
+    locator_model: str = "yolo11t.yaml"
+    imgsz: int = 320
+    batch: int = 8
+    locator_epochs: int = 30
+    locator_hours: float | None = 1.0
+    locator_init: str | None = None
+    locator_val_images: int = 100
+    classifier_width: int = 16
+    classifier_epochs: int = 3
+    classifier_minutes: float | None = 30.0
+    classifier_batch: int = 128
+    classifier_lr: float = 3e-3
+    classifier_init: str | None = None
+    device: str | None = None
+    workers: int = 2
+
+    def __post_init__(self) -> None:
+        problems = [
+            f"--{name.replace('_', '-')} must be {rule}"
+            for name, ok, rule in (
+                ("scenes", self.scenes >= 2, "at least 2 (one val, one train)"),
+                ("scene_size", self.scene_size >= 64, "at least 64"),
+                ("tiles_per_image", self.tiles_per_image >= 0, "0 or more"),
+                ("crops", self.crops >= 0, "0 or more"),
+                ("crop_size", self.crop_size >= 8, "at least 8"),
+                ("imgsz", self.imgsz >= 32, "at least 32"),
+                ("batch", self.batch >= 1, "at least 1"),
+                ("locator_epochs", self.locator_epochs >= 1, "at least 1"),
+                ("classifier_epochs", self.classifier_epochs >= 1, "at least 1"),
+                ("workers", self.workers >= 0, "0 or more"),
+                ("closeup_fraction", 0 <= self.closeup_fraction <= 1, "in [0, 1]"),
+                ("near_fraction", 0 <= self.near_fraction <= 1, "in [0, 1]"),
+            )
+            if not ok
+        ]
+        if problems:
+            raise RecipeError("; ".join(problems))
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["faces"] = list(self.faces)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Recipe:
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        values["faces"] = tuple(values.get("faces", ()))
+        return cls(**values)
+
+
+@dataclass
+class BuildReport:
+    """What a build did: seconds per stage run now, stages skipped as already done, and the scores."""
+
+    out: Path
+    seconds: dict[str, float] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def model(self) -> Path:
+        return self.out / "model" / f"{MODEL_NAME}.pt"
+
+
+def _done(out: Path, stage: str) -> Path:
+    return out / ".done" / stage
+
+
+def _consume(progress: Iterator[Any]) -> None:
+    for _ in progress:
+        pass
+
+
+def build(
+    out: str | Path,
+    recipe: Recipe,
+    *,
+    until: str = "eval",
+    eval_folders: tuple[str, ...] = (),
+    log: Callable[[str], None] = print,
+) -> BuildReport:
+    """Runs the stages of ``recipe`` into ``out`` up to and including ``until``; see the module doc.
+
+    ``eval_folders`` (labelled folders such as the real photos) are scored beside the build's own
+    synthetic validation split in the ``eval`` stage, each into ``OUT/eval/<folder name>/``; asking
+    for other folders than last time runs that stage again. ``device`` and ``workers`` may differ
+    from the run that started ``out`` (a build started on a CPU can go on on a GPU); nothing else.
+
+    Raises:
+        RecipeMismatchError: ``out`` was started with another recipe.
+        StageError: ``until`` is not a stage.
+    """
+    if until not in STAGES:
+        raise StageError(f"no stage {until!r}; the stages are {', '.join(STAGES)}")
+    from vision.detector.classifier import ClassifierCheckpointError
+    from vision.detector.train import InitWeightsError
+
+    # Checked before anything is drawn: a typo should not cost the scenes' minutes first.
+    if recipe.locator_init and not (Path(recipe.locator_init).is_file() and recipe.locator_init.endswith(".pt")):
+        raise InitWeightsError(f"--locator-init {recipe.locator_init}: not a local .pt file (only weights this project trained may start a run)")
+    if recipe.classifier_init and not Path(recipe.classifier_init).is_file():
+        raise ClassifierCheckpointError(f"--classifier-init {recipe.classifier_init}: no such file")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    saved = out / "recipe.json"
+    if saved.exists():
+        before = Recipe.from_json(json.loads(saved.read_text())).to_json()
+        changed = sorted(k for k, v in recipe.to_json().items() if before.get(k) != v and k not in RUNTIME_FIELDS)
+        if changed:
+            raise RecipeMismatchError(f"{out} was started with another recipe ({', '.join(changed)} differ); continue it with the same options or build into a new folder")
+    else:
+        saved.write_text(json.dumps(recipe.to_json(), indent=1) + "\n")
+    (out / ".done").mkdir(exist_ok=True)
+    report = BuildReport(out)
+    steps: dict[str, Callable[[], None]] = {
+        "scenes": lambda: _scenes(out, recipe),
+        "tiles": lambda: _tiles(out, recipe),
+        "crops": lambda: _crops(out, recipe),
+        "locator": lambda: _locator(out, recipe, log),
+        "classifier": lambda: _classifier(out, recipe, log),
+        "model": lambda: _model(out, recipe),
+        "eval": lambda: report.metrics.update(_eval(out, eval_folders, log)),
+    }
+    scores = out / "eval" / "scores.json"
+    wanted = ["synthetic-val", *(Path(folder).name for folder in eval_folders)]
+    if scores.exists() and list(json.loads(scores.read_text())) != wanted:
+        _done(out, "eval").unlink(missing_ok=True)  # other folders to score: the eval stage runs again
+    for stage in STAGES[: STAGES.index(until) + 1]:
+        if _done(out, stage).exists():
+            report.skipped.append(stage)
+            log(f"build: {stage} already done")
+            continue
+        log(f"build: {stage} ...")
+        start = time.monotonic()
+        steps[stage]()
+        report.seconds[stage] = round(time.monotonic() - start, 1)
+        _done(out, stage).write_text(f"{report.seconds[stage]}\n")
+        log(f"build: {stage} done in {report.seconds[stage]:.0f} s")
+    if not report.metrics and scores.exists():
+        report.metrics = json.loads(scores.read_text())
+    # Seconds add up over the runs that made the build, so a resumed build still says what it cost.
+    summary_path = out / "build.json"
+    before = json.loads(summary_path.read_text()) if summary_path.exists() else {}
+    seconds = {k: round(before.get("seconds", {}).get(k, 0.0) + report.seconds.get(k, 0.0), 1) for k in STAGES if k in report.seconds or k in before.get("seconds", {})}
+    summary = {"recipe": recipe.to_json(), "seconds": seconds, "runs": before.get("runs", 0) + 1, "metrics": report.metrics}
+    summary_path.write_text(json.dumps(summary, indent=1) + "\n")
+    return report
+
+
+def _scenes(out: Path, recipe: Recipe) -> None:
+    from vision.synth.dataset import SceneConfig, write_dataset
+
+    config = SceneConfig(imgsz=recipe.scene_size, closeup_fraction=recipe.closeup_fraction, near_fraction=recipe.near_fraction)
+    _consume(write_dataset(out / "scenes", recipe.scenes, recipe.seed, config=config, folders=recipe.faces, workers=max(recipe.workers, 1)))
+
+
+def _tiles(out: Path, recipe: Recipe) -> None:
+    from vision.synth.tiles import write_tiles
+
+    if recipe.tiles_per_image:
+        _, progress = write_tiles(out / "scenes", out / "tiles", size=recipe.imgsz, per_image=recipe.tiles_per_image, seed=recipe.seed)
+        _consume(progress)
+
+
+def _crops(out: Path, recipe: Recipe) -> None:
+    from vision.synth.crops import CropConfig, write_crops
+
+    if recipe.crops:
+        _consume(write_crops(out / "crops.npz", recipe.crops, recipe.seed, CropConfig(size=recipe.crop_size), recipe.faces, max(recipe.workers, 1)))
+
+
+def locator_data(out: Path, recipe: Recipe) -> Path:
+    """Writes the locator's dataset file: the scenes' and tiles' train splits, a few val scenes."""
+    from vision.detector.dataset import read_folder
+    from vision.synth.faces import CARD_CODES
+
+    val = sorted(item.image.resolve() for item in read_folder(out / "scenes", split="val").items)[: recipe.locator_val_images]
+    (out / "locator-val.txt").write_text("".join(f"{path}\n" for path in val))
+    train = [str((out / "scenes" / "images" / "train").resolve())]
+    if recipe.tiles_per_image:
+        train.insert(0, str((out / "tiles" / "images" / "train").resolve()))
+    names = "".join(f"  {i}: {code}\n" for i, code in enumerate(CARD_CODES))
+    path = out / "locator-data.yaml"
+    path.write_text(f"# dokocam build-detector: the locator's data\ntrain: {json.dumps(train)}\nval: {(out / 'locator-val.txt').resolve()}\nnames:\n{names}")
+    return path
+
+
+def _locator(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
+    from vision.detector.train import train_locator
+
+    data = locator_data(out, recipe)
+    run = out / "locator"
+    if (run / "weights" / "last.pt").exists():
+        log("build: resuming the locator from its last epoch")
+        train_locator(data, out=run, resume=True, device=recipe.device, workers=recipe.workers)
+        return
+    # Continuing a trained locator wants a gentle, warm start; a fresh one the usual warm-up.
+    tuning: dict[str, object] = (
+        dict(optimizer="AdamW", lr0=0.0005, lrf=0.2, warmup_epochs=0) if recipe.locator_init else dict(warmup_epochs=1)
+    )
+    train_locator(
+        data, model=recipe.locator_model, out=run, epochs=recipe.locator_epochs, imgsz=recipe.imgsz, batch=recipe.batch,
+        time_hours=recipe.locator_hours, single_cls=True, workers=recipe.workers, seed=recipe.seed, device=recipe.device,
+        init=recipe.locator_init, nbs=recipe.batch, close_mosaic=1, cache="ram", scale=0.6, **tuning,
+    )  # fmt: skip
+
+
+def _classifier(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
+    from vision.detector.classifier import train_classifier
+
+    crops = [out / "crops.npz"] if recipe.crops else []
+    device = f"cuda:{recipe.device}" if recipe.device and recipe.device.isdigit() else recipe.device
+    train_classifier(
+        [out / "scenes"], out / f"{MODEL_NAME}.classifier.pt", val=[out / "scenes"], epochs=recipe.classifier_epochs,
+        batch=recipe.classifier_batch, width=recipe.classifier_width, seed=recipe.seed, time_minutes=recipe.classifier_minutes,
+        init=recipe.classifier_init, crops=crops, crop_size=recipe.crop_size, lr=recipe.classifier_lr, device=device, log=log,
+    )  # fmt: skip
+
+
+def _model(out: Path, recipe: Recipe) -> None:
+    from dataclasses import replace
+
+    from vision.detector.model import DEFAULT_MODEL, ModelCard
+    from vision.detector.train import TrainResult, ship
+
+    run = out / "locator"
+    best = run / "weights" / "best.pt"
+    result = TrainResult(run, best if best.exists() else run / "weights" / "last.pt", run / "weights" / "last.pt")
+    # The shipped model's operating points (passes, thresholds, the table's own), at this build's size.
+    card = replace(ModelCard.load(DEFAULT_MODEL), imgsz=recipe.imgsz, table_imgsz=2 * recipe.imgsz)
+    ship(result, out / "model" / f"{MODEL_NAME}.pt", card, classifier=out / f"{MODEL_NAME}.classifier.pt")
+
+
+def _eval(out: Path, extra: tuple[str, ...], log: Callable[[str], None]) -> dict[str, Any]:
+    from vision.detector.dataset import read_folder
+    from vision.detector.evaluate import evaluate
+    from vision.detector.model import CardDetector
+
+    detector = CardDetector.load(out / "model" / f"{MODEL_NAME}.pt")
+    targets = [("synthetic-val", read_folder(out / "scenes", split="val"))]
+    targets += [(Path(folder).name, read_folder(folder)) for folder in extra]
+    metrics: dict[str, Any] = {}
+    for name, folder in targets:
+        report = evaluate(detector, folder, out=out / "eval" / name, examples=4)
+        p, r, f1 = report.overall
+        metrics[name] = {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f1, 4), "map50": report.map50, "map50_by_size": report.map50_by_size}
+        log(f"build: eval {name}: F1 {f1:.3f} (P {p:.3f}, R {r:.3f}), mAP50 {report.map50}")
+    (out / "eval" / "scores.json").write_text(json.dumps(metrics, indent=1) + "\n")
+    return metrics
