@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import polars
 import pytest
 import torch
 
@@ -49,10 +51,22 @@ def test_build_runs_every_stage_then_skips_them(tmp_path: Path):
     assert summary["runs"] == 2 and summary["seconds"]["locator"] == first.seconds["locator"]
     assert sum("already done" in line for line in logged) == len(STAGES)
 
+    # The GPU machine's stand-in for polars reads the trainer's results.csv as polars does.
+    results = (tmp_path / "b" / "locator" / "results.csv").read_bytes()
+    assert _device_polars().read_csv(results).to_dict(as_series=False) == polars.read_csv(results, infer_schema_length=None).to_dict(as_series=False)
+
     # Another folder to score runs the eval stage again, and only it.
     third = build(tmp_path / "b", TINY, eval_folders=(str(tmp_path / "b" / "scenes"),), log=logged.append)
     assert list(third.seconds) == ["eval"] and set(third.metrics) == {"synthetic-val", "scenes"}
     assert third.metrics["synthetic-val"] == first.metrics["synthetic-val"]
+
+
+def _device_polars():
+    path = Path(__file__).resolve().parents[2] / "scripts" / "device" / "polars" / "__init__.py"
+    spec = importlib.util.spec_from_file_location("device_polars", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.mark.slow

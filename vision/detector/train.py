@@ -119,7 +119,9 @@ def train_locator(
             name=out.name,
             exist_ok=True,
             pretrained=str(Path(init).resolve()) if init is not None else False,
-            amp=device != "cpu",  # the AMP self-check would fetch weights; CPU has no AMP anyway
+            # Ultralytics' AMP self-check on a GPU downloads yolo26n.pt (minutes of retries offline); a
+            # locator this small is bound by its data loading, not by fp32 arithmetic.
+            amp=False,
             plots=False,  # plotting labels fetches a font
             single_cls=single_cls,
             workers=workers,
