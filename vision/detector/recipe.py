@@ -283,11 +283,10 @@ def _classifier(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
     from vision.detector.classifier import train_classifier
 
     crops = [out / "crops.npz"] if recipe.crops else []
-    device = f"cuda:{recipe.device}" if recipe.device and recipe.device.isdigit() else recipe.device
     train_classifier(
         [out / "scenes"], out / f"{MODEL_NAME}.classifier.pt", val=[out / "scenes"], epochs=recipe.classifier_epochs,
         batch=recipe.classifier_batch, width=recipe.classifier_width, seed=recipe.seed, time_minutes=recipe.classifier_minutes,
-        init=recipe.classifier_init, crops=crops, crop_size=recipe.crop_size, lr=recipe.classifier_lr, device=device, log=log,
+        init=recipe.classifier_init, crops=crops, crop_size=recipe.crop_size, lr=recipe.classifier_lr, device=recipe.device, log=log,
     )  # fmt: skip
 
 
