@@ -18,8 +18,8 @@ if ! "$PY" -c "import polars" 2>/dev/null; then
 fi
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} YOLO_OFFLINE=1 PYTHONUNBUFFERED=1
 "$PY" -c "import torch; print('torch', torch.__version__, 'cuda', torch.cuda.is_available())"
-"$PY" -m service.cli build-detector "${BUILD_DIR:-runs/gpu}" "$@"
 dir=${BUILD_DIR:-runs/gpu}
+"$PY" -m service.cli build-detector "$dir" "$@"
 cat "$dir/build.json"
 if [ -n "${OUT:-}" ]; then  # at most 8 files come back from a device call: these are 5
   cp "$dir"/model/* "$dir/build.json" "$dir/eval/scores.json" "$OUT"/

@@ -232,8 +232,6 @@ def _recipe_options(parser: argparse.ArgumentParser) -> None:
             parser.add_argument(flag, action="append", default=[], metavar="DIR", help=RECIPE_HELP[spec.name])
             continue
         kind = {"int": int, "float": _number}.get(type(default).__name__, str)
-        if spec.name in ("locator_hours", "classifier_minutes"):
-            kind = _number
         parser.add_argument(flag, type=kind, default=default, help=f"{RECIPE_HELP[spec.name]} (default {default})")
 
 

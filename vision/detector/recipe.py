@@ -167,11 +167,10 @@ def build(
     if until not in STAGES:
         raise StageError(f"no stage {until!r}; the stages are {', '.join(STAGES)}")
     from vision.detector.classifier import ClassifierCheckpointError
-    from vision.detector.train import InitWeightsError
+    from vision.detector.train import check_init
 
     # Checked before anything is drawn: a typo should not cost the scenes' minutes first.
-    if recipe.locator_init and not (Path(recipe.locator_init).is_file() and recipe.locator_init.endswith(".pt")):
-        raise InitWeightsError(f"--locator-init {recipe.locator_init}: not a local .pt file (only weights this project trained may start a run)")
+    check_init(recipe.locator_init, "--locator-init")
     if recipe.classifier_init and not Path(recipe.classifier_init).is_file():
         raise ClassifierCheckpointError(f"--classifier-init {recipe.classifier_init}: no such file")
     out = Path(out)
@@ -196,8 +195,7 @@ def build(
         "eval": lambda: report.metrics.update(_eval(out, eval_folders, log)),
     }
     scores = out / "eval" / "scores.json"
-    wanted = ["synthetic-val", *(Path(folder).name for folder in eval_folders)]
-    if scores.exists() and list(json.loads(scores.read_text())) != wanted:
+    if scores.exists() and list(json.loads(scores.read_text())) != _eval_names(eval_folders):
         _done(out, "eval").unlink(missing_ok=True)  # other folders to score: the eval stage runs again
     for stage in STAGES[: STAGES.index(until) + 1]:
         if _done(out, stage).exists():
@@ -304,14 +302,19 @@ def _model(out: Path, recipe: Recipe) -> None:
     ship(result, out / "model" / f"{MODEL_NAME}.pt", card, classifier=out / f"{MODEL_NAME}.classifier.pt")
 
 
+def _eval_names(extra: tuple[str, ...]) -> list[str]:
+    """What the eval stage scores, by name: the build's own val split, then each extra folder."""
+    return ["synthetic-val", *(Path(folder).name for folder in extra)]
+
+
 def _eval(out: Path, extra: tuple[str, ...], log: Callable[[str], None]) -> dict[str, Any]:
     from vision.detector.dataset import read_folder
     from vision.detector.evaluate import evaluate
     from vision.detector.model import CardDetector
 
     detector = CardDetector.load(out / "model" / f"{MODEL_NAME}.pt")
-    targets = [("synthetic-val", read_folder(out / "scenes", split="val"))]
-    targets += [(Path(folder).name, read_folder(folder)) for folder in extra]
+    folders = [read_folder(out / "scenes", split="val"), *(read_folder(folder) for folder in extra)]
+    targets = zip(_eval_names(extra), folders, strict=True)
     metrics: dict[str, Any] = {}
     for name, folder in targets:
         report = evaluate(detector, folder, out=out / "eval" / name, examples=4)

@@ -55,6 +55,18 @@ def resolve_config(model: str) -> str:
     return str(ours) if ours.exists() else model
 
 
+def check_init(init: str | Path | None, flag: str = "--init") -> None:
+    """Refuses ``init`` unless it is an existing local ``.pt`` file (``None`` passes).
+
+    Ultralytics would try to download a missing name such as ``yolo11n.pt``; this refuses before it can.
+
+    Raises:
+        InitWeightsError: ``init`` is not such a file; the message names the option ``flag``.
+    """
+    if init is not None and not (Path(init).is_file() and str(init).endswith(".pt")):
+        raise InitWeightsError(f"{flag} {init}: not a local .pt file (only weights this project trained may start a run)")
+
+
 def train_locator(
     data: str | Path,
     *,
@@ -95,9 +107,7 @@ def train_locator(
     from ultralytics import YOLO
 
     out = Path(out).resolve()
-    if init is not None and not (Path(init).is_file() and str(init).endswith(".pt")):
-        # Ultralytics would try to download a missing name such as "yolo11n.pt"; refuse before it can.
-        raise InitWeightsError(f"--init {init}: not a local .pt file (only weights this project trained may start a run)")
+    check_init(init)
     if resume:
         last = out / "weights" / "last.pt"
         if not last.exists():
