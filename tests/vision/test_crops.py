@@ -180,3 +180,27 @@ def test_small_indices_get_their_own_number_of_crops(tmp_path: Path) -> None:
     assert (labels == 3).sum() == 2 and (labels == 5).sum() == 2
     _, labels = extract_crops([folder], variants=2, small_variants=5, backgrounds=0.0, min_size=25)
     assert (labels == 3).sum() == 0 and (labels == 5).sum() == 2
+
+
+def test_a_narrow_classifier_is_widened_keeping_its_readings_and_a_narrowing_is_refused(tmp_path: Path) -> None:
+    import torch
+
+    from service.cli import main
+    from vision.detector.classifier import IndexReader, widen
+
+    crops = tmp_path / "c.npz"
+    assert main(["dataset", "crops", str(crops), "--crops", "40", "--seed", "2", "--size", "24"]) == 0
+    narrow, wide = tmp_path / "narrow.pt", tmp_path / "wide.pt"
+    common = ["train-classifier", "--crops", str(crops), "--crop-size", "24", "--epochs", "1"]
+    assert main([*common, "--width", "4", "--out", str(narrow)]) == 0
+    trained = IndexReader.load(narrow).model
+    x = torch.rand(8, 3, 24, 24)
+    with torch.no_grad():
+        exact = widen(trained, 7, noise=0.0).eval()(x)
+        nudged = widen(trained, 7).eval()(x)
+        assert torch.allclose(trained(x), exact, atol=1e-5)
+        assert not torch.equal(exact, nudged) and torch.allclose(exact, nudged, atol=0.5)
+    assert main([*common, "--width", "7", "--init", str(narrow), "--out", str(wide)]) == 0
+    assert IndexReader.load(wide).model.width == 7
+    with pytest.raises(SystemExit, match="has width 7 .* this run uses 4"):
+        main([*common, "--width", "4", "--init", str(wide), "--out", str(tmp_path / "back.pt")])

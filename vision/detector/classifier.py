@@ -71,6 +71,53 @@ class IndexClassifier(nn.Module):
         return self.head(self.features(x).mean(dim=(2, 3)))
 
 
+def widen(model: IndexClassifier, width: int, *, noise: float = 0.01, seed: int = 0) -> IndexClassifier:
+    """A copy of ``model`` with ``width`` first-layer channels that computes the same function.
+
+    Net2WiderNet (Chen et al., 2016): each new channel copies a random old one, with its batch-norm
+    statistics, and every layer reading a copied channel splits that channel's weight among its
+    copies. Training then starts from what the narrow network has learnt instead of from scratch,
+    which is what makes a wider classifier affordable on a CPU. ``noise`` (relative to each
+    weight's scale) goes on the copies' incoming weights only, so the copies can drift apart.
+
+    >>> narrow = IndexClassifier(width=4).eval()
+    >>> wide = widen(narrow, 6, noise=0.0).eval()
+    >>> x = torch.rand(2, 3, 32, 32)
+    >>> bool(torch.allclose(narrow(x), wide(x), atol=1e-5)), wide.width
+    (True, 6)
+
+    Raises:
+        ValueError: ``width`` is smaller than the model's.
+    """
+    if width < model.width:
+        raise ValueError(f"cannot widen a width-{model.width} classifier to {width}: a narrower network drops what it learnt")
+    rng = np.random.default_rng(seed)
+    wide = IndexClassifier(width=width, num_classes=model.head[-1].out_features)
+    old_layers = [m for m in model.features if isinstance(m, (nn.Conv2d, nn.BatchNorm2d))]
+    new_layers = [m for m in wide.features if isinstance(m, (nn.Conv2d, nn.BatchNorm2d))]
+    source = np.arange(3)  # which old input channel each new input channel copies
+    with torch.no_grad():
+        for (conv, norm), (new_conv, new_norm) in zip(zip(old_layers[::2], old_layers[1::2]), zip(new_layers[::2], new_layers[1::2])):
+            c_old, c_new = conv.out_channels, new_conv.out_channels
+            picks = np.concatenate([np.arange(c_old), rng.integers(0, c_old, c_new - c_old)])
+            counts = np.bincount(source, minlength=conv.in_channels)[source]
+            weight = conv.weight[:, torch.from_numpy(source)] / torch.from_numpy(counts).float().view(1, -1, 1, 1)
+            weight = weight[torch.from_numpy(picks)].clone()
+            if c_new > c_old and noise:
+                extra = weight[c_old:]
+                extra += noise * extra.std() * torch.randn(extra.shape, generator=torch.Generator().manual_seed(seed))
+            new_conv.weight.copy_(weight)
+            for name in ("weight", "bias", "running_mean", "running_var"):
+                getattr(new_norm, name).copy_(getattr(norm, name)[torch.from_numpy(picks)])
+            new_norm.num_batches_tracked.copy_(norm.num_batches_tracked)
+            source = picks
+        head, new_head = model.head[-1], wide.head[-1]
+        counts = np.bincount(source, minlength=head.in_features)[source]
+        new_head.weight.copy_(head.weight[:, torch.from_numpy(source)] / torch.from_numpy(counts).float().view(1, -1))
+        new_head.bias.copy_(head.bias)
+    return wide
+
+
 def crop(image: np.ndarray, box: Sequence[float], size: int = CROP_SIZE) -> np.ndarray:
     """A ``size`` x ``size`` crop of ``box`` (pixels, may leave the image: edges are replicated)."""
     x1, y1, x2, y2 = (float(v) for v in box)
@@ -355,7 +402,8 @@ def train_classifier(
         small_variants: jittered crops per box under ``SMALL_INDEX`` pixels (default: ``variants``).
         threads: torch threads; on a busy 2-core machine one thread is faster than two.
         min_size: skip labelled boxes smaller than this (pixels); see :func:`extract_crops`.
-        init: a checkpoint to continue from (same ``width``).
+        init: a checkpoint to continue from: the same ``crop_size`` and the same or a smaller ``width``
+            (a narrower one is widened by :func:`widen` first).
         crops: ``.npz`` crop files from ``dokocam dataset crops`` (same ``crop_size``), used
             beside the boxes of ``data``.
         crop_size: input side of the network in pixels.
@@ -384,9 +432,11 @@ def train_classifier(
     model = IndexClassifier(width=width)
     if init is not None:
         start_from = IndexReader.load(init)
-        if start_from.crop_size != crop_size or start_from.model.width != width:
+        if start_from.crop_size != crop_size or start_from.model.width > width:
             raise ClassifierCheckpointError(f"{init} has width {start_from.model.width} and crops of {start_from.crop_size} px; this run uses {width} and {crop_size}")
-        model.load_state_dict(start_from.model.state_dict())
+        if start_from.model.width < width:
+            log(f"classifier: widening {init} from width {start_from.model.width} to {width}")
+        model = widen(start_from.model, width, seed=seed)
     model.to(target_device)
     log(f"classifier: training on {target_device}")
     steps = epochs * math.ceil(len(x) / batch)

@@ -50,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     cls.add_argument("--time-minutes", type=float, default=None)
     cls.add_argument("--seed", type=int, default=0)
     cls.add_argument("--min-size", type=float, default=12.0, help="skip labelled boxes smaller than this many pixels")
-    cls.add_argument("--init", default=None, help="classifier checkpoint to continue training from")
+    cls.add_argument("--init", default=None, help="classifier checkpoint to continue training from (a narrower one is widened to --width, keeping what it learnt)")
     cls.add_argument("--threads", type=int, default=None, help="torch threads (1 is faster on a busy machine)")
     cls.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: CUDA if present)")
     cls.set_defaults(func=_train_classifier)
