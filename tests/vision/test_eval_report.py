@@ -141,10 +141,39 @@ def test_map50_is_split_by_the_generated_images_blur(tmp_path: Path):
     assert metrics["map50_by_blur"]["blurred"]["labels"] == 1 and metrics["map50_by_blur"]["sharp"]["map50"] == 1.0
 
 
+def test_map50_of_the_fully_visible_labels_leaves_out_partly_hidden_ones(tmp_path: Path):
+    for sub in ("images", "labels", "meta"):
+        (tmp_path / sub).mkdir()
+    for name in ("a", "b"):
+        cv2.imwrite(str(tmp_path / "images" / f"{name}.jpg"), np.full((200, 200, 3), 128, np.uint8))
+    qc, kh, c9 = [10, 10, 30, 40], [150, 10, 170, 40], [80, 80, 100, 110]
+    (tmp_path / "labels" / "a.txt").write_text(f"QC {_yolo(qc)}\nKH {_yolo(kh)}\n9C {_yolo(c9)}\n")
+    # The generator's record: QC whole, KH 70% visible; 9C is not in it (its visibility is unknown).
+    cards = [{"index_boxes": [qc, None], "index_visibility": [1.0, 0.0], "box": None}, {"index_boxes": [kh], "index_visibility": [0.7], "box": None}]
+    (tmp_path / "meta" / "a.json").write_text(json.dumps({"width": 200, "height": 200, "cards": cards}))
+    (tmp_path / "meta" / "b.json").write_text(json.dumps({"width": 200, "height": 200, "cards": []}))
+    folder = read_folder(tmp_path)
+    assert np.allclose(folder.items[0].visibility, [1.0, 0.7, np.nan], equal_nan=True)
+    assert folder.items[1].visibility is not None and len(folder.items[1].visibility) == 0
+    frames = [
+        # QC and 9C read right; the half-hidden KH misread as AH.
+        Detections(xyxy=[qc, c9, kh], confidence=[0.9, 0.9, 0.8], class_id=[QC, C9, 17]),
+        Detections(xyxy=[[60, 60, 80, 90]], confidence=[0.95], class_id=[C9]),  # a false alarm on an empty image
+    ]
+    report = evaluate(ScriptedDetector(frames), folder, out=tmp_path / "report", examples=0)
+    assert report.map50 == pytest.approx((1.0 + 0.0 + 0.5) / 3)  # QC, KH missed, 9C behind the false alarm
+    assert report.visible is not None and report.visible.images == 2 and report.hidden_labels == 1
+    assert report.visible.map50 == pytest.approx((1.0 + 0.5) / 2)  # KH and the AH on it not scored
+    assert "mAP50 of the fully visible labels (generated data, >= 95% visible): 0.7500 (2 images, 2 labels; 1 partly hidden ones not scored)" in report.table()
+    metrics = json.loads((tmp_path / "report" / "metrics.json").read_text())
+    assert metrics["map50_visible"]["labels"] == 2 and metrics["map50_visible"]["hidden_labels_ignored"] == 1
+
+
 def test_a_folder_without_blur_in_its_meta_reports_no_split(folder: Path):
     frames = [Detections(xyxy=[[10, 10, 20, 20]], confidence=[0.5], class_id=[QC]), Detections.empty()]
     report = evaluate(ScriptedDetector(frames), read_folder(folder))
     assert report.by_blur == {} and "image blur" not in report.table() and report.to_dict()["map50_by_blur"] is None
+    assert report.visible is None and "fully visible" not in report.table() and report.to_dict()["map50_visible"] is None
 
 
 def test_map50_counts_every_reading_of_a_box_unless_top1(tmp_path: Path):

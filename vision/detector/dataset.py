@@ -3,7 +3,7 @@
 Label lines are ``class cx cy w h`` (normalised); ``class`` is a card index (``3``) or a card
 code (``QC``). ``ignore/`` files name boxes of cards outside a Doppelkopf deck (``8H ...``).
 A ``data.yaml`` may say what was labelled (``target: corners`` or ``target: cards``); a generated
-dataset's ``meta/`` JSON says whether each image was blurred.
+dataset's ``meta/`` JSON says whether each image was blurred and how much of each labelled thing shows.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ class LabelledImage:
     label_cxcywh: np.ndarray  # (n, 4) normalised
     ignore_cxcywh: np.ndarray  # (m, 4) normalised
     blurred: bool | None = None  # a generated image's motion or focus blur (its ``meta/`` JSON); None: unknown
+    # Per label, the fraction of it unoccluded and inside the image (a generated image's ``meta/``); None: unknown.
+    visibility: np.ndarray | None = None
 
     def label_xyxy(self, width: int, height: int) -> np.ndarray:
         return _to_xyxy(self.label_cxcywh, width, height)
@@ -93,17 +95,51 @@ def read_ignore_file(path: Path) -> np.ndarray:
     return np.array(boxes, dtype=np.float64).reshape(-1, 4)
 
 
+def _read_meta(path: Path) -> dict:
+    """A generated image's ``meta/`` JSON; empty when there is none or it is damaged (photos, older datasets)."""
+    try:
+        meta = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
 def read_blurred(path: Path) -> bool | None:
     """Whether a generated image was blurred, from its ``meta/`` JSON (``look.blurred``, written by
     ``dokocam dataset generate``); ``None`` when there is no such file or it does not say (photos,
     older datasets, a damaged file).
     """
-    try:
-        look = json.loads(path.read_text()).get("look") or {}
-    except (OSError, ValueError, AttributeError):
-        return None
+    look = _read_meta(path).get("look") or {}
     blurred = look.get("blurred") if isinstance(look, dict) else None
     return blurred if isinstance(blurred, bool) else None
+
+
+def read_visibility(path: Path, label_cxcywh: np.ndarray, tolerance: float = 1.5) -> np.ndarray | None:
+    """Per label row, the visible fraction the generator recorded for it in its ``meta/`` JSON:
+    ``index_visibility`` for a corner-index box, ``visible_fraction`` for a whole-card box. A row is
+    found by its box (within ``tolerance`` pixels); one that is not found gets ``nan``. ``None``
+    when the file cannot say (photos, older datasets, a damaged file).
+    """
+    meta = _read_meta(path)
+    try:
+        width, height = float(meta["width"]), float(meta["height"])
+        if not len(label_cxcywh) and isinstance(meta["cards"], list):
+            return np.zeros(0)
+        known = [(box, float(v)) for card in meta["cards"] for box, v in zip(card.get("index_boxes", []), card.get("index_visibility", [])) if box is not None]
+        known += [(card["box"], float(card["visible_fraction"])) for card in meta["cards"] if card.get("box") is not None and "visible_fraction" in card]
+    except (KeyError, TypeError, ValueError):
+        return None
+    if not known:
+        return None
+    boxes = np.array([box for box, _ in known], dtype=np.float64).reshape(-1, 4)
+    fractions = np.array([v for _, v in known])
+    labels = _to_xyxy(label_cxcywh, int(width), int(height))
+    out = np.full(len(labels), np.nan)
+    for k, label in enumerate(labels):
+        error = np.abs(boxes - label).max(axis=1)
+        if error.min() <= tolerance:
+            out[k] = fractions[error.argmin()]
+    return out
 
 
 def _label_kind(root: Path) -> str:
@@ -153,10 +189,11 @@ def read_folder(path: str | Path, *, split: str | None = None) -> YoloFolder:
     for image in sorted(p for p in images_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
         name = image.with_suffix(".txt").name
         classes, boxes = read_label_file(labels_dir / name)
+        meta = meta_dir / image.with_suffix(".json").name
         items.append(
             LabelledImage(
                 image=image, label_class=classes, label_cxcywh=boxes, ignore_cxcywh=read_ignore_file(ignore_dir / name),
-                blurred=read_blurred(meta_dir / image.with_suffix(".json").name),
+                blurred=read_blurred(meta), visibility=read_visibility(meta, boxes),
             )
         )
     return YoloFolder(root=images_dir, items=tuple(items), kind=_label_kind(root))

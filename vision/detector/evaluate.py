@@ -33,6 +33,11 @@ ALL_SIZES = len(SIZE_NAMES)  # the index of the all-sizes lists, after the bucke
 # Generated images are also scored apart by whether the renderer blurred them (their ``meta/``
 # says): a motion-blurred index a dozen pixels tall is not one any reader can name.
 BLUR_NAMES = ("sharp", "blurred")
+# And once more over the fully visible labels only: an index partly under another card or cut by the
+# frame can lose what tells it apart (a 9 cut at its foot reads as a J), so this says how much of
+# the mAP50 such indices cost. Partly hidden labels are left out like ignored cards (PASCAL VOC's
+# "difficult"); the headline mAP50 still counts them.
+FULLY_VISIBLE = 0.95
 
 
 def size_bucket(xyxy: np.ndarray) -> np.ndarray:
@@ -64,6 +69,9 @@ class EvalReport:
     labels_by_size: np.ndarray = field(default_factory=lambda: np.zeros((len(SIZE_NAMES), N), np.int64))
     # mAP50 over the sharp and the blurred images apart, when a generated folder's meta says which is which.
     by_blur: dict[str, EvalReport] = field(default_factory=dict)
+    # mAP50 over the labels at least ``FULLY_VISIBLE`` visible, when a generated folder's meta says how much shows.
+    visible: EvalReport | None = None
+    hidden_labels: int = 0
     # Per size bucket, then all sizes (``ALL_SIZES``), per card: each prediction's score and whether it hit.
     _ap_conf: list[list[list[float]]] = field(default_factory=lambda: [[[] for _ in range(N)] for _ in range(len(SIZE_NAMES) + 1)])
     _ap_hit: list[list[list[bool]]] = field(default_factory=lambda: [[[] for _ in range(N)] for _ in range(len(SIZE_NAMES) + 1)])
@@ -110,12 +118,22 @@ class EvalReport:
         np.add.at(part.labels, np.asarray(labels_cls, np.int64), 1)
         part.add_ap(raw, labels_xyxy, labels_cls, ignore_xyxy)
 
+    def add_ap_visible(self, visibility: np.ndarray, raw: Detections, labels_xyxy: np.ndarray, labels_cls: np.ndarray, ignore_xyxy: np.ndarray) -> None:
+        """:meth:`add_ap` into the report of the fully visible labels; a label less visible than
+        ``FULLY_VISIBLE`` is ignored there (a label whose visibility is unknown, ``nan``, is kept)."""
+        hidden = np.asarray(visibility) < FULLY_VISIBLE
+        part = self.visible = self.visible or EvalReport()
+        part.images += 1
+        self.hidden_labels += int(hidden.sum())
+        np.add.at(part.labels, np.asarray(labels_cls, np.int64)[~hidden], 1)
+        part.add_ap(raw, labels_xyxy[~hidden], np.asarray(labels_cls)[~hidden], np.concatenate([ignore_xyxy.reshape(-1, 4), labels_xyxy[hidden]]))
+
     def blur_parts(self) -> list[tuple[str, EvalReport]]:
         """The sharp and the blurred images' reports, in that order, those that have images."""
         return [(name, self.by_blur[name]) for name in BLUR_NAMES if name in self.by_blur]
 
     def finish_ap(self) -> None:
-        for part in self.by_blur.values():
+        for part in [*self.by_blur.values(), *([self.visible] if self.visible else [])]:
             part.finish_ap()
         self.ap50 = self._ap(ALL_SIZES, self.labels)
         self.map50 = _mean(self.ap50)
@@ -151,6 +169,12 @@ class EvalReport:
                 name: {"images": part.images, "labels": int(part.labels.sum()), "map50": part.map50, "map50_by_size": part.map50_by_size}
                 for name, part in self.blur_parts()
             },
+            "map50_visible": None
+            if self.map50 is None or self.visible is None
+            else {
+                "min_visible": FULLY_VISIBLE, "images": self.visible.images, "labels": int(self.visible.labels.sum()),
+                "hidden_labels_ignored": self.hidden_labels, "map50": self.visible.map50, "map50_by_size": self.visible.map50_by_size,
+            },
             "confusion": {"rows": [*CARD_CODES, "none"], "columns": [*CARD_CODES, "missed"], "counts": self.confusion.tolist()},
             "failed": self.failed,
         }
@@ -175,6 +199,12 @@ class EvalReport:
                 for name, part in self.blur_parts()
             ]
             lines.append("mAP50 by image blur (generated data): " + ", ".join(parts))
+        if self.map50 is not None and self.visible is not None:
+            part = self.visible
+            lines.append(
+                f"mAP50 of the fully visible labels (generated data, >= {FULLY_VISIBLE:.0%} visible): {'n/a' if part.map50 is None else f'{part.map50:.4f}'} "
+                f"({part.images} images, {int(part.labels.sum())} labels; {self.hidden_labels} partly hidden ones not scored)"
+            )
         confusions = [(int(self.confusion[i, j]), CARD_CODES[i], CARD_CODES[j]) for i in range(N) for j in range(N) if i != j and self.confusion[i, j]]
         if confusions:
             lines.append("confusions (true -> predicted): " + ", ".join(f"{t}->{p} x{n}" for n, t, p in sorted(confusions, reverse=True)[:15]))
@@ -225,6 +255,8 @@ def score_image(report: EvalReport, cards: Detections, item: LabelledImage, widt
         report.add_ap(raw, labels, item.label_class, ignore)
         if item.blurred is not None:
             report.add_ap_by_blur(item.blurred, raw, labels, item.label_class, ignore)
+        if item.visibility is not None:
+            report.add_ap_visible(item.visibility, raw, labels, item.label_class, ignore)
     return result
 
 
