@@ -127,11 +127,11 @@ def read_visibility(path: Path, label_cxcywh: np.ndarray, tolerance: float = 1.5
             return np.zeros(0)
         known = [(box, float(v)) for card in meta["cards"] for box, v in zip(card.get("index_boxes", []), card.get("index_visibility", [])) if box is not None]
         known += [(card["box"], float(card["visible_fraction"])) for card in meta["cards"] if card.get("box") is not None and "visible_fraction" in card]
-    except (KeyError, TypeError, ValueError):
+        boxes = np.array([box for box, _ in known], dtype=np.float64).reshape(-1, 4)
+    except (KeyError, TypeError, ValueError, AttributeError):  # a damaged or foreign file
         return None
     if not known:
         return None
-    boxes = np.array([box for box, _ in known], dtype=np.float64).reshape(-1, 4)
     fractions = np.array([v for _, v in known])
     labels = _to_xyxy(label_cxcywh, int(width), int(height))
     out = np.full(len(labels), np.nan)
