@@ -20,6 +20,8 @@ import torch
 
 from service.cli import main
 from vision.detector.classifier import DeviceError, train_classifier
+from vision.detector.dataset import read_folder
+from vision.detector.evaluate import MAP_CONF, evaluate
 from vision.detector.model import CardDetector
 from vision.detector.recipe import STAGES, Recipe, RecipeError, RecipeMismatchError, StageError, build
 
@@ -41,7 +43,10 @@ def test_build_runs_every_stage_then_skips_them(tmp_path: Path):
     assert detector.reader is not None and detector.imgsz == 64 and detector.card.scales == (1.2, 1.0, 0.8)
     assert detector.cards(np.full((120, 160, 3), 90, np.uint8)).xyxy.shape[1] == 4
     scores = first.metrics["synthetic-val"]
-    assert set(scores) >= {"precision", "recall", "f1", "map50", "map50_by_size"} and 0 <= scores["f1"] <= 1
+    assert set(scores) >= {"precision", "recall", "f1", "map50", "map50_by_size", "map50_visible"} and 0 <= scores["f1"] <= 1
+    # mAP50 is counted at the model card's low threshold, not at the model's own.
+    ranked = evaluate(CardDetector.load(first.model, conf=MAP_CONF), read_folder(tmp_path / "b" / "scenes", split="val"))
+    assert scores["map50_conf"] == MAP_CONF and scores["map50"] == ranked.map50 and scores["map50_visible"] == ranked.visible.map50
     assert json.loads((tmp_path / "b" / "eval" / "synthetic-val" / "metrics.json").read_text())["images"] == 1
 
     again = build(tmp_path / "b", TINY, log=logged.append)
