@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from vision.detections import Detections
-from vision.detector.dataset import DatasetFolderError, read_folder, read_visibility
+from vision.detector.dataset import DatasetFolderError, read_folder, read_meta, read_visibility
 from vision.detector.evaluate import NONE, evaluate
 from vision.detector.grouping import group_corners
 from vision.detector.model import ModelCard
@@ -157,7 +157,7 @@ def test_map50_of_the_fully_visible_labels_leaves_out_partly_hidden_ones(tmp_pat
     assert folder.items[1].visibility is not None and len(folder.items[1].visibility) == 0
     for damaged in ('{"width": 200, "height": 200, "cards": [1]}', '[1]', '{"width": 200, "height": 200, "cards": [{"index_boxes": [[0, 0, 1]], "index_visibility": [1]}]}'):
         (tmp_path / "damaged.json").write_text(damaged)
-        assert read_visibility(tmp_path / "damaged.json", folder.items[0].label_cxcywh) is None
+        assert read_visibility(read_meta(tmp_path / "damaged.json"), folder.items[0].label_cxcywh) is None
     frames = [
         # QC and 9C read right; the half-hidden KH misread as AH.
         Detections(xyxy=[qc, c9, kh], confidence=[0.9, 0.9, 0.8], class_id=[QC, C9, 17]),

@@ -91,29 +91,30 @@ def widen(model: IndexClassifier, width: int, *, noise: float = 0.01, seed: int 
     """
     if width < model.width:
         raise ValueError(f"cannot widen a width-{model.width} classifier to {width}: a narrower network drops what it learnt")
-    rng = np.random.default_rng(seed)
+    generator = torch.Generator().manual_seed(seed)
     wide = IndexClassifier(width=width, num_classes=model.head[-1].out_features)
     old_layers = [m for m in model.features if isinstance(m, (nn.Conv2d, nn.BatchNorm2d))]
     new_layers = [m for m in wide.features if isinstance(m, (nn.Conv2d, nn.BatchNorm2d))]
-    source = np.arange(3)  # which old input channel each new input channel copies
+    source = torch.arange(3)  # which old input channel each new input channel copies
+
+    def shares(n: int) -> torch.Tensor:  # per new input channel, how many copies split its old weight
+        return torch.bincount(source, minlength=n)[source].float()
+
     with torch.no_grad():
         for (conv, norm), (new_conv, new_norm) in zip(zip(old_layers[::2], old_layers[1::2]), zip(new_layers[::2], new_layers[1::2])):
             c_old, c_new = conv.out_channels, new_conv.out_channels
-            picks = np.concatenate([np.arange(c_old), rng.integers(0, c_old, c_new - c_old)])
-            counts = np.bincount(source, minlength=conv.in_channels)[source]
-            weight = conv.weight[:, torch.from_numpy(source)] / torch.from_numpy(counts).float().view(1, -1, 1, 1)
-            weight = weight[torch.from_numpy(picks)].clone()
+            picks = torch.cat([torch.arange(c_old), torch.randint(c_old, (c_new - c_old,), generator=generator)])
+            weight = (conv.weight[:, source] / shares(conv.in_channels).view(1, -1, 1, 1))[picks]
             if c_new > c_old and noise:
                 extra = weight[c_old:]
-                extra += noise * extra.std() * torch.randn(extra.shape, generator=torch.Generator().manual_seed(seed))
+                extra += noise * extra.std() * torch.randn(extra.shape, generator=generator)
             new_conv.weight.copy_(weight)
             for name in ("weight", "bias", "running_mean", "running_var"):
-                getattr(new_norm, name).copy_(getattr(norm, name)[torch.from_numpy(picks)])
+                getattr(new_norm, name).copy_(getattr(norm, name)[picks])
             new_norm.num_batches_tracked.copy_(norm.num_batches_tracked)
             source = picks
         head, new_head = model.head[-1], wide.head[-1]
-        counts = np.bincount(source, minlength=head.in_features)[source]
-        new_head.weight.copy_(head.weight[:, torch.from_numpy(source)] / torch.from_numpy(counts).float().view(1, -1))
+        new_head.weight.copy_(head.weight[:, source] / shares(head.in_features).view(1, -1))
         new_head.bias.copy_(head.bias)
     return wide
 
@@ -429,14 +430,15 @@ def train_classifier(
         raise ValueError(f"no labelled boxes found in {', '.join(map(str, [*data, *crops]))}")
     vx, vy = extract_crops([read_folder(d) for d in val], variants=1, backgrounds=0.3, min_size=min_size, seed=seed + 1, size=crop_size) if val else (x[:0], y[:0])
     log(f"classifier: {len(x)} train crops, {len(vx)} val crops ({time.monotonic() - start:.0f}s to crop)")
-    model = IndexClassifier(width=width)
-    if init is not None:
+    if init is None:
+        model = IndexClassifier(width=width)
+    else:
         start_from = IndexReader.load(init)
         if start_from.crop_size != crop_size or start_from.model.width > width:
             raise ClassifierCheckpointError(f"{init} has width {start_from.model.width} and crops of {start_from.crop_size} px; this run uses {width} and {crop_size}")
         if start_from.model.width < width:
             log(f"classifier: widening {init} from width {start_from.model.width} to {width}")
-        model = widen(start_from.model, width, seed=seed)
+        model = widen(start_from.model, width, seed=seed)  # at the same width: a plain copy
     model.to(target_device)
     log(f"classifier: training on {target_device}")
     steps = epochs * math.ceil(len(x) / batch)

@@ -214,7 +214,7 @@ RECIPE_HELP = {
     "classifier_minutes": "the classifier's time budget in minutes (0: none)",
     "classifier_batch": "the classifier's batch",
     "classifier_lr": "the classifier's peak learning rate",
-    "classifier_init": "a classifier checkpoint to continue (same width and crop size)",
+    "classifier_init": "a classifier checkpoint to continue (same crop size; a narrower one is widened to --classifier-width)",
     "device": "cpu or a CUDA index such as 0 (default: CUDA if present)",
     "workers": "processes for generation and the locator's data loading",
 }

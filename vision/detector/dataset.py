@@ -95,8 +95,9 @@ def read_ignore_file(path: Path) -> np.ndarray:
     return np.array(boxes, dtype=np.float64).reshape(-1, 4)
 
 
-def _read_meta(path: Path) -> dict:
-    """A generated image's ``meta/`` JSON; empty when there is none or it is damaged (photos, older datasets)."""
+def read_meta(path: Path) -> dict:
+    """A generated image's ``meta/`` JSON, read once for :func:`read_blurred` and :func:`read_visibility`;
+    empty when there is none or it is damaged (photos, older datasets)."""
     try:
         meta = json.loads(path.read_text())
     except (OSError, ValueError):
@@ -104,23 +105,22 @@ def _read_meta(path: Path) -> dict:
     return meta if isinstance(meta, dict) else {}
 
 
-def read_blurred(path: Path) -> bool | None:
-    """Whether a generated image was blurred, from its ``meta/`` JSON (``look.blurred``, written by
-    ``dokocam dataset generate``); ``None`` when there is no such file or it does not say (photos,
-    older datasets, a damaged file).
+def read_blurred(meta: dict) -> bool | None:
+    """Whether a generated image was blurred, from its ``meta/`` JSON (:func:`read_meta`; ``look.blurred``,
+    written by ``dokocam dataset generate``); ``None`` when there is no such file or it does not say
+    (photos, older datasets, a damaged file).
     """
-    look = _read_meta(path).get("look") or {}
+    look = meta.get("look") or {}
     blurred = look.get("blurred") if isinstance(look, dict) else None
     return blurred if isinstance(blurred, bool) else None
 
 
-def read_visibility(path: Path, label_cxcywh: np.ndarray, tolerance: float = 1.5) -> np.ndarray | None:
-    """Per label row, the visible fraction the generator recorded for it in its ``meta/`` JSON:
-    ``index_visibility`` for a corner-index box, ``visible_fraction`` for a whole-card box. A row is
-    found by its box (within ``tolerance`` pixels); one that is not found gets ``nan``. ``None``
-    when the file cannot say (photos, older datasets, a damaged file).
+def read_visibility(meta: dict, label_cxcywh: np.ndarray, tolerance: float = 1.5) -> np.ndarray | None:
+    """Per label row, the visible fraction the generator recorded for it in its ``meta/`` JSON
+    (:func:`read_meta`): ``index_visibility`` for a corner-index box, ``visible_fraction`` for a
+    whole-card box. A row is found by its box (within ``tolerance`` pixels); one that is not found
+    gets ``nan``. ``None`` when the file cannot say (photos, older datasets, a damaged file).
     """
-    meta = _read_meta(path)
     try:
         width, height = float(meta["width"]), float(meta["height"])
         if not len(label_cxcywh) and isinstance(meta["cards"], list):
@@ -189,7 +189,7 @@ def read_folder(path: str | Path, *, split: str | None = None) -> YoloFolder:
     for image in sorted(p for p in images_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
         name = image.with_suffix(".txt").name
         classes, boxes = read_label_file(labels_dir / name)
-        meta = meta_dir / image.with_suffix(".json").name
+        meta = read_meta(meta_dir / image.with_suffix(".json").name)
         items.append(
             LabelledImage(
                 image=image, label_class=classes, label_cxcywh=boxes, ignore_cxcywh=read_ignore_file(ignore_dir / name),

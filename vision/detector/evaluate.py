@@ -117,20 +117,22 @@ class EvalReport:
 
     def add_ap_by_blur(self, blurred: bool, raw: Detections, labels_xyxy: np.ndarray, labels_cls: np.ndarray, ignore_xyxy: np.ndarray) -> None:
         """:meth:`add_ap` into the report of the sharp or the blurred images."""
-        part = self.by_blur.setdefault(BLUR_NAMES[int(blurred)], EvalReport())
-        part.images += 1
-        np.add.at(part.labels, np.asarray(labels_cls, np.int64), 1)
-        part.add_ap(raw, labels_xyxy, labels_cls, ignore_xyxy)
+        self.by_blur.setdefault(BLUR_NAMES[int(blurred)], EvalReport()).add_image_ap(raw, labels_xyxy, labels_cls, ignore_xyxy)
 
     def add_ap_visible(self, visibility: np.ndarray, raw: Detections, labels_xyxy: np.ndarray, labels_cls: np.ndarray, ignore_xyxy: np.ndarray) -> None:
         """:meth:`add_ap` into the report of the fully visible labels; a label less visible than
         ``FULLY_VISIBLE`` is ignored there (a label whose visibility is unknown, ``nan``, is kept)."""
         hidden = np.asarray(visibility) < FULLY_VISIBLE
-        part = self.visible = self.visible or EvalReport()
-        part.images += 1
         self.hidden_labels += int(hidden.sum())
-        np.add.at(part.labels, np.asarray(labels_cls, np.int64)[~hidden], 1)
-        part.add_ap(raw, labels_xyxy[~hidden], np.asarray(labels_cls)[~hidden], np.concatenate([ignore_xyxy.reshape(-1, 4), labels_xyxy[hidden]]))
+        self.visible = self.visible or EvalReport()
+        ignore = np.concatenate([ignore_xyxy.reshape(-1, 4), labels_xyxy[hidden]])
+        self.visible.add_image_ap(raw, labels_xyxy[~hidden], np.asarray(labels_cls)[~hidden], ignore)
+
+    def add_image_ap(self, raw: Detections, labels_xyxy: np.ndarray, labels_cls: np.ndarray, ignore_xyxy: np.ndarray) -> None:
+        """One image into a part report that only scores mAP50: its count, its labels and :meth:`add_ap`."""
+        self.images += 1
+        np.add.at(self.labels, np.asarray(labels_cls, np.int64), 1)
+        self.add_ap(raw, labels_xyxy, labels_cls, ignore_xyxy)
 
     def blur_parts(self) -> list[tuple[str, EvalReport]]:
         """The sharp and the blurred images' reports, in that order, those that have images."""
