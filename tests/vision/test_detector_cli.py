@@ -180,3 +180,25 @@ def test_a_stale_missing_or_damaged_classifier_export_is_not_used(tiny: dict[str
     with caplog.at_level(logging.WARNING, logger="vision.detector.classifier"):
         assert CardDetector.load(model.with_suffix(".onnx")).reader.session is None
     assert "not a readable ONNX model" in caplog.text
+
+
+def test_train_refiner_learns_from_the_locators_boxes_and_ships_beside_the_model(tiny: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    refiner = tmp_path / "tiny.refiner.pt"
+    args = ["train-refiner", "--data", str(tiny["data"]), "--val", str(tiny["data"]), "--model", str(tiny["model"]), "--out", str(refiner), "--epochs", "1"]
+    assert main(args) == 0
+    result = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert result["refiner"] == str(refiner) and result["epoch"] == 1 and 0 <= result["iou_after"] <= 1
+    model = tmp_path / "models" / "tiny.pt"
+    assert main(["ship-detector", str(tiny["run"]), str(model), "--classifier", str(next(tiny["model"].parent.glob("*.classifier.pt"))), "--refiner", str(refiner), "--imgsz", "64"]) == 0
+    detector = CardDetector.load(model)
+    assert detector.refiner is not None and (model.parent / refiner.name).exists()
+    # Exported with the model, and read through onnxruntime beside an exported locator.
+    assert main(["export", "--format", "onnx", "--model", str(model)]) == 0
+    assert CardDetector.load(model.with_suffix(".onnx")).refiner.session is not None
+
+
+def test_train_refiner_refuses_a_foreign_init_and_a_missing_folder(tiny: dict[str, Path], tmp_path: Path):
+    with pytest.raises(SystemExit, match="train-refiner: .*not a dokocam box refiner"):
+        main(["train-refiner", "--data", str(tiny["data"]), "--model", str(tiny["model"]), "--out", str(tmp_path / "r.pt"), "--init", str(next(tiny["model"].parent.glob("*.classifier.pt")))])
+    with pytest.raises(SystemExit, match="train-refiner: "):
+        main(["train-refiner", "--data", str(tmp_path / "nowhere"), "--model", str(tiny["model"]), "--out", str(tmp_path / "r.pt")])

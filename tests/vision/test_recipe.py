@@ -28,7 +28,7 @@ from vision.detector.recipe import STAGES, Recipe, RecipeError, RecipeMismatchEr
 # A recipe small enough for CI: a handful of 160 px scenes, a 64 px locator, one epoch each.
 TINY = Recipe(
     seed=5, scenes=8, scene_size=160, crops=60, crop_size=32, imgsz=64, batch=4, locator_epochs=1, locator_hours=None,
-    locator_val_images=2, classifier_epochs=1, classifier_minutes=None, workers=0, device="cpu",
+    locator_val_images=2, classifier_epochs=1, classifier_minutes=None, refiner_epochs=1, refiner_minutes=None, workers=0, device="cpu",
 )  # fmt: skip
 
 
@@ -41,6 +41,7 @@ def test_build_runs_every_stage_then_skips_them(tmp_path: Path):
     # The model is a real detector with the shipped operating points at the build's size.
     detector = CardDetector.load(first.model)
     assert detector.reader is not None and detector.imgsz == 64 and detector.card.scales == (1.2, 1.0, 0.8)
+    assert detector.refiner is not None and detector.card.refiner == "dokocam-corners.refiner.pt"
     assert detector.cards(np.full((120, 160, 3), 90, np.uint8)).xyxy.shape[1] == 4
     scores = first.metrics["synthetic-val"]
     assert set(scores) >= {"precision", "recall", "f1", "map50", "map50_by_size", "map50_visible"} and 0 <= scores["f1"] <= 1
@@ -64,6 +65,11 @@ def test_build_runs_every_stage_then_skips_them(tmp_path: Path):
     third = build(tmp_path / "b", TINY, eval_folders=(str(tmp_path / "b" / "scenes"),), log=logged.append)
     assert list(third.seconds) == ["eval"] and set(third.metrics) == {"synthetic-val", "scenes"}
     assert third.metrics["synthetic-val"] == first.metrics["synthetic-val"]
+
+    # A stage made again makes what follows it again: a refiner retrained is shipped and scored.
+    (tmp_path / "b" / ".done" / "refiner").unlink()
+    fourth = build(tmp_path / "b", TINY, log=logged.append)
+    assert list(fourth.seconds) == ["refiner", "model", "eval"]
 
 
 def _device_polars():

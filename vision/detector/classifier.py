@@ -342,10 +342,15 @@ def augment(batch: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
 
     ``generator`` lives on the batch's device (a CUDA batch takes a CUDA generator).
     """
-    n, device = batch.shape[0], batch.device
-    theta = random_affine(n, generator, device=device)
+    theta = random_affine(batch.shape[0], generator, device=batch.device)
     grid = F.affine_grid(theta, list(batch.shape), align_corners=False)
-    batch = F.grid_sample(batch, grid, padding_mode="border", align_corners=False)
+    return photometric(F.grid_sample(batch, grid, padding_mode="border", align_corners=False), generator)
+
+
+def photometric(batch: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """The light, colour, blur and noise part of :func:`augment`, which moves no pixel (the box
+    refiner's targets stay where they are)."""
+    n, device = batch.shape[0], batch.device
     # Grey photos and colour casts: the suit must be read from its shape, not only its colour.
     grey = batch.mean(dim=1, keepdim=True).expand_as(batch)
     to_grey = (torch.rand(n, 1, 1, 1, generator=generator, device=device) < 0.35).float()

@@ -1,4 +1,4 @@
-"""``dokocam train | train-classifier | detect | eval | export | bench-detect``.
+"""``dokocam train | train-classifier | train-refiner | detect | eval | export | bench-detect``.
 
 Heavy libraries (torch, Ultralytics, OpenCV) are imported inside the handlers only.
 """
@@ -55,11 +55,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     cls.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: CUDA if present)")
     cls.set_defaults(func=_train_classifier)
 
+    ref = subparsers.add_parser(
+        "train-refiner", help="train the box refiner that moves located boxes onto their indices",
+        description="Train the small CNN that moves each box the locator found onto its corner index. Its examples are the locator's own boxes "
+        "on the labelled folders (run through --model's photo passes) and jittered copies of the labels.",
+    )  # fmt: skip
+    ref.add_argument("--data", action="append", required=True, help="generated YOLO folder or data.yaml (train split); repeatable")
+    ref.add_argument("--val", action="append", default=[], help="folder to report box IoU on after each epoch; repeatable")
+    ref.add_argument("--out", required=True, help="checkpoint to write (.pt)")
+    ref.add_argument("--model", default=None, help="the detector whose locator makes the boxes (default: the shipped one)")
+    ref.add_argument("--epochs", type=int, default=10)
+    ref.add_argument("--batch", type=int, default=256)
+    ref.add_argument("--width", type=int, default=16, help="channels of the first layer")
+    ref.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (default 0.003)")
+    ref.add_argument("--jittered", type=int, default=2, help="jittered copies of each label besides the locator's boxes (default 2)")
+    ref.add_argument("--time-minutes", type=float, default=None)
+    ref.add_argument("--seed", type=int, default=0)
+    ref.add_argument("--init", default=None, help="refiner checkpoint to continue training from")
+    ref.add_argument("--threads", type=int, default=None, help="torch threads")
+    ref.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: CUDA if present)")
+    ref.set_defaults(func=_train_refiner)
+
     ship = subparsers.add_parser("ship-detector", help="copy a run's weights into models/ with their model card", description="Copy OUT/weights/best.pt to a models/ path and write its <stem>.json model card.")
     ship.add_argument("run", help="run folder of `dokocam train`")
     ship.add_argument("dest", help="destination .pt, e.g. models/dokocam-corners.pt")
     ship.add_argument("--target", choices=("corners", "cards"), default="corners")
     ship.add_argument("--classifier", default=None, help="classifier checkpoint to ship beside it")
+    ship.add_argument("--refiner", default=None, help="box refiner checkpoint to ship beside it (`dokocam train-refiner`)")
     ship.add_argument("--imgsz", type=int, default=640)
     ship.add_argument("--conf", type=float, default=0.25)
     ship.add_argument("--table-imgsz", type=int, default=None, help="inference size for whole table frames (default: --imgsz)")
@@ -103,8 +125,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ex.set_defaults(func=_export)
 
     build = subparsers.add_parser(
-        "build-detector", help="generate data, train the locator and the classifier, ship and score a detector, in one resumable run",
-        description="Run the whole recipe into OUT: scenes, tiles, crops, locator, classifier, model\n"
+        "build-detector", help="generate data, train the locator, the classifier and the box refiner, ship and score a detector, in one resumable run",
+        description="Run the whole recipe into OUT: scenes, tiles, crops, locator, classifier, refiner, model\n"
         "(OUT/model/dokocam-corners.pt with its card), eval (OUT/eval/*/metrics.json). Finished stages are\n"
         "skipped when run again with the same options, and the locator resumes from its last epoch.\n"
         "The defaults are the shipped model's budget on a 2-core CPU.",
@@ -117,7 +139,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     build.add_argument("out", metavar="OUT", help="build folder (created; run again to continue)")
     _recipe_options(build)
-    build.add_argument("--until", default="eval", help="stop after this stage: scenes, tiles, crops, locator, classifier, model or eval")
+    build.add_argument("--until", default="eval", help="stop after this stage: scenes, tiles, crops, locator, classifier, refiner, model or eval")
     build.add_argument("--eval", action="append", default=[], metavar="DIR", help="labelled folder scored beside the synthetic val split (e.g. real photos); repeatable")
     build.set_defaults(func=_build)
 
@@ -215,6 +237,11 @@ RECIPE_HELP = {
     "classifier_batch": "the classifier's batch",
     "classifier_lr": "the classifier's peak learning rate",
     "classifier_init": "a classifier checkpoint to continue (same crop size; a narrower one is widened to --classifier-width)",
+    "refiner_epochs": "the box refiner's epochs (0: a model without one)",
+    "refiner_minutes": "the box refiner's time budget in minutes (0: none)",
+    "refiner_lr": "the box refiner's peak learning rate",
+    "refiner_scenes": "training scenes whose located boxes the refiner learns from",
+    "refiner_init": "a box refiner checkpoint to continue",
     "device": "cpu or a CUDA index such as 0 (default: CUDA if present)",
     "workers": "processes for generation and the locator's data loading",
 }
@@ -246,7 +273,7 @@ def _build(args: argparse.Namespace) -> int:
 
     values = {spec.name: getattr(args, spec.name) for spec in fields(Recipe)}
     values["faces"] = tuple(args.faces)
-    for name in ("locator_hours", "classifier_minutes"):
+    for name in ("locator_hours", "classifier_minutes", "refiner_minutes"):
         values[name] = values[name] or None
     try:
         report = build(args.out, Recipe(**values), until=args.until, eval_folders=tuple(args.eval))
@@ -292,6 +319,32 @@ def _train_classifier(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train_refiner(args: argparse.Namespace) -> int:
+    import torch
+
+    from vision.detector.classifier import DeviceError, _train_split
+    from vision.detector.dataset import DatasetFolderError, read_folder
+    from vision.detector.model import CardDetector, ModelNotFoundError
+    from vision.detector.refiner import Pairs, RefinerCheckpointError, make_pairs, train_refiner
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    try:
+        detector = CardDetector.load(args.model)
+        locate = lambda image: detector.locate(image).xyxy  # noqa: E731
+        train = Pairs.join([make_pairs(_train_split(d), locate, jittered=args.jittered, seed=args.seed + k, progress=True) for k, d in enumerate(args.data)])
+        val = Pairs.join([make_pairs(read_folder(d), locate, jittered=args.jittered, seed=args.seed + 1000 + k) for k, d in enumerate(args.val)]) if args.val else None
+        print(f"refiner: {len(train)} training pairs" + (f", {len(val)} val pairs" if val is not None else ""))
+        metrics = train_refiner(
+            train, args.out, val=val, epochs=args.epochs, batch=args.batch, width=args.width, lr=args.lr, seed=args.seed,
+            time_minutes=args.time_minutes, init=args.init, device=args.device,
+        )  # fmt: skip
+    except (ModelNotFoundError, DatasetFolderError, RefinerCheckpointError, DeviceError, ValueError) as exc:
+        raise SystemExit(f"dokocam train-refiner: {exc}") from None
+    print(json.dumps({"refiner": args.out, **metrics}))
+    return 0
+
+
 def _ship(args: argparse.Namespace) -> int:
     from vision.detector.model import ModelCard
     from vision.detector.train import TrainResult, ship
@@ -312,7 +365,7 @@ def _ship(args: argparse.Namespace) -> int:
         table_locate_conf=args.table_locate_conf,
         table_locate_weight=args.table_locate_weight,
     )
-    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, card, classifier=args.classifier)
+    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, card, classifier=args.classifier, refiner=args.refiner)
     print(f"shipped {dest}")
     return 0
 

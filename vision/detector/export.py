@@ -30,8 +30,8 @@ def exported_path(model: Path, fmt: str) -> Path:
 
 
 def export(model: Path, fmt: str, *, imgsz: int | None = None) -> Path:
-    """Exports the YOLO in ``model`` (a ``.pt``) to ``fmt`` beside it, and its classifier to ONNX
-    beside the classifier's checkpoint; the model card is shared.
+    """Exports the YOLO in ``model`` (a ``.pt``) to ``fmt`` beside it, and its classifier and box
+    refiner to ONNX beside their checkpoints; the model card is shared.
 
     The export keeps a dynamic input size, so 16:9 frames are letterboxed to 16:9 and not padded
     to a square (fewer pixels to compute).
@@ -60,6 +60,10 @@ def export(model: Path, fmt: str, *, imgsz: int | None = None) -> Path:
         # onnxruntime reads the crops whichever runtime the locator was exported for: the
         # classifier in torch was a third of a frame's time.
         export_onnx(ModelCard.path_for(model).parent / card.classifier)
+    if card.refiner:
+        from vision.detector import refiner
+
+        refiner.export_onnx(ModelCard.path_for(model).parent / card.refiner)
     return target
 
 
@@ -117,7 +121,7 @@ def benchmark(
     pool = _frames(images, width, height, seed)
     for frame in pool[:5]:
         detector.cards(frame)
-    total, locate, classify, passes = [], [], [], []
+    total, locate, classify, refine, passes = [], [], [], [], []
     for i in range(frames):
         frame = pool[i % len(pool)]
         start = time.perf_counter()
@@ -125,6 +129,7 @@ def benchmark(
         total.append((time.perf_counter() - start) * 1000)
         locate.append(detector.timing.locate)
         classify.append(detector.timing.classify)
+        refine.append(detector.timing.refine)
         passes.append(detector.timing.passes)
     return {
         "frames": frames,
@@ -133,6 +138,7 @@ def benchmark(
         "locate_median_ms": statistics.median(locate),
         "passes": float(np.mean(passes)),
         "classify_median_ms": statistics.median(classify),
+        "refine_median_ms": statistics.median(refine),
         "threads": float(__import__("torch").get_num_threads()),
         "workers": float(workers),
     }

@@ -1,4 +1,4 @@
-"""One command from nothing to a measured detector: scenes, tiles, crops, locator, classifier, model, eval.
+"""One command from nothing to a measured detector: scenes, tiles, crops, locator, classifier, refiner, model, eval.
 
 ``dokocam build-detector OUT`` runs the stages the model card's recipe lists, in order, each into its
 own place under ``OUT``. A stage leaves a marker when it is complete, so a build stopped anywhere (a
@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-STAGES = ("scenes", "tiles", "crops", "locator", "classifier", "model", "eval")
+STAGES = ("scenes", "tiles", "crops", "locator", "classifier", "refiner", "model", "eval")
 # How a build runs, not what it makes: a build may go on on another machine with these changed.
 RUNTIME_FIELDS = ("device", "workers")
 MODEL_NAME = "dokocam-corners"
@@ -58,6 +58,9 @@ class Recipe:
         locator_val_images: val scenes the locator is validated on after each epoch.
         classifier_width, classifier_epochs, classifier_minutes, classifier_batch, classifier_lr,
         classifier_init: the index classifier's training (``dokocam train-classifier``).
+        refiner_epochs, refiner_minutes, refiner_lr, refiner_scenes, refiner_init: the box refiner's
+            training (``dokocam train-refiner``) on the locator's boxes of up to ``refiner_scenes``
+            training scenes; ``refiner_epochs`` 0 builds a model without one.
         device: ``cpu``, a CUDA index such as ``0``, or ``None`` for CUDA when present.
         workers: processes for generation and for the locator's data loading.
     """
@@ -84,6 +87,11 @@ class Recipe:
     classifier_batch: int = 128
     classifier_lr: float = 3e-3
     classifier_init: str | None = None
+    refiner_epochs: int = 8
+    refiner_minutes: float | None = 20.0
+    refiner_lr: float = 3e-3
+    refiner_scenes: int = 2000
+    refiner_init: str | None = None
     device: str | None = None
     workers: int = 2
 
@@ -100,6 +108,8 @@ class Recipe:
                 ("batch", self.batch >= 1, "at least 1"),
                 ("locator_epochs", self.locator_epochs >= 1, "at least 1"),
                 ("classifier_epochs", self.classifier_epochs >= 1, "at least 1"),
+                ("refiner_epochs", self.refiner_epochs >= 0, "0 or more"),
+                ("refiner_scenes", self.refiner_scenes >= 1, "at least 1"),
                 ("workers", self.workers >= 0, "0 or more"),
                 ("closeup_fraction", 0 <= self.closeup_fraction <= 1, "in [0, 1]"),
                 ("near_fraction", 0 <= self.near_fraction <= 1, "in [0, 1]"),
@@ -173,6 +183,8 @@ def build(
     check_init(recipe.locator_init, "--locator-init")
     if recipe.classifier_init and not Path(recipe.classifier_init).is_file():
         raise ClassifierCheckpointError(f"--classifier-init {recipe.classifier_init}: no such file")
+    if recipe.refiner_init and not Path(recipe.refiner_init).is_file():
+        raise ClassifierCheckpointError(f"--refiner-init {recipe.refiner_init}: no such file")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     saved = out / "recipe.json"
@@ -191,6 +203,7 @@ def build(
         "crops": lambda: _crops(out, recipe),
         "locator": lambda: _locator(out, recipe, log),
         "classifier": lambda: _classifier(out, recipe, log),
+        "refiner": lambda: _refiner(out, recipe, log),
         "model": lambda: _model(out, recipe),
         "eval": lambda: report.metrics.update(_eval(out, eval_folders, log)),
     }
@@ -204,6 +217,9 @@ def build(
             continue
         log(f"build: {stage} ...")
         start = time.monotonic()
+        # What follows a stage that runs now was made from what it replaces (or lacks it): made again.
+        for later in STAGES[STAGES.index(stage) + 1 :]:
+            _done(out, later).unlink(missing_ok=True)
         steps[stage]()
         report.seconds[stage] = round(time.monotonic() - start, 1)
         _done(out, stage).write_text(f"{report.seconds[stage]}\n")
@@ -288,18 +304,59 @@ def _classifier(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
     )  # fmt: skip
 
 
-def _model(out: Path, recipe: Recipe) -> None:
+def _card(recipe: Recipe) -> Any:
+    """The model card of a build: the shipped model's operating points (passes, thresholds, the table's own) at this build's size."""
     from dataclasses import replace
 
     from vision.detector.model import DEFAULT_MODEL, ModelCard
+
+    return replace(ModelCard.load(DEFAULT_MODEL), imgsz=recipe.imgsz, table_imgsz=2 * recipe.imgsz, classifier=None, refiner=None)
+
+
+def _locator_weights(out: Path) -> Path:
+    best = out / "locator" / "weights" / "best.pt"
+    return best if best.exists() else out / "locator" / "weights" / "last.pt"
+
+
+def _refiner(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
+    from ultralytics import YOLO
+
+    from dataclasses import replace
+
+    from vision.detector.classifier import IndexReader, _train_split
+    from vision.detector.dataset import read_folder
+    from vision.detector.model import CardDetector
+    from vision.detector.refiner import make_pairs, train_refiner
+
+    target = out / f"{MODEL_NAME}.refiner.pt"
+    target.unlink(missing_ok=True)
+    if not recipe.refiner_epochs:
+        return
+    card = _card(recipe)
+    # The boxes the refiner learns to move are this build's locator's, at the photo operating point
+    # (its low threshold, its passes), read by this build's classifier as the model will be.
+    detector = CardDetector(
+        yolo=YOLO(str(_locator_weights(out)), task="detect"), card=card, reader=IndexReader.load(out / f"{MODEL_NAME}.classifier.pt"),
+        conf=card.conf, imgsz=card.imgsz, scales=card.scales, fine_scale=card.fine_scale,
+    )  # fmt: skip
+    train, val = _train_split(out / "scenes"), read_folder(out / "scenes", split="val")
+    train = replace(train, items=train.items[: recipe.refiner_scenes])
+    locate = lambda image: detector.locate(image).xyxy  # noqa: E731
+    pairs, val_pairs = make_pairs(train, locate, seed=recipe.seed), make_pairs(val, locate, seed=recipe.seed + 1)
+    log(f"build: refiner: {len(pairs)} training pairs from {len(train.items)} scenes, {len(val_pairs)} val pairs")
+    train_refiner(
+        pairs, target, val=val_pairs, epochs=recipe.refiner_epochs, lr=recipe.refiner_lr, seed=recipe.seed, time_minutes=recipe.refiner_minutes,
+        init=recipe.refiner_init, device=recipe.device, log=log,
+    )  # fmt: skip
+
+
+def _model(out: Path, recipe: Recipe) -> None:
     from vision.detector.train import TrainResult, ship
 
     run = out / "locator"
-    best = run / "weights" / "best.pt"
-    result = TrainResult(run, best if best.exists() else run / "weights" / "last.pt", run / "weights" / "last.pt")
-    # The shipped model's operating points (passes, thresholds, the table's own), at this build's size.
-    card = replace(ModelCard.load(DEFAULT_MODEL), imgsz=recipe.imgsz, table_imgsz=2 * recipe.imgsz)
-    ship(result, out / "model" / f"{MODEL_NAME}.pt", card, classifier=out / f"{MODEL_NAME}.classifier.pt")
+    result = TrainResult(run, _locator_weights(out), run / "weights" / "last.pt")
+    refiner = out / f"{MODEL_NAME}.refiner.pt"
+    ship(result, out / "model" / f"{MODEL_NAME}.pt", _card(recipe), classifier=out / f"{MODEL_NAME}.classifier.pt", refiner=refiner if refiner.exists() else None)
 
 
 def _eval_names(extra: tuple[str, ...]) -> list[str]:

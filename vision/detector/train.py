@@ -149,18 +149,24 @@ def train_locator(
     return TrainResult(run_dir=out, best=out / "weights" / "best.pt", last=out / "weights" / "last.pt")
 
 
-def ship(result: TrainResult, destination: str | Path, card: ModelCard, *, classifier: str | Path | None = None, **extra: object) -> Path:
+def ship(
+    result: TrainResult, destination: str | Path, card: ModelCard, *, classifier: str | Path | None = None, refiner: str | Path | None = None, **extra: object
+) -> Path:
     """Copies a run's best weights to ``destination`` and writes ``card`` as its model card JSON beside it.
 
-    ``classifier``, a checkpoint path, is copied beside the weights and named in the card.
+    ``classifier`` and ``refiner``, checkpoint paths, are copied beside the weights and named in the card.
     """
     destination = Path(destination)
     destination.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(result.best, destination)
-    classifier_name = None
-    if classifier is not None:
-        classifier_name = Path(classifier).name
-        if Path(classifier).resolve() != (destination.parent / classifier_name).resolve():
-            shutil.copyfile(classifier, destination.parent / classifier_name)
-    replace(card, classifier=classifier_name).save(destination, **extra)
+
+    def beside(checkpoint: str | Path | None) -> str | None:
+        if checkpoint is None:
+            return None
+        name = Path(checkpoint).name
+        if Path(checkpoint).resolve() != (destination.parent / name).resolve():
+            shutil.copyfile(checkpoint, destination.parent / name)
+        return name
+
+    replace(card, classifier=beside(classifier), refiner=beside(refiner)).save(destination, **extra)
     return destination
