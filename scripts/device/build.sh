@@ -21,6 +21,6 @@ export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} YOLO_OFFLINE=1 PYTHONUNBUFFERE
 dir=${BUILD_DIR:-runs/gpu}
 "$PY" -m service.cli build-detector "$dir" "$@"
 cat "$dir/build.json"
-if [ -n "${OUT:-}" ]; then  # at most 8 files come back from a device call: these are 5
+if [ -n "${OUT:-}" ]; then  # at most 8 files come back from a device call: these are 6
   cp "$dir"/model/* "$dir/build.json" "$dir/eval/scores.json" "$OUT"/
 fi
