@@ -45,6 +45,19 @@ class DeviceError(ValueError):
     """A training device that torch does not know or this machine does not have."""
 
 
+def conv_stages(width: int) -> nn.Sequential:
+    """Four conv stages (``width``, 2x, 4x, 6x channels), each halving the crop: the trunk of the
+    classifier and of the box refiner."""
+
+    def block(c_in: int, c_out: int, convs: int) -> list[nn.Module]:
+        layers: list[nn.Module] = []
+        for k in range(convs):
+            layers += [nn.Conv2d(c_in if k == 0 else c_out, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU(inplace=True)]
+        return [*layers, nn.MaxPool2d(2)]
+
+    return nn.Sequential(*block(3, width, 1), *block(width, width * 2, 2), *block(width * 2, width * 4, 2), *block(width * 4, width * 6, 1))
+
+
 class IndexClassifier(nn.Module):
     """Four small conv stages and a linear head over a ``CROP_SIZE`` RGB crop (about 0.1 M parameters).
 
@@ -54,15 +67,7 @@ class IndexClassifier(nn.Module):
     def __init__(self, width: int = 16, num_classes: int = NUM_CLASSES) -> None:
         super().__init__()
 
-        def block(c_in: int, c_out: int, convs: int) -> list[nn.Module]:
-            layers: list[nn.Module] = []
-            for k in range(convs):
-                layers += [nn.Conv2d(c_in if k == 0 else c_out, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU(inplace=True)]
-            return [*layers, nn.MaxPool2d(2)]
-
-        self.features = nn.Sequential(
-            *block(3, width, 1), *block(width, width * 2, 2), *block(width * 2, width * 4, 2), *block(width * 4, width * 6, 1)
-        )
+        self.features = conv_stages(width)
         self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(width * 6, num_classes))
         self.width = width
 
@@ -191,22 +196,8 @@ class IndexReader:
         The reader is returned unchanged, with a warning, when there is no export, it cannot be read,
         or it was made from another checkpoint (a classifier retrained since): torch then reads the crops.
         """
-        path = Path(checkpoint).with_suffix(".onnx")
-        if not path.exists():
-            log.warning("%s: no ONNX export of the classifier; it runs in torch (run `dokocam export --format onnx`)", path)
-            return self
-        import onnxruntime
-
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = torch.get_num_threads()
-        options.inter_op_num_threads = 1
-        try:
-            session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime's errors (InvalidProtobuf, Fail, ...) derive from Exception only
-            log.warning("%s is not a readable ONNX model (%s); the classifier runs in torch (run `dokocam export` again)", path, exc)
-            return self
-        if session.get_modelmeta().custom_metadata_map.get(SOURCE_DIGEST_KEY) != file_digest(checkpoint):
-            log.warning("%s was exported from another checkpoint than %s; the classifier runs in torch (run `dokocam export` again)", path, checkpoint)
+        session = export_session(checkpoint, "the classifier")
+        if session is None:
             return self
         return replace(self, session=session)
 
@@ -241,6 +232,30 @@ class IndexReader:
             with torch.inference_mode():
                 return self.model(views)
         return torch.from_numpy(self.session.run(None, {"crops": views.contiguous().numpy()})[0])
+
+
+def export_session(checkpoint: str | Path, network: str) -> Any:
+    """An onnxruntime session of ``checkpoint``'s ONNX export (``<stem>.onnx``), or ``None``, with a
+    warning naming ``network``, when there is no export, it cannot be read, or it was made from
+    another checkpoint (a network retrained since): torch then runs the network."""
+    path = Path(checkpoint).with_suffix(".onnx")
+    if not path.exists():
+        log.warning("%s: no ONNX export of %s; it runs in torch (run `dokocam export --format onnx`)", path, network)
+        return None
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = torch.get_num_threads()
+    options.inter_op_num_threads = 1
+    try:
+        session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime's errors (InvalidProtobuf, Fail, ...) derive from Exception only
+        log.warning("%s is not a readable ONNX model (%s); %s runs in torch (run `dokocam export` again)", path, exc, network)
+        return None
+    if session.get_modelmeta().custom_metadata_map.get(SOURCE_DIGEST_KEY) != file_digest(checkpoint):
+        log.warning("%s was exported from another checkpoint than %s; %s runs in torch (run `dokocam export` again)", path, checkpoint, network)
+        return None
+    return session
 
 
 def _background_boxes(labels: np.ndarray, width: int, height: int, n: int, rng: np.random.Generator) -> list[np.ndarray]:

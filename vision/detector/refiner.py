@@ -13,7 +13,6 @@ on how large the index was in the frame, and flipping or transposing a crop maps
 
 from __future__ import annotations
 
-import logging
 import math
 import pickle
 import time
@@ -30,19 +29,17 @@ from torch.nn import functional as F
 
 from vision.detector.classifier import (
     ClassifierCheckpointError,
+    conv_stages,
     crop,
-    file_digest,
+    export_session,
     photometric,
     resolve_device,
     tag_export,
     to_tensor,
-    SOURCE_DIGEST_KEY,
 )
 from vision.detector.cropping import jitter_box, square_boxes
 from vision.detector.dataset import YoloFolder
 from vision.detector.matching import box_iou
-
-log = logging.getLogger(__name__)
 
 CROP_SIZE = 48
 MATCH_IOU = 0.2  # a located box this close to a label is the label's, for training pairs
@@ -67,15 +64,7 @@ class BoxRefiner(nn.Module):
     def __init__(self, width: int = 16, crop_size: int = CROP_SIZE) -> None:
         super().__init__()
 
-        def block(c_in: int, c_out: int, convs: int) -> list[nn.Module]:
-            layers: list[nn.Module] = []
-            for k in range(convs):
-                layers += [nn.Conv2d(c_in if k == 0 else c_out, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU(inplace=True)]
-            return [*layers, nn.MaxPool2d(2)]
-
-        self.features = nn.Sequential(
-            *block(3, width, 1), *block(width, width * 2, 2), *block(width * 2, width * 4, 2), *block(width * 4, width * 6, 1)
-        )
+        self.features = conv_stages(width)
         side = crop_size // 16
         self.head = nn.Sequential(nn.Linear(width * 6 * side * side + 4, 128), nn.ReLU(inplace=True), nn.Linear(128, 4))
         nn.init.zeros_(self.head[-1].weight)
@@ -174,22 +163,8 @@ class BoxReader:
     def using_onnx(self, checkpoint: str | Path) -> BoxReader:
         """This reader run by onnxruntime from ``checkpoint``'s export (``<stem>.onnx``), when it
         exists and was made from this checkpoint; else unchanged, with a warning."""
-        path = Path(checkpoint).with_suffix(".onnx")
-        if not path.exists():
-            log.warning("%s: no ONNX export of the box refiner; it runs in torch (run `dokocam export --format onnx`)", path)
-            return self
-        import onnxruntime
-
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = torch.get_num_threads()
-        options.inter_op_num_threads = 1
-        try:
-            session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime's errors derive from Exception only
-            log.warning("%s is not a readable ONNX model (%s); the box refiner runs in torch", path, exc)
-            return self
-        if session.get_modelmeta().custom_metadata_map.get(SOURCE_DIGEST_KEY) != file_digest(checkpoint):
-            log.warning("%s was exported from another checkpoint than %s; the box refiner runs in torch", path, checkpoint)
+        session = export_session(checkpoint, "the box refiner")
+        if session is None:
             return self
         return replace(self, session=session)
 
