@@ -228,7 +228,9 @@ def test_passes_and_crops_spread_over_two_threads_find_the_same_cards_as_one(nam
     for image in images:
         a, b = one.cards(image), two.cards(image)
         assert np.array_equal(a.class_id, b.class_id)
-        np.testing.assert_allclose(a.xyxy, b.xyxy, rtol=0, atol=1e-3)
+        # The refiner's boxes are a regression: onnxruntime sums in another order on another thread
+        # count, which moves an edge by thousandths of a pixel.
+        np.testing.assert_allclose(a.xyxy, b.xyxy, rtol=0, atol=0.01)
         np.testing.assert_allclose(a.confidence, b.confidence, rtol=0, atol=1e-5)
         found += len(a)
     two.close()

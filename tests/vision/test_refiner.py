@@ -102,11 +102,17 @@ def test_the_refiner_learns_to_move_jittered_boxes_onto_what_they_found(tmp_path
     metrics = train_refiner(train, tmp_path / "r.pt", val=val, epochs=6, batch=64, width=8, lr=5e-3, log=lambda _: None)
     assert metrics["iou_after"] > metrics["iou_before"] + 0.1, metrics
     assert metrics["at_50_after"] > metrics["at_50_before"], metrics
+    # Through the whole inference path (crops cut from the images, two rounds): every val label,
+    # located a few pixels off, comes back nearer on average.
     reader = BoxReader.load(tmp_path / "r.pt")
-    image = cv2.imread(str(next((tmp_path / "val" / "images").iterdir())))
-    labels = read_folder(tmp_path / "val").items[0].label_xyxy(128, 96)
-    located = labels + np.array([2.5, -2.0, 3.0, 1.5])
-    assert box_iou(reader.refine(image, located), labels).diagonal().mean() > box_iou(located, labels).diagonal().mean()
+    before, after = [], []
+    for item in read_folder(tmp_path / "val").items:
+        image = cv2.imread(str(item.image))
+        labels = item.label_xyxy(128, 96)
+        located = labels + np.array([2.5, -2.0, 3.0, 1.5])
+        before += box_iou(located, labels).diagonal().tolist()
+        after += box_iou(reader.refine(image, located), labels).diagonal().tolist()
+    assert np.mean(after) > np.mean(before), (np.mean(after), np.mean(before))
 
 
 def test_pairs_from_a_locator_keep_only_its_boxes_near_a_label_and_round_trip(tmp_path: Path) -> None:
