@@ -231,7 +231,7 @@ def test_passes_and_crops_spread_over_two_threads_find_the_same_cards_as_one(nam
         # The refiner's boxes are a regression: onnxruntime sums in another order on another thread
         # count, which moves an edge by thousandths of a pixel.
         np.testing.assert_allclose(a.xyxy, b.xyxy, rtol=0, atol=0.01)
-        np.testing.assert_allclose(a.confidence, b.confidence, rtol=0, atol=1e-5)
+        np.testing.assert_allclose(a.confidence, b.confidence, rtol=0, atol=1e-4)  # read from crops cut at those boxes
         found += len(a)
     two.close()
     assert found > 0 and len(used) == 2 and threading.main_thread().name not in used
