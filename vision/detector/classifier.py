@@ -25,7 +25,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from vision.detector.cropping import BACKGROUND, jitter_box, square_boxes
-from vision.detector.dataset import YoloFolder, read_folder
+from vision.detector.dataset import YoloFolder, read_folder, train_split
 
 CROP_SIZE = 32
 NUM_CLASSES = 25
@@ -442,7 +442,7 @@ def train_classifier(
     generator = torch.Generator().manual_seed(seed)  # the order of the crops, drawn on the host
     noise = generator if target_device.type == "cpu" else torch.Generator(device=target_device).manual_seed(seed)
     start = time.monotonic()
-    x, y = extract_crops([_train_split(d) for d in data], variants=variants, small_variants=small_variants, min_size=min_size, seed=seed, size=crop_size)
+    x, y = extract_crops([train_split(d) for d in data], variants=variants, small_variants=small_variants, min_size=min_size, seed=seed, size=crop_size)
     for path in crops:
         cx, cy = load_crops(path, crop_size)
         x, y = np.concatenate([x, cx]), np.concatenate([y, cy])
@@ -493,16 +493,6 @@ def train_classifier(
             log("classifier: time budget spent, stopping")
             break
     return metrics
-
-
-def _train_split(path: str | Path) -> YoloFolder:
-    """The ``train`` split of a generated dataset, or the folder itself."""
-    from vision.detector.dataset import DatasetFolderError
-
-    try:
-        return read_folder(path, split="train")
-    except DatasetFolderError:
-        return read_folder(path)
 
 
 def resolve_device(device: str | None) -> torch.device:

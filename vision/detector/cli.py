@@ -322,8 +322,8 @@ def _train_classifier(args: argparse.Namespace) -> int:
 def _train_refiner(args: argparse.Namespace) -> int:
     import torch
 
-    from vision.detector.classifier import DeviceError, _train_split
-    from vision.detector.dataset import DatasetFolderError, read_folder
+    from vision.detector.classifier import DeviceError
+    from vision.detector.dataset import DatasetFolderError, read_folder, train_split
     from vision.detector.model import CardDetector, ModelNotFoundError
     from vision.detector.refiner import Pairs, RefinerCheckpointError, make_pairs, train_refiner
 
@@ -332,7 +332,7 @@ def _train_refiner(args: argparse.Namespace) -> int:
     try:
         detector = CardDetector.load(args.model)
         locate = lambda image: detector.locate(image).xyxy  # noqa: E731
-        train = Pairs.join([make_pairs(_train_split(d), locate, jittered=args.jittered, seed=args.seed + k, progress=True) for k, d in enumerate(args.data)])
+        train = Pairs.join([make_pairs(train_split(d), locate, jittered=args.jittered, seed=args.seed + k, progress=True) for k, d in enumerate(args.data)])
         val = Pairs.join([make_pairs(read_folder(d), locate, jittered=args.jittered, seed=args.seed + 1000 + k) for k, d in enumerate(args.val)]) if args.val else None
         print(f"refiner: {len(train)} training pairs" + (f", {len(val)} val pairs" if val is not None else ""))
         metrics = train_refiner(

@@ -197,3 +197,11 @@ def read_folder(path: str | Path, *, split: str | None = None) -> YoloFolder:
             )
         )
     return YoloFolder(root=images_dir, items=tuple(items), kind=_label_kind(root))
+
+
+def train_split(path: str | Path) -> YoloFolder:
+    """The ``train`` split of a generated dataset, or the folder itself when it has no splits."""
+    try:
+        return read_folder(path, split="train")
+    except DatasetFolderError:
+        return read_folder(path)

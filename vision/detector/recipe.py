@@ -319,12 +319,12 @@ def _locator_weights(out: Path) -> Path:
 
 
 def _refiner(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
-    from ultralytics import YOLO
-
     from dataclasses import replace
 
-    from vision.detector.classifier import IndexReader, _train_split
-    from vision.detector.dataset import read_folder
+    from ultralytics import YOLO
+
+    from vision.detector.classifier import IndexReader
+    from vision.detector.dataset import read_folder, train_split
     from vision.detector.model import CardDetector
     from vision.detector.refiner import make_pairs, train_refiner
 
@@ -339,7 +339,7 @@ def _refiner(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
         yolo=YOLO(str(_locator_weights(out)), task="detect"), card=card, reader=IndexReader.load(out / f"{MODEL_NAME}.classifier.pt"),
         conf=card.conf, imgsz=card.imgsz, scales=card.scales, fine_scale=card.fine_scale,
     )  # fmt: skip
-    train, val = _train_split(out / "scenes"), read_folder(out / "scenes", split="val")
+    train, val = train_split(out / "scenes"), read_folder(out / "scenes", split="val")
     train = replace(train, items=train.items[: recipe.refiner_scenes])
     locate = lambda image: detector.locate(image).xyxy  # noqa: E731
     pairs, val_pairs = make_pairs(train, locate, seed=recipe.seed), make_pairs(val, locate, seed=recipe.seed + 1)

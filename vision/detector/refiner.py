@@ -204,22 +204,21 @@ class Pairs:
     crops: np.ndarray
     located: np.ndarray
     target: np.ndarray
-    short_px: np.ndarray  # the label's short side in pixels, to report by size
 
     def __len__(self) -> int:
         return len(self.crops)
 
     @classmethod
     def join(cls, parts: Sequence[Pairs]) -> Pairs:
-        return cls(*(np.concatenate([getattr(p, k) for p in parts]) for k in ("crops", "located", "target", "short_px")))
+        return cls(*(np.concatenate([getattr(p, k) for p in parts]) for k in ("crops", "located", "target")))
 
     def save(self, path: str | Path) -> None:
-        np.savez(str(path), crops=self.crops, located=self.located, target=self.target, short_px=self.short_px)
+        np.savez(str(path), crops=self.crops, located=self.located, target=self.target)
 
     @classmethod
     def load(cls, path: str | Path) -> Pairs:
         with np.load(str(path)) as data:
-            return cls(data["crops"], data["located"], data["target"], data["short_px"])
+            return cls(data["crops"], data["located"], data["target"])
 
 
 def make_pairs(
@@ -230,7 +229,7 @@ def make_pairs(
     ``MATCH_IOU`` of a label (the locator's own mistakes, which the refiner must undo), plus
     ``jittered`` copies of every label moved as :func:`jitter_box` moves it."""
     rng = np.random.default_rng(seed)
-    crops, located, target, short = [], [], [], []
+    crops, located, target = [], [], []
     items = folder.items
     if progress:
         from tqdm import tqdm
@@ -260,10 +259,9 @@ def make_pairs(
         crops += [crop(image, win, size) for win in windows]
         located.append(to_crop_units(boxes_arr, windows, size))
         target.append(to_crop_units(labels[owners], windows, size))
-        short.append(np.minimum(labels[owners, 2] - labels[owners, 0], labels[owners, 3] - labels[owners, 1]))
     if not crops:
-        return Pairs(np.zeros((0, size, size, 3), np.uint8), *(np.zeros((0, 4), np.float32) for _ in range(2)), np.zeros(0, np.float32))
-    return Pairs(np.stack(crops), np.concatenate(located), np.concatenate(target), np.concatenate(short).astype(np.float32))
+        return Pairs(np.zeros((0, size, size, 3), np.uint8), np.zeros((0, 4), np.float32), np.zeros((0, 4), np.float32))
+    return Pairs(np.stack(crops), np.concatenate(located), np.concatenate(target))
 
 
 def unit_iou(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
