@@ -13,6 +13,7 @@ from vision.detections import Detections
 from vision.detector.dataset import DatasetFolderError, read_folder, read_meta, read_visibility
 from vision.detector.evaluate import NONE, evaluate
 from vision.detector.grouping import group_corners
+from vision.detector.matching import average_precision
 from vision.detector.model import ModelCard
 
 QC, QS, KH, C9, AD = 3, 9, 16, 0, 23
@@ -116,6 +117,43 @@ def test_map50_is_broken_down_by_label_size(tmp_path: Path):
     assert "mAP50 by label size (short side): <16 px 0.0000 (1 labels), 16-32 px n/a (0 labels), >=32 px 1.0000 (1 labels)" in report.table()
     metrics = json.loads((tmp_path / "report" / "metrics.json").read_text())
     assert metrics["map50_by_size"]["large"] == {"short_side_px": ">=32", "labels": 1, "map50": 1.0}
+
+
+def test_map50_without_each_kind_of_mistake_says_where_it_is_lost(tmp_path: Path):
+    for sub in ("images", "labels"):
+        (tmp_path / sub).mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "m.jpg"), np.full((200, 200, 3), 128, np.uint8))
+    a, b, c, d = [10, 10, 30, 40], [100, 10, 120, 40], [10, 100, 30, 130], [100, 100, 120, 130]
+    (tmp_path / "labels" / "m.txt").write_text(f"QC {_yolo(a)}\nQC {_yolo(b)}\nKH {_yolo(c)}\nAD {_yolo(d)}\n")
+    frames = [
+        Detections(
+            # Both QC found, less surely than three QC mistakes: one on the KH label (misnamed), one
+            # on nothing (background), one half off a QC label (IoU 0.2: off its label). AD is missed.
+            xyxy=[a, b, c, [150, 150, 170, 180], [20, 20, 40, 50], c],
+            confidence=[0.5, 0.4, 0.9, 0.8, 0.7, 0.9],
+            class_id=[QC, QC, QC, QC, QC, KH],
+        )
+    ]
+    report = evaluate(ScriptedDetector(frames), read_folder(tmp_path), out=tmp_path / "report", examples=0)
+
+    def qc(*mistakes: float) -> float:
+        confidence = [*mistakes, 0.5, 0.4]
+        return average_precision(confidence, [False] * len(mistakes) + [True, True], 2)
+
+    assert report.map50 == pytest.approx((qc(0.9, 0.8, 0.7) + 1.0 + 0.0) / 3)
+    assert report.map50_if == pytest.approx(
+        {
+            "misnamed": (qc(0.8, 0.7) + 1.0) / 3,
+            "background": (qc(0.9, 0.7) + 1.0) / 3,
+            "off_label": (qc(0.9, 0.8) + 1.0) / 3,
+            "missed": (qc(0.9, 0.8, 0.7) + 1.0 + 1.0) / 3,
+        }
+    )
+    assert all(value > report.map50 for value in report.map50_if.values())
+    assert report.mistake_counts() == {"misnamed": 1, "background": 1, "off_label": 1, "missed": 1}
+    assert "mAP50 without each kind of mistake (misnamed 1, background 1, off_label 1, missed 1)" in report.table()
+    metrics = json.loads((tmp_path / "report" / "metrics.json").read_text())
+    assert metrics["map50_if"]["no_missed"] == pytest.approx(report.map50_if["missed"])
 
 
 def test_map50_is_split_by_the_generated_images_blur(tmp_path: Path):
