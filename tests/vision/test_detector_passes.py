@@ -259,3 +259,31 @@ def test_merge_keeps_the_boxes_torchvision_nms_keeps():
         parts = [Detections(xyxy=boxes[:k], confidence=scores[:k], class_id=np.zeros(k)), Detections(xyxy=boxes[k:], confidence=scores[k:], class_id=np.zeros(n - k))]
         kept = np.sort(nms(torch.from_numpy(boxes), torch.from_numpy(scores), 0.6).numpy())
         assert np.array_equal(merge_passes(parts, iou=0.6).xyxy, boxes[kept])
+
+
+def test_eval_reads_each_image_once_for_f1_and_map50_and_both_match_two_runs(tmp_path: Path):
+    from vision.detector.dataset import read_folder
+    from vision.detector.evaluate import MAP_CONF, evaluate
+    from vision.synth.dataset import SceneConfig, write_dataset
+
+    for _ in write_dataset(tmp_path, 8, seed=18, config=SceneConfig(imgsz=640, closeup_fraction=0.5), val_fraction=0):
+        pass
+    folder = read_folder(tmp_path)
+    model = MODELS / "dokocam-corners.pt"
+    detector = CardDetector.load(model)
+    calls = 0
+    reads = detector.reads
+
+    def counted(image: np.ndarray, conf: float | None = None):
+        nonlocal calls
+        calls += 1
+        return reads(image, conf)
+
+    detector.reads = counted  # type: ignore[method-assign]
+    once = evaluate(detector, folder, map_conf=MAP_CONF)
+    assert calls == len(folder.items) and detector.conf > MAP_CONF
+    at_conf, ranked = evaluate(CardDetector.load(model), folder), evaluate(CardDetector.load(model, conf=MAP_CONF), folder)
+    assert np.array_equal(np.stack([once.tp, once.fp, once.hits]), np.stack([at_conf.tp, at_conf.fp, at_conf.hits]))
+    assert once.overall == pytest.approx(at_conf.overall)
+    assert once.map50 == pytest.approx(ranked.map50, abs=1e-6) and once.map50 != pytest.approx(at_conf.map50, abs=1e-3)
+    assert (once.conf, once.map50_conf) == (detector.conf, MAP_CONF)

@@ -109,7 +109,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ev.add_argument("data", metavar="DATA_DIR")
     ev.add_argument("--model", default=None)
     ev.add_argument("--out", default=None, help="folder for metrics.json, confusion.png, examples/ (default runs/eval/<folder>)")
-    ev.add_argument("--conf", type=float, default=None)
+    ev.add_argument("--conf", type=float, default=None, help="score threshold of the detections counted for precision, recall and F1 (default: the model card's)")
+    ev.add_argument("--map-conf", type=float, default=None, help="score threshold of the boxes ranked for mAP50 (default 0.05, as the model card counts it); one detection run serves both")
     ev.add_argument("--imgsz", type=int, default=None)
     _add_views(ev)
     ev.add_argument("--split", default=None, help="sub-split to read (val, train)")
@@ -398,7 +399,7 @@ def _detect(args: argparse.Namespace) -> int:
 
 def _eval(args: argparse.Namespace) -> int:
     from vision.detector.dataset import DatasetFolderError, read_folder
-    from vision.detector.evaluate import evaluate
+    from vision.detector.evaluate import MAP_CONF, evaluate
     from vision.detector.model import CardDetector, ModelNotFoundError
 
     try:
@@ -408,7 +409,8 @@ def _eval(args: argparse.Namespace) -> int:
         print(f"dokocam eval: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out) if args.out else Path("runs") / "eval" / Path(args.data).resolve().name
-    report = evaluate(detector, folder, out=out, examples=args.examples, label_kind=args.labels, progress=sys.stderr.isatty(), top1=args.top1)
+    map_conf = MAP_CONF if args.map_conf is None else args.map_conf
+    report = evaluate(detector, folder, out=out, examples=args.examples, label_kind=args.labels, progress=sys.stderr.isatty(), top1=args.top1, map_conf=map_conf)
     print(report.table())
     print(f"wrote {out}/metrics.json, confusion.png, examples/")
     return 0

@@ -75,6 +75,9 @@ class EvalReport:
     failed: list[str] = field(default_factory=list)
     # What mAP50 counts of a box: "every" card the classifier gives it (as Ultralytics' validator), or its "first" reading.
     readings: str = "every"
+    # The thresholds: of the detections scored for precision, recall and F1, and of those ranked for mAP50.
+    conf: float | None = None
+    map50_conf: float | None = None
     map50: float | None = None
     ap50: list[float] = field(default_factory=list)
     map50_by_size: dict[str, float | None] = field(default_factory=dict)
@@ -196,7 +199,9 @@ class EvalReport:
             "precision": p,
             "recall": r,
             "f1": f,
+            "conf": self.conf,
             "map50": self.map50,
+            "map50_conf": self.map50_conf,
             "map50_readings": self.readings,
             "per_card": self.per_card(),
             "ap50": None if self.map50 is None else dict(zip(CARD_CODES, self.ap50)),
@@ -231,7 +236,8 @@ class EvalReport:
             lines.append(f"{row['card']:>5} {row['labels']:>6} {row['hits']:>5} {row['tp']:>4} {row['fp']:>4} {row['precision']:6.3f} {row['recall']:6.3f} {row['f1']:6.3f}")
         p, r, f = self.overall
         lines.append(f"{'all':>5} {int(self.labels.sum()):>6} {int(self.hits.sum()):>5} {int(self.tp.sum()):>4} {int(self.fp.sum()):>4} {p:6.3f} {r:6.3f} {f:6.3f}")
-        lines.append(f"images {self.images}, predictions on ignored cards {self.ignored}, mAP50 " + ("n/a (label kinds differ)" if self.map50 is None else f"{self.map50:.4f} ({self.readings} reading of each box)"))
+        at = "" if self.conf is None else f"P, R and F1 of the scores from {self.conf:g}; "
+        lines.append(f"images {self.images}, predictions on ignored cards {self.ignored}, {at}mAP50 " + ("n/a (label kinds differ)" if self.map50 is None else f"{self.map50:.4f}" + ("" if self.map50_conf is None else f" of the scores from {self.map50_conf:g}") + f" ({self.readings} reading of each box)"))
         if self.map50 is not None and self.map50_by_size:
             parts = [
                 f"{_size_range(b)} px " + ("n/a" if self.map50_by_size[name] is None else f"{self.map50_by_size[name]:.4f}") + f" ({int(self.labels_by_size[b].sum())} labels)"
@@ -356,7 +362,15 @@ def save_confusion_png(report: EvalReport, path: Path) -> None:
 
 
 def evaluate(
-    detector: Any, folder: YoloFolder, *, out: Path | None = None, examples: int = 6, label_kind: str | None = None, progress: bool = False, top1: bool = False
+    detector: Any,
+    folder: YoloFolder,
+    *,
+    out: Path | None = None,
+    examples: int = 6,
+    label_kind: str | None = None,
+    progress: bool = False,
+    top1: bool = False,
+    map_conf: float | None = None,
 ) -> EvalReport:
     """Runs ``detector`` (a :class:`vision.detector.model.CardDetector`, or anything with its
     ``card``, ``conf`` and ``detect_and_group``) over a labelled folder.
@@ -365,6 +379,12 @@ def evaluate(
     (:func:`vision.detector.grouping.every_reading`, as Ultralytics' validator does); ``top1``
     counts only its first reading (dokocam before session 13). Precision, recall and F1 score the
     grouped cards, one name each, either way.
+
+    Precision, recall and F1 are counted at the detector's threshold, where its detections are
+    used; mAP50 at ``map_conf`` (default: the same), low enough to rank nearly every box. A
+    :class:`~vision.detector.model.CardDetector` reads each image once for both
+    (:meth:`~vision.detector.model.CardDetector.reads` at the lower threshold, then
+    :meth:`~vision.detector.model.CardDetector.at` each).
 
     Writes ``metrics.json``, ``confusion.png`` and ``examples/*.jpg`` to ``out`` when given;
     examples show the images with the most mistakes first.
@@ -375,7 +395,10 @@ def evaluate(
 
     kind = label_kind or folder.kind
     same_kind = (detector.card.target == "corners") == (kind == "corners")
-    report = EvalReport(readings="first" if top1 else "every")
+    conf = float(detector.conf)
+    rank_conf = conf if map_conf is None else float(map_conf)
+    once = hasattr(detector, "reads") and rank_conf != conf
+    report = EvalReport(readings="first" if top1 else "every", conf=conf, map50_conf=rank_conf)
     drawn: list[tuple[int, str, np.ndarray]] = []
     items = folder.items
     if progress:
@@ -388,11 +411,15 @@ def evaluate(
             report.failed.append(str(item.image))
             continue
         h, w = image.shape[:2]
-        raw, cards = detector.detect_and_group(image)
+        if once:
+            found = detector.reads(image, min(conf, rank_conf))
+            (_, cards), (raw, _) = detector.at(found, conf), detector.at(found, rank_conf)
+        else:
+            raw, cards = detector.detect_and_group(image)
         if detector.card.target != "corners":
-            cards = raw
+            cards = detector.at(found, conf)[0] if once else raw
         if not top1:
-            raw = every_reading(raw, detector.conf, detector.card.locate_weight)
+            raw = every_reading(raw, rank_conf, detector.card.locate_weight)
         result = score_image(report, cards, item, w, h, raw if same_kind else None)
         if out is not None and examples:
             mistakes = result.false_positives + int((result.label_hit < 0).sum())

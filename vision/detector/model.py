@@ -414,11 +414,25 @@ class CardDetector:
         """
         return drop_twins(self._located(image))
 
-    def _located(self, image: np.ndarray) -> Detections:
+    def reads(self, image: np.ndarray, conf: float | None = None) -> Detections:
         """Every box the locator's passes kept, moved onto its index by the refiner and read by the
-        classifier; twins included (grouping joins a twin to its card, and the twin's reading is one
-        more vote for the card)."""
-        found = self.locate(image)
+        classifier, scored ``conf`` (default: the detector's) or more; twins included (grouping joins
+        a twin to its card, and the twin's reading is one more vote for the card).
+
+        The reads at a higher threshold are exactly those of a lower one that score that much
+        (:meth:`at`): a box that could not reach a threshold is neither refined nor read again for it,
+        and one that is, is treated the same at any lower threshold.
+        """
+        return self._located(image, self.conf if conf is None else conf)
+
+    def at(self, found: Detections, conf: float) -> tuple[Detections, Detections]:
+        """:meth:`detect` and :meth:`cards` at threshold ``conf`` from :meth:`reads` at that or a lower one."""
+        found = found[found.confidence >= conf]
+        return drop_twins(found), self._grouped(found)
+
+    def _located(self, image: np.ndarray, conf: float | None = None) -> Detections:
+        conf = self.conf if conf is None else conf
+        found = self.locate(image, conf)
         self.timing.refine = self.timing.classify = 0.0
         if self.reader is None:
             return self._kind(found.with_columns(xyxy=self._refined(image, found.xyxy, np.ones(len(found), bool))))
@@ -435,7 +449,7 @@ class CardDetector:
             # the refined crop alone and 0.9776 both; real photos F1 0.900 and 0.907.
             # A box that could not reach ``conf`` even if its refined crop read as a certain card is
             # neither moved nor read again (the same boxes, in a fraction of the time).
-            hopeful = corner_score(found.confidence, (probs[:, :BACKGROUND].max(1) + 1) / 2, self.card.locate_weight) >= self.conf
+            hopeful = corner_score(found.confidence, (probs[:, :BACKGROUND].max(1) + 1) / 2, self.card.locate_weight) >= conf
             xyxy = self._refined(image, found.xyxy, hopeful)
             start = time.perf_counter()
             if hopeful.any():
@@ -443,7 +457,7 @@ class CardDetector:
             self.timing.classify += (time.perf_counter() - start) * 1000
         best = probs[:, :BACKGROUND].argmax(1)
         score = corner_score(found.confidence, probs[np.arange(len(best)), best], self.card.locate_weight)
-        keep = (probs.argmax(1) != BACKGROUND) & (score >= self.conf)
+        keep = (probs.argmax(1) != BACKGROUND) & (score >= conf)
         # The card probabilities travel on: grouping lets two corners of one card outvote a misread.
         return self._kind(
             Detections(xyxy=xyxy[keep], confidence=score[keep], class_id=best[keep], data={"probs": probs[keep, :BACKGROUND], "located": found.confidence[keep]})
@@ -462,13 +476,14 @@ class CardDetector:
         kind = 0 if self.card.target == "corners" else 1
         return found.with_columns(data={**found.data, "kind": np.full(len(found), kind, dtype=np.int64)})
 
-    def locate(self, image: np.ndarray) -> Detections:
-        """The boxes of the locator's passes, merged, before any classifier reads them (scores are the locator's)."""
+    def locate(self, image: np.ndarray, conf: float | None = None) -> Detections:
+        """The boxes of the locator's passes, merged, before any classifier reads them (scores are the
+        locator's), for detections scored ``conf`` (default: the detector's) or more."""
         start = time.perf_counter()
+        conf = self.conf if conf is None else conf
         # With a classifier the locator runs at a lower threshold: the classifier vetoes boxes.
-        conf = self.conf
         if self.reader is not None:
-            conf = self.card.locate_conf if self.card.locate_conf is not None else self.conf * 0.5
+            conf = self.card.locate_conf if self.card.locate_conf is not None else conf * 0.5
         sizes = [pass_size(self.imgsz, s) for s in self.scales]
         passes = self._passes(image, sizes, conf)
         if self.fine_scale is not None:
