@@ -1,4 +1,4 @@
-"""``dokocam train | train-classifier | train-refiner | detect | eval | export | bench-detect``.
+"""``dokocam train | train-classifier | mine-crops | train-refiner | detect | eval | export | bench-detect``.
 
 Heavy libraries (torch, Ultralytics, OpenCV) are imported inside the handlers only.
 """
@@ -54,6 +54,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     cls.add_argument("--threads", type=int, default=None, help="torch threads (1 is faster on a busy machine)")
     cls.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: CUDA if present)")
     cls.set_defaults(func=_train_classifier)
+
+    mine = subparsers.add_parser(
+        "mine-crops", help="hard examples for the classifier: what a detector gets wrong on labelled scenes",
+        description="Run a detector over labelled folders (their train split) and keep, as crops for `train-classifier --crops`, "
+        "every box it reads on no index (class 24; in generated scenes also no index too hidden to be labelled) and every label "
+        "it does not read right at its own threshold (--variants crops each).",
+    )  # fmt: skip
+    mine.add_argument("data", nargs="+", help="generated YOLO folder or data.yaml (train split)")
+    mine.add_argument("--out", required=True, help="crops file to write (.npz)")
+    mine.add_argument("--model", default=None, help="the detector to mine (default: the shipped one)")
+    mine.add_argument("--variants", type=int, default=3, help="crops per misread label (default 3; the first as labelled, the others jittered)")
+    mine.add_argument("--seed", type=int, default=0)
+    mine.set_defaults(func=_mine_crops)
 
     ref = subparsers.add_parser(
         "train-refiner", help="train the box refiner that moves located boxes onto their indices",
@@ -368,6 +381,30 @@ def _ship(args: argparse.Namespace) -> int:
     )
     dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, card, classifier=args.classifier, refiner=args.refiner)
     print(f"shipped {dest}")
+    return 0
+
+
+def _mine_crops(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from vision.detector.cropping import BACKGROUND
+    from vision.detector.dataset import DatasetFolderError, train_split
+    from vision.detector.mining import mine_crops, save_crops
+    from vision.detector.model import CardDetector, ModelNotFoundError
+
+    if args.variants < 1:
+        raise SystemExit("dokocam mine-crops: --variants must be 1 or more")
+    try:
+        detector = CardDetector.load(args.model)
+        folders = [train_split(d) for d in args.data]
+    except (ModelNotFoundError, DatasetFolderError) as exc:
+        raise SystemExit(f"dokocam mine-crops: {exc}") from None
+    if detector.reader is None:
+        raise SystemExit(f"dokocam mine-crops: {args.model} has no classifier to mine crops for")
+    parts = [mine_crops(f, detector, variants=args.variants, seed=args.seed + k, progress=sys.stderr.isatty()) for k, f in enumerate(folders)]
+    crops, classes = np.concatenate([c for c, _ in parts]), np.concatenate([y for _, y in parts])
+    path = save_crops(args.out, crops, classes)
+    print(json.dumps({"crops": str(path), "background": int((classes == BACKGROUND).sum()), "misread": int((classes != BACKGROUND).sum()), "images": sum(len(f.items) for f in folders)}))
     return 0
 
 

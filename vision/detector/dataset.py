@@ -35,6 +35,9 @@ class LabelledImage:
     blurred: bool | None = None  # a generated image's motion or focus blur (its ``meta/`` JSON); None: unknown
     # Per label, the fraction of it unoccluded and inside the image (a generated image's ``meta/``); None: unknown.
     visibility: np.ndarray | None = None
+    # Every Doppelkopf index the generator drew, labelled or not (partly hidden ones too), as pixel
+    # boxes (a generated image's ``meta/``); None: unknown.
+    indices: np.ndarray | None = None
 
     def label_xyxy(self, width: int, height: int) -> np.ndarray:
         return _to_xyxy(self.label_cxcywh, width, height)
@@ -115,6 +118,26 @@ def read_blurred(meta: dict) -> bool | None:
     return blurred if isinstance(blurred, bool) else None
 
 
+def read_indices(meta: dict) -> np.ndarray | None:
+    """``(n, 4)`` pixel boxes of every Doppelkopf index a generated image shows at all, labelled or too
+    hidden to be (its ``meta/`` JSON, :func:`read_meta`); ``None`` when the file cannot say.
+
+    >>> read_indices({"cards": [{"class_id": 3, "index_boxes": [[1, 2, 5, 9], None], "index_visibility": [0.2, 0.0]}]}).tolist()
+    [[1.0, 2.0, 5.0, 9.0]]
+    """
+    try:
+        boxes = [
+            box
+            for card in meta["cards"]
+            if card.get("class_id") is not None
+            for box, visible in zip(card.get("index_boxes", []), card.get("index_visibility", []))
+            if box is not None and float(visible) > 0
+        ]
+        return np.array(boxes, dtype=np.float64).reshape(-1, 4)
+    except (KeyError, TypeError, ValueError, AttributeError):  # no meta, or a damaged or foreign one
+        return None
+
+
 def read_visibility(meta: dict, label_cxcywh: np.ndarray, tolerance: float = 1.5) -> np.ndarray | None:
     """Per label row, the visible fraction the generator recorded for it in its ``meta/`` JSON
     (:func:`read_meta`): ``index_visibility`` for a corner-index box, ``visible_fraction`` for a
@@ -193,7 +216,7 @@ def read_folder(path: str | Path, *, split: str | None = None) -> YoloFolder:
         items.append(
             LabelledImage(
                 image=image, label_class=classes, label_cxcywh=boxes, ignore_cxcywh=read_ignore_file(ignore_dir / name),
-                blurred=read_blurred(meta), visibility=read_visibility(meta, boxes),
+                blurred=read_blurred(meta), visibility=read_visibility(meta, boxes), indices=read_indices(meta),
             )
         )
     return YoloFolder(root=images_dir, items=tuple(items), kind=_label_kind(root))
