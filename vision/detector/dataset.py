@@ -9,6 +9,7 @@ dataset's ``meta/`` JSON says whether each image was blurred and how much of eac
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -220,6 +221,25 @@ def read_folder(path: str | Path, *, split: str | None = None) -> YoloFolder:
             )
         )
     return YoloFolder(root=images_dir, items=tuple(items), kind=_label_kind(root))
+
+
+def images_of(folder: YoloFolder, *, desc: str = "images", progress: bool = False, failed: list[str] | None = None) -> Iterator[tuple[LabelledImage, np.ndarray]]:
+    """Each item of ``folder`` with its image (BGR), in order; an unreadable image is skipped and its
+    path added to ``failed`` when given. ``progress`` shows a bar named ``desc``."""
+    import cv2
+
+    items = folder.items
+    if progress:
+        from tqdm import tqdm
+
+        items = tqdm(items, desc=desc, unit="img")
+    for item in items:
+        image = cv2.imread(str(item.image))
+        if image is None:
+            if failed is not None:
+                failed.append(str(item.image))
+            continue
+        yield item, image
 
 
 def train_split(path: str | Path) -> YoloFolder:

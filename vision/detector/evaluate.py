@@ -17,7 +17,7 @@ import numpy as np
 
 from engine import CARD_CODES
 from vision.detections import Detections
-from vision.detector.dataset import LabelledImage, YoloFolder
+from vision.detector.dataset import LabelledImage, YoloFolder, images_of
 from vision.detector.grouping import every_reading
 from vision.detector.matching import MatchResult, average_precision, box_iou, centers, covers, iou_assign, match_image, short_side
 
@@ -400,16 +400,7 @@ def evaluate(
     once = hasattr(detector, "reads") and rank_conf != conf
     report = EvalReport(readings="first" if top1 else "every", conf=conf, map50_conf=rank_conf)
     drawn: list[tuple[int, str, np.ndarray]] = []
-    items = folder.items
-    if progress:
-        from tqdm import tqdm
-
-        items = tqdm(items, desc="eval", unit="img")
-    for item in items:
-        image = cv2.imread(str(item.image))
-        if image is None:
-            report.failed.append(str(item.image))
-            continue
+    for item, image in images_of(folder, desc="eval", progress=progress, failed=report.failed):
         h, w = image.shape[:2]
         if once:
             found = detector.reads(image, min(conf, rank_conf))

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from vision.detector.cropping import BACKGROUND, jitter_box, square_boxes
-from vision.detector.dataset import YoloFolder
+from vision.detector.dataset import YoloFolder, images_of
 from vision.detector.matching import box_iou
 
 # A located box overlapping every known index less than this is on no index.
@@ -44,23 +44,13 @@ def mine_crops(
     Returns:
         ``(crops (n, S, S, 3) uint8 BGR, classes (n,) int64)``, ``S`` the classifier's crop size.
     """
-    import cv2
-
     from vision.detector.classifier import crop
 
     size = detector.reader.crop_size
     rng = np.random.default_rng(seed)
     crops: list[np.ndarray] = []
     classes: list[int] = []
-    items = folder.items
-    if progress:
-        from tqdm import tqdm
-
-        items = tqdm(items, desc="mine", unit="img")
-    for item in items:
-        image = cv2.imread(str(item.image))
-        if image is None:
-            continue
+    for item, image in images_of(folder, desc="mine", progress=progress):
         h, w = image.shape[:2]
         found = detector.reads(image, min_score)
         labels = item.label_xyxy(w, h)

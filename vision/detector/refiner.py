@@ -21,7 +21,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 import torch
 from torch import nn
@@ -38,7 +37,7 @@ from vision.detector.classifier import (
     to_tensor,
 )
 from vision.detector.cropping import jitter_box, square_boxes
-from vision.detector.dataset import YoloFolder
+from vision.detector.dataset import YoloFolder, images_of
 from vision.detector.matching import box_iou
 
 CROP_SIZE = 48
@@ -230,15 +229,7 @@ def make_pairs(
     ``jittered`` copies of every label moved as :func:`jitter_box` moves it."""
     rng = np.random.default_rng(seed)
     crops, located, target = [], [], []
-    items = folder.items
-    if progress:
-        from tqdm import tqdm
-
-        items = tqdm(items, desc="pairs", unit="img")
-    for item in items:
-        image = cv2.imread(str(item.image))
-        if image is None:
-            continue
+    for item, image in images_of(folder, desc="pairs", progress=progress):
         h, w = image.shape[:2]
         labels = item.label_xyxy(w, h)
         if not len(labels):
