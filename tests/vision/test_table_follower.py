@@ -268,6 +268,26 @@ def test_a_doubtful_third_copy_is_not_played_but_asked_about():
     assert [e["kind"] for e in events if e["type"] == "flag"] == ["third_copy"]  # played, and the engine says so
 
 
+def test_a_doubtful_third_copy_on_a_card_still_on_the_table_is_that_card_read_again():
+    # Seed 60000 with session 18's classifier: both Pik-Buben played, then a covered Pik-Koenig's
+    # index, lying on the table in the trick just completed, was read as a Pik-Bube at 0.42.
+    table = Table()
+    table.land("JS", spot(0))
+    table.land("JS", spot(1))
+    table.land("KS", spot(2))
+    table.land("AS", spot(3))
+    x, y = spot(2)
+    events = table.land("JS", (x + 8, y - 5), confidence=0.42, candidates=(("JS", 1.0),))
+    assert events == [] and len(table.follower.game.history) == 4
+    # Anywhere else it is still asked about: a card may be missing there.
+    events = table.land("JS", spot(0, r=20), confidence=0.42, candidates=(("JS", 1.0),))
+    assert [e["type"] for e in events] == ["needs_confirmation"] and "third copy" in events[0]["message"]
+    # Once the trick is swept away, its cards no longer lie there.
+    table.clear([1, 2, 3, 4])
+    events = table.land("JS", (x + 8, y - 5), confidence=0.42, candidates=(("JS", 1.0),))
+    assert [e["type"] for e in events] == ["needs_confirmation"]
+
+
 def test_a_doubtful_third_copy_is_played_as_the_runner_up_of_its_vote():
     # From the demo video: Kreuz-Bube voted 0.62 Kreuz-Dame, 0.38 Kreuz-Bube, with both Kreuz-Damen
     # already played. Refusing it left the trick short; the runner-up is the card.
@@ -287,6 +307,7 @@ def test_a_sure_third_copy_is_played_and_the_weak_earlier_copy_is_doubted():
     table = Table()
     for seat, (card, confidence) in enumerate([("QD", 0.45), ("QD", 0.70), ("KD", 0.9), ("AD", 0.9)]):
         table.land(card, spot(seat), confidence=confidence, candidates=((card, 1.0),))
+    table.clear([1, 2, 3, 4])  # trick 1 is swept away: no card of it lies where the next ones land
     events = table.land("QD", spot(0), confidence=0.75, candidates=(("QD", 1.0),))
     assert [e["type"] for e in events][:2] == ["card_played", "needs_confirmation"]
     assert events[1]["trick"] == 0 and "trick 1" in events[1]["message"]
