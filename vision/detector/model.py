@@ -421,7 +421,9 @@ class CardDetector:
 
         The reads at a higher threshold are exactly those of a lower one that score that much
         (:meth:`at`): a box that could not reach a threshold is neither refined nor read again for it,
-        and one that is, is treated the same at any lower threshold.
+        and one that is, is treated the same at any lower threshold. (With a classifier this needs
+        the model card's ``locate_conf``, as the shipped card has; without one the locator's own
+        threshold follows ``conf``.)
         """
         return self._located(image, self.conf if conf is None else conf)
 
