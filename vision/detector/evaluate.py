@@ -46,9 +46,9 @@ MAP_CONF = 0.05
 # where it is lost: a box on a label named as another card (the classifier's share), a box on no
 # label (IoU under 0.1 with every label: a pip, a hidden index, the table), any other box that is no
 # hit (the right card off its label, or a second box on it: the locator's share), a label no box
-# found. Each is taken away alone; seed 78 in session 18: 0.964 -> 0.976, 0.968, 0.964, 0.976.
+# found. Each is taken away alone; seed 78 in session 18: 0.964 -> 0.976, 0.968, 0.965, 0.976.
 MISTAKES = ("misnamed", "background", "off_label", "missed")
-HIT, MISNAMED, BACKGROUND, OFF_LABEL = range(4)
+KIND_HIT, KIND_MISNAMED, KIND_BACKGROUND, KIND_OFF_LABEL = range(4)
 BACKGROUND_IOU = 0.1
 
 
@@ -90,7 +90,7 @@ class EvalReport:
     # Per size bucket, then all sizes (``ALL_SIZES``), per card: each prediction's score and whether it hit.
     _ap_conf: list[list[list[float]]] = field(default_factory=lambda: [[[] for _ in range(N)] for _ in range(len(SIZE_NAMES) + 1)])
     _ap_hit: list[list[list[bool]]] = field(default_factory=lambda: [[[] for _ in range(N)] for _ in range(len(SIZE_NAMES) + 1)])
-    # Per card, each all-sizes prediction's kind (``HIT`` ... ``OFF_LABEL``), and the labels no prediction took.
+    # Per card, each all-sizes prediction's kind (``KIND_HIT`` ... ``KIND_OFF_LABEL``), and the labels no prediction took.
     _ap_kind: list[list[int]] = field(default_factory=lambda: [[] for _ in range(N)])
     missed: np.ndarray = field(default_factory=lambda: np.zeros(N, np.int64))
     map50_if: dict[str, float | None] = field(default_factory=dict)
@@ -266,23 +266,23 @@ class EvalReport:
 
 
 def mistake_kinds(pred_xyxy: np.ndarray, pred_class: np.ndarray, assigned: np.ndarray, label_xyxy: np.ndarray, label_class: np.ndarray) -> np.ndarray:
-    """Per prediction, ``HIT`` when :func:`iou_assign` gave it a label, else what kind of mistake it is:
-    ``MISNAMED`` (IoU >= 0.5 with a label of another card), ``BACKGROUND`` (IoU under
-    ``BACKGROUND_IOU`` with every label) or ``OFF_LABEL`` (the rest).
+    """Per prediction, ``KIND_HIT`` when :func:`iou_assign` gave it a label, else what kind of mistake it is:
+    ``KIND_MISNAMED`` (IoU >= 0.5 with a label of another card), ``KIND_BACKGROUND`` (IoU under
+    ``BACKGROUND_IOU`` with every label) or ``KIND_OFF_LABEL`` (the rest).
 
     >>> mistake_kinds(np.array([[0, 0, 10, 10], [0, 0, 10, 10], [50, 50, 60, 60], [0, 0, 10, 16]]), np.array([1, 2, 1, 1]),
     ...               np.array([0, -1, -1, -1]), np.array([[0, 0, 10, 10]]), np.array([1])).tolist()
     [0, 1, 2, 3]
     """
     iou = box_iou(pred_xyxy, label_xyxy)
-    kinds = np.full(len(assigned), OFF_LABEL, np.int64)
+    kinds = np.full(len(assigned), KIND_OFF_LABEL, np.int64)
     if iou.shape[1]:
         other = np.asarray(label_class)[None, :] != np.asarray(pred_class)[:, None]
-        kinds[((iou >= 0.5) & other).any(1)] = MISNAMED
-        kinds[iou.max(1) < BACKGROUND_IOU] = BACKGROUND
+        kinds[((iou >= 0.5) & other).any(1)] = KIND_MISNAMED
+        kinds[iou.max(1) < BACKGROUND_IOU] = KIND_BACKGROUND
     else:
-        kinds[:] = BACKGROUND
-    kinds[np.asarray(assigned) >= 0] = HIT
+        kinds[:] = KIND_BACKGROUND
+    kinds[np.asarray(assigned) >= 0] = KIND_HIT
     return kinds
 
 
