@@ -28,7 +28,8 @@ from vision.detector.recipe import STAGES, Recipe, RecipeError, RecipeMismatchEr
 # A recipe small enough for CI: a handful of 160 px scenes, a 64 px locator, one epoch each.
 TINY = Recipe(
     seed=5, scenes=8, scene_size=160, crops=60, crop_size=32, imgsz=64, batch=4, locator_epochs=1, locator_hours=None,
-    locator_val_images=2, classifier_epochs=1, classifier_minutes=None, refiner_epochs=1, refiner_minutes=None, workers=0, device="cpu",
+    locator_val_images=2, classifier_epochs=1, classifier_minutes=None, refiner_epochs=1, refiner_minutes=None, hard_epochs=1, hard_minutes=None,
+    workers=0, device="cpu",
 )  # fmt: skip
 
 
@@ -42,6 +43,11 @@ def test_build_runs_every_stage_then_skips_them(tmp_path: Path):
     detector = CardDetector.load(first.model)
     assert detector.reader is not None and detector.imgsz == 64 and detector.card.scales == (1.2, 1.0, 0.8)
     assert detector.refiner is not None and detector.card.refiner == "dokocam-corners.refiner.pt"
+    # The shipped classifier is the one trained on from the classifier stage's with the mined hard examples.
+    hard = tmp_path / "b" / "hard"
+    assert (hard / "hard.npz").exists() and detector.card.classifier == "dokocam-corners.classifier.pt"
+    shipped = (tmp_path / "b" / "model" / "dokocam-corners.classifier.pt").read_bytes()
+    assert shipped == (hard / "dokocam-corners.classifier.pt").read_bytes() != (tmp_path / "b" / "dokocam-corners.classifier.pt").read_bytes()
     assert detector.cards(np.full((120, 160, 3), 90, np.uint8)).xyxy.shape[1] == 4
     scores = first.metrics["synthetic-val"]
     assert set(scores) >= {"precision", "recall", "f1", "map50", "map50_by_size", "map50_visible"} and 0 <= scores["f1"] <= 1
@@ -69,7 +75,15 @@ def test_build_runs_every_stage_then_skips_them(tmp_path: Path):
     # A stage made again makes what follows it again: a refiner retrained is shipped and scored.
     (tmp_path / "b" / ".done" / "refiner").unlink()
     fourth = build(tmp_path / "b", TINY, log=logged.append)
-    assert list(fourth.seconds) == ["refiner", "model", "eval"]
+    assert list(fourth.seconds) == ["refiner", "hard", "model", "eval"]
+
+    # Without hard examples (--hard-epochs 0) the model ships the classifier stage's own classifier.
+    from vision.detector.recipe import _hard, _model
+
+    _hard(tmp_path / "b", replace(TINY, hard_epochs=0), logged.append)
+    _model(tmp_path / "b", TINY)
+    assert not (hard / "dokocam-corners.classifier.pt").exists()
+    assert (tmp_path / "b" / "model" / "dokocam-corners.classifier.pt").read_bytes() == (tmp_path / "b" / "dokocam-corners.classifier.pt").read_bytes()
 
 
 def _device_polars():

@@ -153,7 +153,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     build.add_argument("out", metavar="OUT", help="build folder (created; run again to continue)")
     _recipe_options(build)
-    build.add_argument("--until", default="eval", help="stop after this stage: scenes, tiles, crops, locator, classifier, refiner, model or eval")
+    build.add_argument("--until", default="eval", help="stop after this stage: scenes, tiles, crops, locator, classifier, refiner, hard, model or eval")
     build.add_argument("--eval", action="append", default=[], metavar="DIR", help="labelled folder scored beside the synthetic val split (e.g. real photos); repeatable")
     build.set_defaults(func=_build)
 
@@ -256,6 +256,10 @@ RECIPE_HELP = {
     "refiner_lr": "the box refiner's peak learning rate",
     "refiner_scenes": "training scenes whose located boxes the refiner learns from",
     "refiner_init": "a box refiner checkpoint to continue",
+    "hard_epochs": "the classifier's epochs on the hard examples the build's detector mines from its scenes (0: none)",
+    "hard_copies": "times each mined crop is in the classifier's data",
+    "hard_minutes": "that training's time budget in minutes (0: none)",
+    "hard_lr": "that training's peak learning rate",
     "device": "cpu or a CUDA index such as 0 (default: CUDA if present)",
     "workers": "processes for generation and the locator's data loading",
 }
@@ -287,7 +291,7 @@ def _build(args: argparse.Namespace) -> int:
 
     values = {spec.name: getattr(args, spec.name) for spec in fields(Recipe)}
     values["faces"] = tuple(args.faces)
-    for name in ("locator_hours", "classifier_minutes", "refiner_minutes"):
+    for name in ("locator_hours", "classifier_minutes", "refiner_minutes", "hard_minutes"):
         values[name] = values[name] or None
     try:
         report = build(args.out, Recipe(**values), until=args.until, eval_folders=tuple(args.eval))

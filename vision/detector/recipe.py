@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-STAGES = ("scenes", "tiles", "crops", "locator", "classifier", "refiner", "model", "eval")
+STAGES = ("scenes", "tiles", "crops", "locator", "classifier", "refiner", "hard", "model", "eval")
 # How a build runs, not what it makes: a build may go on on another machine with these changed.
 RUNTIME_FIELDS = ("device", "workers")
 MODEL_NAME = "dokocam-corners"
@@ -61,6 +61,10 @@ class Recipe:
         refiner_epochs, refiner_minutes, refiner_lr, refiner_scenes, refiner_init: the box refiner's
             training (``dokocam train-refiner``) on the locator's boxes of up to ``refiner_scenes``
             training scenes; ``refiner_epochs`` 0 builds a model without one.
+        hard_epochs, hard_copies, hard_minutes, hard_lr: the classifier trained on from itself with
+            the hard examples the build's detector mines from its own training scenes
+            (``dokocam mine-crops``), ``hard_copies`` times each, beside its other data (session 18);
+            ``hard_epochs`` 0 ships the classifier as the classifier stage made it.
         device: ``cpu``, a CUDA index such as ``0``, or ``None`` for CUDA when present.
         workers: processes for generation and for the locator's data loading.
     """
@@ -92,6 +96,10 @@ class Recipe:
     refiner_lr: float = 3e-3
     refiner_scenes: int = 2000
     refiner_init: str | None = None
+    hard_epochs: int = 2
+    hard_copies: int = 3
+    hard_minutes: float | None = 25.0
+    hard_lr: float = 1e-3
     device: str | None = None
     workers: int = 2
 
@@ -110,6 +118,8 @@ class Recipe:
                 ("classifier_epochs", self.classifier_epochs >= 1, "at least 1"),
                 ("refiner_epochs", self.refiner_epochs >= 0, "0 or more"),
                 ("refiner_scenes", self.refiner_scenes >= 1, "at least 1"),
+                ("hard_epochs", self.hard_epochs >= 0, "0 or more"),
+                ("hard_copies", self.hard_copies >= 1, "at least 1"),
                 ("workers", self.workers >= 0, "0 or more"),
                 ("closeup_fraction", 0 <= self.closeup_fraction <= 1, "in [0, 1]"),
                 ("near_fraction", 0 <= self.near_fraction <= 1, "in [0, 1]"),
@@ -204,6 +214,7 @@ def build(
         "locator": lambda: _locator(out, recipe, log),
         "classifier": lambda: _classifier(out, recipe, log),
         "refiner": lambda: _refiner(out, recipe, log),
+        "hard": lambda: _hard(out, recipe, log),
         "model": lambda: _model(out, recipe),
         "eval": lambda: report.metrics.update(_eval(out, eval_folders, log)),
     }
@@ -350,13 +361,45 @@ def _refiner(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
     )  # fmt: skip
 
 
+def _hard(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
+    from ultralytics import YOLO
+
+    from vision.detector.classifier import IndexReader, train_classifier
+    from vision.detector.cropping import BACKGROUND
+    from vision.detector.dataset import train_split
+    from vision.detector.mining import mine_crops, save_crops
+    from vision.detector.model import CardDetector
+    from vision.detector.refiner import BoxReader
+
+    target = out / "hard" / f"{MODEL_NAME}.classifier.pt"
+    target.unlink(missing_ok=True)
+    if not recipe.hard_epochs:
+        return
+    card, classifier, refiner = _card(recipe), out / f"{MODEL_NAME}.classifier.pt", out / f"{MODEL_NAME}.refiner.pt"
+    # The build's whole detector at the photo operating point, as the model will be.
+    detector = CardDetector(
+        yolo=YOLO(str(_locator_weights(out)), task="detect"), card=card, reader=IndexReader.load(classifier),
+        refiner=BoxReader.load(refiner) if refiner.exists() else None, conf=card.conf, imgsz=card.imgsz, scales=card.scales, fine_scale=card.fine_scale,
+    )  # fmt: skip
+    crops, classes = mine_crops(train_split(out / "scenes"), detector, seed=recipe.seed)
+    mined = save_crops(out / "hard" / "hard.npz", crops, classes)
+    log(f"build: hard: {int((classes == BACKGROUND).sum())} boxes on no index, {int((classes != BACKGROUND).sum())} crops of misread labels")
+    train_classifier(
+        [out / "scenes"], target, val=[out / "scenes"], epochs=recipe.hard_epochs, batch=recipe.classifier_batch, width=recipe.classifier_width,
+        seed=recipe.seed, time_minutes=recipe.hard_minutes, init=classifier, crops=([out / "crops.npz"] if recipe.crops else []) + [mined] * recipe.hard_copies,
+        crop_size=recipe.crop_size, lr=recipe.hard_lr, device=recipe.device, log=log,
+    )  # fmt: skip
+
+
 def _model(out: Path, recipe: Recipe) -> None:
     from vision.detector.train import TrainResult, ship
 
     run = out / "locator"
     result = TrainResult(run, _locator_weights(out), run / "weights" / "last.pt")
     refiner = out / f"{MODEL_NAME}.refiner.pt"
-    ship(result, out / "model" / f"{MODEL_NAME}.pt", _card(recipe), classifier=out / f"{MODEL_NAME}.classifier.pt", refiner=refiner if refiner.exists() else None)
+    hard = out / "hard" / f"{MODEL_NAME}.classifier.pt"
+    classifier = hard if hard.exists() else out / f"{MODEL_NAME}.classifier.pt"
+    ship(result, out / "model" / f"{MODEL_NAME}.pt", _card(recipe), classifier=classifier, refiner=refiner if refiner.exists() else None)
 
 
 def _eval_names(extra: tuple[str, ...]) -> list[str]:
