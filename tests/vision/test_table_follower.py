@@ -269,7 +269,7 @@ def test_a_doubtful_third_copy_is_not_played_but_asked_about():
 
 
 def test_a_doubtful_third_copy_on_a_card_still_on_the_table_is_that_card_read_again():
-    # Seed 60000 with session 18's classifier: both Pik-Buben played, then a covered Pik-Koenig's
+    # Seed 60000 with session 18's classifier: both Pik-Buben played, then a covered Pik-König's
     # index, lying on the table in the trick just completed, was read as a Pik-Bube at 0.42.
     table = Table()
     table.land("JS", spot(0))

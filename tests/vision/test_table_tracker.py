@@ -395,7 +395,7 @@ def test_a_doubtful_pair_reaching_onto_a_landed_card_of_another_name_lands_nothi
 
 
 def test_a_card_landed_by_two_indices_then_seen_whole_by_four_stays_one_card():
-    # Seed 60001's fifth trick: a Pik-Koenig of a four-index deck came to rest seen by two
+    # Seed 60001's fifth trick: a Pik-König of a four-index deck came to rest seen by two
     # indices, then by all four in a rectangle. Turned more than the frame's other cards, the
     # whole box overran the card size the tracker had learnt, so it was taken for a pair reaching
     # to a second copy: its far index landed as one, and the real second copy was asked about.

@@ -180,7 +180,7 @@ class GameFollower:
             # Every copy the deck holds is played: a doubtful further one is a misreading, not a play.
             if self._on_a_played_card(event):
                 # Where a card still on the table lies, it is that card read again (seed 60000 with
-                # session 18's classifier: a covered Pik-Koenig's index read as Pik-Bube at 0.42): no
+                # session 18's classifier: a covered Pik-König's index read as Pik-Bube at 0.42): no
                 # card is missing, so nobody is asked.
                 return []
             return [_ask(event, trick_number, seat, card, f"a doubtful {card} would be its third copy: not played; "

@@ -365,7 +365,7 @@ class CardTracker:
         misread = pair & (det.confidence < DOUBTFUL_PAIR) & np.array([self._on_other_card(box, int(c)) for box, c in zip(det.xyxy, det.class_id)], dtype=bool)
         det, pair = det[~misread], pair[~misread]
         # Four indices in a card's rectangle are one card: grouping checked its shape, so it is no
-        # bridge between copies (seed 60001: a Pik-Koenig landed by two of its indices, then seen
+        # bridge between copies (seed 60001: a Pik-König landed by two of its indices, then seen
         # whole, more turned than the frame's cards, was cut in two and its far index landed as a
         # second copy).
         rectangle = det.data["corners"] >= 4
