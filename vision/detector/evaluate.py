@@ -384,7 +384,7 @@ def evaluate(
     used; mAP50 at ``map_conf`` (default: the same), low enough to rank nearly every box. A
     :class:`~vision.detector.model.CardDetector` reads each image once for both
     (:meth:`~vision.detector.model.CardDetector.reads` at the lower threshold, then
-    :meth:`~vision.detector.model.CardDetector.at` each).
+    :meth:`~vision.detector.model.CardDetector.at` and ``detect_at``).
 
     Writes ``metrics.json``, ``confusion.png`` and ``examples/*.jpg`` to ``out`` when given;
     examples show the images with the most mistakes first.
@@ -404,11 +404,13 @@ def evaluate(
         h, w = image.shape[:2]
         if once:
             found = detector.reads(image, min(conf, rank_conf))
-            (_, cards), (raw, _) = detector.at(found, conf), detector.at(found, rank_conf)
+            detected, cards = detector.at(found, conf)
+            raw = detector.detect_at(found, rank_conf)
         else:
-            raw, cards = detector.detect_and_group(image)
+            detected, cards = detector.detect_and_group(image)
+            raw = detected
         if detector.card.target != "corners":
-            cards = detector.at(found, conf)[0] if once else raw
+            cards = detected
         if not top1:
             raw = every_reading(raw, rank_conf, detector.card.locate_weight)
         result = score_image(report, cards, item, w, h, raw if same_kind else None)

@@ -412,7 +412,7 @@ class CardDetector:
 
         ``data["kind"]`` is ``0`` for a corner index, ``1`` for a whole card.
         """
-        return drop_twins(self._located(image))
+        return drop_twins(self.reads(image))
 
     def reads(self, image: np.ndarray, conf: float | None = None) -> Detections:
         """Every box the locator's passes kept, moved onto its index by the refiner and read by the
@@ -425,14 +425,6 @@ class CardDetector:
         the model card's ``locate_conf``, as the shipped card has; without one the locator's own
         threshold follows ``conf``.)
         """
-        return self._located(image, self.conf if conf is None else conf)
-
-    def at(self, found: Detections, conf: float) -> tuple[Detections, Detections]:
-        """:meth:`detect` and :meth:`cards` at threshold ``conf`` from :meth:`reads` at that or a lower one."""
-        found = found[found.confidence >= conf]
-        return drop_twins(found), self._grouped(found)
-
-    def _located(self, image: np.ndarray, conf: float | None = None) -> Detections:
         conf = self.conf if conf is None else conf
         found = self.locate(image, conf)
         self.timing.refine = self.timing.classify = 0.0
@@ -547,12 +539,20 @@ class CardDetector:
 
     def cards(self, image: np.ndarray) -> Detections:
         """One row per physical card: its corner indices grouped (``data["corners"]`` counts them)."""
-        return self._grouped(self._located(image))
+        return self._grouped(self.reads(image))
 
     def detect_and_group(self, image: np.ndarray) -> tuple[Detections, Detections]:
         """:meth:`detect` and :meth:`cards` of one image from one run of the locator and classifier
         (``dokocam eval`` scores both)."""
-        found = self._located(image)
+        return self.at(self.reads(image), self.conf)
+
+    def detect_at(self, found: Detections, conf: float) -> Detections:
+        """:meth:`detect` at threshold ``conf`` from :meth:`reads` at that or a lower one."""
+        return drop_twins(found[found.confidence >= conf])
+
+    def at(self, found: Detections, conf: float) -> tuple[Detections, Detections]:
+        """:meth:`detect` and :meth:`cards` at threshold ``conf`` from :meth:`reads` at that or a lower one."""
+        found = found[found.confidence >= conf]
         return drop_twins(found), self._grouped(found)
 
     def _grouped(self, found: Detections) -> Detections:

@@ -329,27 +329,35 @@ def _locator_weights(out: Path) -> Path:
     return best if best.exists() else out / "locator" / "weights" / "last.pt"
 
 
-def _refiner(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
-    from dataclasses import replace
-
+def _detector(out: Path, recipe: Recipe, *, refiner: bool) -> Any:
+    """The build's locator and classifier (and, with ``refiner``, its refiner when it has one) as a
+    detector at the photo operating point (its low threshold, its passes), as the model will be."""
     from ultralytics import YOLO
 
     from vision.detector.classifier import IndexReader
-    from vision.detector.dataset import read_folder, train_split
     from vision.detector.model import CardDetector
+    from vision.detector.refiner import BoxReader
+
+    card, refined = _card(recipe), out / f"{MODEL_NAME}.refiner.pt"
+    return CardDetector(
+        yolo=YOLO(str(_locator_weights(out)), task="detect"), card=card, reader=IndexReader.load(out / f"{MODEL_NAME}.classifier.pt"),
+        refiner=BoxReader.load(refined) if refiner and refined.exists() else None, conf=card.conf, imgsz=card.imgsz, scales=card.scales,
+        fine_scale=card.fine_scale,
+    )  # fmt: skip
+
+
+def _refiner(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
+    from dataclasses import replace
+
+    from vision.detector.dataset import read_folder, train_split
     from vision.detector.refiner import make_pairs, train_refiner
 
     target = out / f"{MODEL_NAME}.refiner.pt"
     target.unlink(missing_ok=True)
     if not recipe.refiner_epochs:
         return
-    card = _card(recipe)
-    # The boxes the refiner learns to move are this build's locator's, at the photo operating point
-    # (its low threshold, its passes), read by this build's classifier as the model will be.
-    detector = CardDetector(
-        yolo=YOLO(str(_locator_weights(out)), task="detect"), card=card, reader=IndexReader.load(out / f"{MODEL_NAME}.classifier.pt"),
-        conf=card.conf, imgsz=card.imgsz, scales=card.scales, fine_scale=card.fine_scale,
-    )  # fmt: skip
+    # The boxes the refiner learns to move are this build's locator's, read by its classifier.
+    detector = _detector(out, recipe, refiner=False)
     train, val = train_split(out / "scenes"), read_folder(out / "scenes", split="val")
     train = replace(train, items=train.items[: recipe.refiner_scenes])
     locate = lambda image: detector.locate(image).xyxy  # noqa: E731
@@ -362,31 +370,22 @@ def _refiner(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
 
 
 def _hard(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
-    from ultralytics import YOLO
-
-    from vision.detector.classifier import IndexReader, train_classifier
+    from vision.detector.classifier import train_classifier
     from vision.detector.cropping import BACKGROUND
     from vision.detector.dataset import train_split
     from vision.detector.mining import mine_crops, save_crops
-    from vision.detector.model import CardDetector
-    from vision.detector.refiner import BoxReader
 
     target = out / "hard" / f"{MODEL_NAME}.classifier.pt"
     target.unlink(missing_ok=True)
     if not recipe.hard_epochs:
         return
-    card, classifier, refiner = _card(recipe), out / f"{MODEL_NAME}.classifier.pt", out / f"{MODEL_NAME}.refiner.pt"
-    # The build's whole detector at the photo operating point, as the model will be.
-    detector = CardDetector(
-        yolo=YOLO(str(_locator_weights(out)), task="detect"), card=card, reader=IndexReader.load(classifier),
-        refiner=BoxReader.load(refiner) if refiner.exists() else None, conf=card.conf, imgsz=card.imgsz, scales=card.scales, fine_scale=card.fine_scale,
-    )  # fmt: skip
-    crops, classes = mine_crops(train_split(out / "scenes"), detector, seed=recipe.seed)
+    # The build's whole detector mines its scenes.
+    crops, classes = mine_crops(train_split(out / "scenes"), _detector(out, recipe, refiner=True), seed=recipe.seed)
     mined = save_crops(out / "hard" / "hard.npz", crops, classes)
     log(f"build: hard: {int((classes == BACKGROUND).sum())} boxes on no index, {int((classes != BACKGROUND).sum())} crops of misread labels")
     train_classifier(
         [out / "scenes"], target, val=[out / "scenes"], epochs=recipe.hard_epochs, batch=recipe.classifier_batch, width=recipe.classifier_width,
-        seed=recipe.seed, time_minutes=recipe.hard_minutes, init=classifier, crops=([out / "crops.npz"] if recipe.crops else []) + [mined] * recipe.hard_copies,
+        seed=recipe.seed, time_minutes=recipe.hard_minutes, init=out / f"{MODEL_NAME}.classifier.pt", crops=([out / "crops.npz"] if recipe.crops else []) + [mined] * recipe.hard_copies,
         crop_size=recipe.crop_size, lr=recipe.hard_lr, device=recipe.device, log=log,
     )  # fmt: skip
 
