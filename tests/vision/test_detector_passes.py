@@ -287,3 +287,34 @@ def test_eval_reads_each_image_once_for_f1_and_map50_and_both_match_two_runs(tmp
     assert once.overall == pytest.approx(at_conf.overall)
     assert once.map50 == pytest.approx(ranked.map50, abs=1e-6) and once.map50 != pytest.approx(at_conf.map50, abs=1e-3)
     assert (once.conf, once.map50_conf) == (detector.conf, MAP_CONF)
+
+
+class _Reader:
+    """Stands in for the classifier: the probabilities of each box, in the locator's order."""
+
+    def __init__(self, rows: list[list[float]]) -> None:
+        self.rows = np.array(rows, np.float64)
+
+    def probabilities(self, image: np.ndarray, xyxy: np.ndarray, **kwargs: object) -> np.ndarray:
+        return self.rows[: len(xyxy)].copy()
+
+
+def test_a_box_read_mostly_as_background_is_scored_down_not_dropped():
+    from vision.detector.cropping import BACKGROUND
+    from vision.detector.grouping import corner_score
+
+    # Two indices read 45% as the Kreuz-Dame (class 3); the first 50% as background, the second 50% as
+    # another card. Both say as much about the Kreuz-Dame, but the first is less surely an index at all.
+    hidden, torn = np.zeros(25), np.zeros(25)
+    hidden[[3, BACKGROUND]], torn[[3, 7]] = (0.45, 0.5), (0.45, 0.5)
+    torn[BACKGROUND] = 0.05
+    locator = _Locator({320: [(10, 10, 30, 40, 0.8), (100, 100, 120, 130, 0.8)]})
+    card = ModelCard(imgsz=320, locate_weight=0.35)
+    detector = CardDetector(yolo=locator, card=card, reader=_Reader([hidden.tolist(), torn.tolist()]), conf=0.05, imgsz=320)
+    found = detector.reads(np.zeros((200, 300, 3), np.uint8))
+    assert len(found) == 2
+    assert found.class_id.tolist() == [3, 7]
+    assert found.data["located"].tolist() == pytest.approx([0.8 * 0.5, 0.8 * 0.95])
+    assert found.confidence.tolist() == pytest.approx([float(corner_score(0.4, 0.45, 0.35)), float(corner_score(0.76, 0.5, 0.35))])
+    # At a working threshold the half-background box goes: its score is under the torn one's.
+    assert detector.reads(np.zeros((200, 300, 3), np.uint8), conf=0.5).class_id.tolist() == [7]

@@ -3,7 +3,7 @@
 The locator (a one-class YOLO) finds corner indices; this network reads each crop. Crops are cheap,
 so it trains on many more examples per CPU-minute than the detector could, and it sees every
 index at one scale whatever the camera distance. Class ``24`` means "not a Doppelkopf index"
-(backgrounds, pips, ranks 2-8), which lets it veto the locator's false alarms.
+(backgrounds, pips, ranks 2-8): its probability scores the locator's false alarms down.
 """
 
 from __future__ import annotations

@@ -417,7 +417,10 @@ class CardDetector:
     def reads(self, image: np.ndarray, conf: float | None = None) -> Detections:
         """Every box the locator's passes kept, moved onto its index by the refiner and read by the
         classifier, scored ``conf`` (default: the detector's) or more; twins included (grouping joins
-        a twin to its card, and the twin's reading is one more vote for the card).
+        a twin to its card, and the twin's reading is one more vote for the card). A box's score is
+        :func:`~vision.detector.grouping.corner_score` of its card's probability and of how sure it is
+        that an index is there at all (``data["located"]``: the locator's score times the classifier's
+        probability that the crop is not background).
 
         The reads at a higher threshold are exactly those of a lower one that score that much
         (:meth:`at`): a box that could not reach a threshold is neither refined nor read again for it,
@@ -449,12 +452,18 @@ class CardDetector:
             if hopeful.any():
                 probs[hopeful] = (probs[hopeful] + self._read(image, xyxy[hopeful])) / 2
             self.timing.classify += (time.perf_counter() - start) * 1000
+        # How sure it is that an index is there: the locator's score and the classifier's "not
+        # background", both. This replaces a veto of boxes read as background first, which dropped
+        # a half-hidden index read 45% as its card and 50% as background while keeping one read 45/50
+        # between two cards. Session 19, pooled seeds 77/78/90: mAP50 0.9630 -> 0.9676, labels no
+        # box found 120 -> 65, false positives at 0.35 71 -> 65; real photos F1 0.926 -> 0.928.
+        located = found.confidence * (1 - probs[:, BACKGROUND])
         best = probs[:, :BACKGROUND].argmax(1)
-        score = corner_score(found.confidence, probs[np.arange(len(best)), best], self.card.locate_weight)
-        keep = (probs.argmax(1) != BACKGROUND) & (score >= conf)
+        score = corner_score(located, probs[np.arange(len(best)), best], self.card.locate_weight)
+        keep = score >= conf
         # The card probabilities travel on: grouping lets two corners of one card outvote a misread.
         return self._kind(
-            Detections(xyxy=xyxy[keep], confidence=score[keep], class_id=best[keep], data={"probs": probs[keep, :BACKGROUND], "located": found.confidence[keep]})
+            Detections(xyxy=xyxy[keep], confidence=score[keep], class_id=best[keep], data={"probs": probs[keep, :BACKGROUND], "located": located[keep]})
         )
 
     def _refined(self, image: np.ndarray, xyxy: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -475,7 +484,7 @@ class CardDetector:
         locator's), for detections scored ``conf`` (default: the detector's) or more."""
         start = time.perf_counter()
         conf = self.conf if conf is None else conf
-        # With a classifier the locator runs at a lower threshold: the classifier vetoes boxes.
+        # With a classifier the locator runs at a lower threshold: the classifier scores false boxes down.
         if self.reader is not None:
             conf = self.card.locate_conf if self.card.locate_conf is not None else conf * 0.5
         sizes = [pass_size(self.imgsz, s) for s in self.scales]
