@@ -99,6 +99,41 @@ def test_rotation_averaging_is_invariant_to_quarter_turns(tmp_path: Path) -> Non
     assert not np.allclose(single.read(batch), single.read(turned), atol=1e-5)
 
 
+def _random_batch_norms(model: object, seed: int) -> None:
+    """Gives every BatchNorm of ``model`` statistics and an affine part far from the identity, so a
+    wrong fold shows in the outputs."""
+    import torch
+
+    generator = torch.Generator().manual_seed(seed)
+    for module in model.modules():  # type: ignore[attr-defined]
+        if isinstance(module, torch.nn.BatchNorm2d):
+            n = module.num_features
+            module.running_mean.copy_(torch.randn(n, generator=generator))
+            module.running_var.copy_(torch.rand(n, generator=generator) * 2 + 0.1)
+            module.weight.data.copy_(torch.randn(n, generator=generator))
+            module.bias.data.copy_(torch.randn(n, generator=generator))
+
+
+def test_a_loaded_reader_reads_with_folded_batch_norms_as_the_saved_network_does(tmp_path: Path) -> None:
+    import torch
+
+    from vision.detector.classifier import IndexClassifier, IndexReader, _save
+
+    torch.manual_seed(2)
+    model = IndexClassifier(width=8)
+    _random_batch_norms(model, seed=2)
+    _save(model.eval(), tmp_path / "c.pt", crop_size=32)
+    loaded = IndexReader.load(tmp_path / "c.pt")
+    assert loaded.net is not None
+    assert not any(isinstance(m, torch.nn.BatchNorm2d) for m in loaded.net.modules())
+    # The network that training continues from (--init) keeps its BatchNorms.
+    assert any(isinstance(m, torch.nn.BatchNorm2d) for m in loaded.model.modules())
+    batch = torch.rand(12, 3, 32, 32)
+    unfolded = IndexReader(model, turns=4).read(batch)
+    assert np.allclose(loaded.read(batch), unfolded, atol=1e-5)
+    assert not np.allclose(unfolded, IndexReader(IndexClassifier(width=8).eval(), turns=4).read(batch), atol=1e-3)
+
+
 def test_views_shared_by_threads_read_as_one_batch() -> None:
     from concurrent.futures import ThreadPoolExecutor
 

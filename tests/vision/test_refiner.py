@@ -139,6 +139,26 @@ def test_a_foreign_or_damaged_checkpoint_is_a_clear_error(tmp_path: Path) -> Non
         BoxReader.load(Path("models") / "dokocam-corners.classifier.pt")
 
 
+def test_a_loaded_refiner_reads_with_folded_batch_norms_as_the_saved_network_does(tmp_path: Path) -> None:
+    from vision.detector.refiner import _save
+
+    torch.manual_seed(4)
+    model = BoxRefiner(width=8)
+    torch.nn.init.normal_(model.head[-1].weight, std=0.05)
+    generator = torch.Generator().manual_seed(4)
+    for module in model.modules():
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.running_mean.copy_(torch.randn(module.num_features, generator=generator))
+            module.running_var.copy_(torch.rand(module.num_features, generator=generator) * 2 + 0.1)
+    _save(model.eval(), tmp_path / "r.pt")
+    loaded = BoxReader.load(tmp_path / "r.pt")
+    assert loaded.net is not None and not any(isinstance(m, torch.nn.BatchNorm2d) for m in loaded.net.modules())
+    crops, units = torch.rand(6, 3, 48, 48), torch.tensor([[0.3, 0.3, 0.7, 0.7]] * 6)
+    unfolded = BoxReader(model).read(crops, units)
+    assert not np.allclose(unfolded, units.numpy(), atol=1e-3)
+    assert np.allclose(loaded.read(crops, units), unfolded, atol=1e-5)
+
+
 def test_the_onnx_export_refines_as_torch_does_and_a_stale_one_is_not_used(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     torch.manual_seed(3)
     model = BoxRefiner(width=8)

@@ -8,13 +8,14 @@ index at one scale whatever the camera distance. Class ``24`` means "not a Doppe
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import logging
 import math
 import time
 from collections.abc import Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,28 @@ def conv_stages(width: int) -> nn.Sequential:
         return [*layers, nn.MaxPool2d(2)]
 
     return nn.Sequential(*block(3, width, 1), *block(width, width * 2, 2), *block(width * 2, width * 4, 2), *block(width * 4, width * 6, 1))
+
+
+def inference_network(model: nn.Module) -> nn.Module:
+    """A copy of ``model`` (an eval-mode network built on :func:`conv_stages`) for reading only:
+    each BatchNorm folded into the convolution before it, the weights in channels-last order.
+
+    The same outputs within float rounding; on this 2-core CPU torch reads 40 crops of 48 px in
+    9 ms instead of 34 (session 21). Checkpoints and training keep the unfolded network, which
+    the ONNX export folds by itself.
+    """
+    from torch.nn.utils.fusion import fuse_conv_bn_eval
+
+    net = copy.deepcopy(model).eval()
+    layers = list(net.features)
+    folded: list[nn.Module] = []
+    while layers:
+        layer = layers.pop(0)
+        if isinstance(layer, nn.Conv2d) and layers and isinstance(layers[0], nn.BatchNorm2d):
+            layer = fuse_conv_bn_eval(layer, layers.pop(0))
+        folded.append(layer)
+    net.features = nn.Sequential(*folded)
+    return net.to(memory_format=torch.channels_last)
 
 
 class IndexClassifier(nn.Module):
@@ -173,6 +196,9 @@ class IndexReader:
     turns: int = 4
     stretches: tuple[float, ...] = ()
     session: Any = None  # an onnxruntime InferenceSession of the same network (:meth:`using_onnx`)
+    # What torch reads with (:func:`inference_network`; ``model`` itself when None). A loaded reader
+    # has one; change ``model``'s weights after loading and it no longer matches them.
+    net: nn.Module | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def load(cls, path: str | Path) -> IndexReader:
@@ -186,7 +212,7 @@ class IndexReader:
             raise ClassifierCheckpointError(f"{path} is not a dokocam index classifier (train one with `dokocam train-classifier`)")
         model = IndexClassifier(width=int(state["width"]))
         model.load_state_dict(state["model"])
-        return cls(model.eval(), crop_size=int(state.get("crop_size", CROP_SIZE)))
+        return cls(model.eval(), crop_size=int(state.get("crop_size", CROP_SIZE)), net=inference_network(model))
 
     def using_onnx(self, checkpoint: str | Path) -> IndexReader:
         """This reader with its network run by onnxruntime from ``checkpoint``'s ONNX export
@@ -230,7 +256,9 @@ class IndexReader:
     def _logits(self, views: torch.Tensor) -> torch.Tensor:
         if self.session is None:
             with torch.inference_mode():
-                return self.model(views)
+                if self.net is None:
+                    return self.model(views)
+                return self.net(views.contiguous(memory_format=torch.channels_last))
         return torch.from_numpy(self.session.run(None, {"crops": views.contiguous().numpy()})[0])
 
 

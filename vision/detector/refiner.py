@@ -17,7 +17,7 @@ import math
 import pickle
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from vision.detector.classifier import (
     conv_stages,
     crop,
     export_session,
+    inference_network,
     photometric,
     resolve_device,
     tag_export,
@@ -137,6 +138,7 @@ class BoxReader:
     views: int = VIEWS
     rounds: int = ROUNDS
     session: Any = None  # an onnxruntime InferenceSession of the same network (:meth:`using_onnx`)
+    net: nn.Module | None = field(default=None, repr=False, compare=False)  # as ``IndexReader.net``
 
     @property
     def crop_size(self) -> int:
@@ -157,7 +159,7 @@ class BoxReader:
             raise RefinerCheckpointError(f"{path} is not a dokocam box refiner (train one with `dokocam train-refiner`)")
         model = BoxRefiner(width=int(state["width"]), crop_size=int(state["crop_size"]))
         model.load_state_dict(state["model"])
-        return cls(model.eval())
+        return cls(model.eval(), net=inference_network(model))
 
     def using_onnx(self, checkpoint: str | Path) -> BoxReader:
         """This reader run by onnxruntime from ``checkpoint``'s export (``<stem>.onnx``), when it
@@ -192,7 +194,9 @@ class BoxReader:
     def _run(self, crops: torch.Tensor, units: torch.Tensor) -> torch.Tensor:
         if self.session is None:
             with torch.inference_mode():
-                return self.model(crops, units)
+                if self.net is None:
+                    return self.model(crops, units)
+                return self.net(crops.contiguous(memory_format=torch.channels_last), units)
         return torch.from_numpy(self.session.run(None, {"crops": crops.contiguous().numpy(), "boxes": units.contiguous().numpy()})[0])
 
 
