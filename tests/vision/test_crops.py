@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -99,29 +100,14 @@ def test_rotation_averaging_is_invariant_to_quarter_turns(tmp_path: Path) -> Non
     assert not np.allclose(single.read(batch), single.read(turned), atol=1e-5)
 
 
-def _random_batch_norms(model: object, seed: int) -> None:
-    """Gives every BatchNorm of ``model`` statistics and an affine part far from the identity, so a
-    wrong fold shows in the outputs."""
-    import torch
-
-    generator = torch.Generator().manual_seed(seed)
-    for module in model.modules():  # type: ignore[attr-defined]
-        if isinstance(module, torch.nn.BatchNorm2d):
-            n = module.num_features
-            module.running_mean.copy_(torch.randn(n, generator=generator))
-            module.running_var.copy_(torch.rand(n, generator=generator) * 2 + 0.1)
-            module.weight.data.copy_(torch.randn(n, generator=generator))
-            module.bias.data.copy_(torch.randn(n, generator=generator))
-
-
-def test_a_loaded_reader_reads_with_folded_batch_norms_as_the_saved_network_does(tmp_path: Path) -> None:
+def test_a_loaded_reader_reads_with_folded_batch_norms_as_the_saved_network_does(tmp_path: Path, scramble_batch_norms: Callable[..., None]) -> None:
     import torch
 
     from vision.detector.classifier import IndexClassifier, IndexReader, _save
 
     torch.manual_seed(2)
     model = IndexClassifier(width=8)
-    _random_batch_norms(model, seed=2)
+    scramble_batch_norms(model, 2)
     _save(model.eval(), tmp_path / "c.pt", crop_size=32)
     loaded = IndexReader.load(tmp_path / "c.pt")
     assert loaded.net is not None

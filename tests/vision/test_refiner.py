@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -139,17 +140,13 @@ def test_a_foreign_or_damaged_checkpoint_is_a_clear_error(tmp_path: Path) -> Non
         BoxReader.load(Path("models") / "dokocam-corners.classifier.pt")
 
 
-def test_a_loaded_refiner_reads_with_folded_batch_norms_as_the_saved_network_does(tmp_path: Path) -> None:
+def test_a_loaded_refiner_reads_with_folded_batch_norms_as_the_saved_network_does(tmp_path: Path, scramble_batch_norms: Callable[..., None]) -> None:
     from vision.detector.refiner import _save
 
     torch.manual_seed(4)
     model = BoxRefiner(width=8)
     torch.nn.init.normal_(model.head[-1].weight, std=0.05)
-    generator = torch.Generator().manual_seed(4)
-    for module in model.modules():
-        if isinstance(module, torch.nn.BatchNorm2d):
-            module.running_mean.copy_(torch.randn(module.num_features, generator=generator))
-            module.running_var.copy_(torch.rand(module.num_features, generator=generator) * 2 + 0.1)
+    scramble_batch_norms(model, 4)
     _save(model.eval(), tmp_path / "r.pt")
     loaded = BoxReader.load(tmp_path / "r.pt")
     assert loaded.net is not None and not any(isinstance(m, torch.nn.BatchNorm2d) for m in loaded.net.modules())
