@@ -106,6 +106,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ship.add_argument("--scales", type=_scale, nargs="+", default=[1.0], help="locator passes on photos as fractions of --imgsz (default: 1)")
     ship.add_argument("--stretches", type=_stretch, nargs="*", default=[], help="classifier views on photos: windows widened and heightened by these factors (default: none)")
     ship.add_argument("--fine-scale", type=_scale, default=None, help="one more locator pass on photos whose indices are small, as a fraction of --imgsz (default: none)")
+    ship.add_argument("--min-contrast", type=_min_contrast, default=None, help="stretch a photo whose grey levels span fewer than this many to span it, e.g. 128 (default: none)")
+    ship.add_argument("--table-min-contrast", type=_min_contrast, default=None, help="--min-contrast for table frames (default: the same; 0: none)")
     ship.add_argument("--fine-below", type=float, default=12.0, help="'small': the located indices' median short side in pixels of the --imgsz pass (default 12)")
     ship.set_defaults(func=_ship)
 
@@ -197,6 +199,7 @@ def _add_views(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scales", type=_scale, nargs="+", default=None, help="locator passes as fractions of the inference size, e.g. 1.2 1 0.8 (default: the model card's; 1 = one pass)")
     parser.add_argument("--stretches", type=_stretch, nargs="*", default=None, help="classifier views: windows widened and heightened by these factors, e.g. 1.3 (default: the model card's; none given = one view)")
     parser.add_argument("--fine", type=_fine_scale, default=None, metavar="SCALE", help="one more locator pass at this fraction of the inference size when the indices found are small (default: the model card's; 0 = never)")
+    parser.add_argument("--min-contrast", type=_min_contrast, default=None, metavar="LEVELS", help="stretch an image whose grey levels span fewer than this many to span it (default: the model card's; 0 = read as given)")
     parser.add_argument("--workers", type=_workers, default=DEFAULT_WORKERS, help=f"locator passes run at once, one thread each (default {DEFAULT_WORKERS}: this machine's cores, at most 2; the boxes are the same for any number)")
 
 
@@ -208,6 +211,14 @@ def _workers(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text}: at least one worker runs the passes")
+    return value
+
+
+def _min_contrast(text: str) -> float:
+    """The grey levels a flatter image is stretched to span; 0 turns the stretch off."""
+    value = _number(text)
+    if not 0 <= value <= 255:
+        raise argparse.ArgumentTypeError(f"{text} is outside [0, 255]: grey levels a flatter image is stretched to span (0 turns it off)")
     return value
 
 
@@ -382,6 +393,8 @@ def _ship(args: argparse.Namespace) -> int:
         table_conf=args.table_conf,
         table_locate_conf=args.table_locate_conf,
         table_locate_weight=args.table_locate_weight,
+        min_contrast=args.min_contrast,
+        table_min_contrast=args.table_min_contrast,
     )
     dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, card, classifier=args.classifier, refiner=args.refiner)
     print(f"shipped {dest}")
@@ -417,7 +430,7 @@ def _detect(args: argparse.Namespace) -> int:
     from vision.detector.model import CardDetector, ModelNotFoundError, UnreadableImageError, iter_images, read_image
 
     try:
-        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=_scales(args), stretches=_stretches(args), fine_scale=args.fine, workers=args.workers)
+        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=_scales(args), stretches=_stretches(args), fine_scale=args.fine, min_contrast=args.min_contrast, workers=args.workers)
     except ModelNotFoundError as exc:
         print(f"dokocam detect: {exc}", file=sys.stderr)
         return 2
@@ -445,7 +458,7 @@ def _eval(args: argparse.Namespace) -> int:
 
     try:
         folder = read_folder(args.data, split=args.split)
-        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=_scales(args), stretches=_stretches(args), fine_scale=args.fine, workers=args.workers)
+        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=_scales(args), stretches=_stretches(args), fine_scale=args.fine, min_contrast=args.min_contrast, workers=args.workers)
     except (DatasetFolderError, ModelNotFoundError) as exc:
         print(f"dokocam eval: {exc}", file=sys.stderr)
         return 2
@@ -469,6 +482,6 @@ def _bench(args: argparse.Namespace) -> int:
     from vision.detector.export import benchmark
 
     model = Path(args.model) if args.model else _default_model()
-    result = benchmark(model, backend=args.backend, frames=args.frames, images=Path(args.images) if args.images else None, scales=_scales(args), stretches=_stretches(args), fine_scale=args.fine, workers=args.workers)
+    result = benchmark(model, backend=args.backend, frames=args.frames, images=Path(args.images) if args.images else None, scales=_scales(args), stretches=_stretches(args), fine_scale=args.fine, min_contrast=args.min_contrast, workers=args.workers)
     print(json.dumps({"backend": args.backend, "model": str(model), **result}))
     return 0

@@ -89,8 +89,11 @@ class ModelCard:
             adds only its boxes under that size. A whole table in one photo shows indices a few
             pixels tall at ``imgsz``; a close-up is left alone, where a larger pass reads picture
             details as indices.
-        table_conf, table_locate_conf, table_locate_weight: ``conf``, ``locate_conf`` and
-            ``locate_weight`` for table frames (``None``: the photo values). The table pipeline was measured at its own
+        min_contrast: an image whose grey levels (0.5th to 99.5th percentile) span fewer than this
+            many is stretched until they do (:func:`vision.detector.contrast.stretch_contrast`): a
+            washed-out photo; ``None`` or ``0``: every image read as given.
+        table_conf, table_locate_conf, table_locate_weight, table_min_contrast: ``conf``,
+            ``locate_conf``, ``locate_weight`` and ``min_contrast`` for table frames (``None``: the photo values). The table pipeline was measured at its own
             operating point, so tuning the photo one must not move it.
     """
 
@@ -109,6 +112,8 @@ class ModelCard:
     table_conf: float | None = None
     table_locate_conf: float | None = None
     table_locate_weight: float | None = None
+    min_contrast: float | None = None
+    table_min_contrast: float | None = None
 
     @staticmethod
     def path_for(model: Path) -> Path:
@@ -121,7 +126,7 @@ class ModelCard:
         if not path.exists():
             return cls()
         data = json.loads(path.read_text())
-        names = ("target", "classifier", "refiner", "imgsz", "conf", "table_imgsz", "locate_conf", "locate_weight", "fine_scale", "fine_below", "table_conf", "table_locate_conf", "table_locate_weight")
+        names = ("target", "classifier", "refiner", "imgsz", "conf", "table_imgsz", "locate_conf", "locate_weight", "fine_scale", "fine_below", "table_conf", "table_locate_conf", "table_locate_weight", "min_contrast", "table_min_contrast")
         fields = {k: data[k] for k in names if k in data}
         for key in ("scales", "stretches"):
             if key in data:
@@ -145,7 +150,7 @@ class ModelCard:
         if self.fine_scale is not None:
             data.setdefault("fine_scale", self.fine_scale)
             data.setdefault("fine_below", self.fine_below)
-        for key in ("table_conf", "table_locate_conf", "table_locate_weight"):
+        for key in ("table_conf", "table_locate_conf", "table_locate_weight", "min_contrast", "table_min_contrast"):
             if getattr(self, key) is not None:
                 data.setdefault(key, getattr(self, key))
         path.write_text(json.dumps(data, indent=2) + "\n")
@@ -168,6 +173,7 @@ class ModelCard:
             conf=self.conf if self.table_conf is None else self.table_conf,
             locate_conf=self.locate_conf if self.table_locate_conf is None else self.table_locate_conf,
             locate_weight=self.locate_weight if self.table_locate_weight is None else self.table_locate_weight,
+            min_contrast=self.min_contrast if self.table_min_contrast is None else self.table_min_contrast,
             scales=(1.0,),
             stretches=(),
             fine_scale=None,
@@ -324,6 +330,7 @@ class CardDetector:
     imgsz: int = 640
     scales: tuple[float, ...] = (1.0,)
     fine_scale: float | None = None
+    min_contrast: float | None = None
     workers: int = 1
     path: Path | None = None  # the weights file, for the per-thread copies of the locator
     timing: Timing = field(default_factory=Timing)
@@ -341,6 +348,7 @@ class CardDetector:
         scales: tuple[float, ...] | None = None,
         stretches: tuple[float, ...] | None = None,
         fine_scale: float | None = None,
+        min_contrast: float | None = None,
         workers: int = 1,
     ) -> CardDetector:
         """Loads a model (the shipped one by default).
@@ -355,6 +363,7 @@ class CardDetector:
             scales: the locator's passes as fractions of ``imgsz`` (default: the model card's).
             stretches: the classifier's extra views (default: the model card's; ``()``: one view).
             fine_scale: the fine pass for small indices (default: the model card's; ``0``: none).
+            min_contrast: grey levels a flatter image is stretched to span (default: the model card's; ``0``: none).
             workers: locator passes run at once, each thread with its own copy of the locator
                 (Ultralytics predictors are not thread-safe). A photo's passes are independent, and
                 one small network keeps only about one core busy, so on a 2-core machine two workers
@@ -401,6 +410,7 @@ class CardDetector:
             imgsz=imgsz or card.imgsz,
             scales=scales or card.scales,
             fine_scale=(card.fine_scale if fine_scale is None else fine_scale) or None,
+            min_contrast=(card.min_contrast if min_contrast is None else min_contrast) or None,
             workers=workers,
             path=path,
         )
@@ -429,7 +439,8 @@ class CardDetector:
         threshold follows ``conf``.)
         """
         conf = self.conf if conf is None else conf
-        found = self.locate(image, conf)
+        image = self.prepared(image)
+        found = self._locate(image, conf)
         self.timing.refine = self.timing.classify = 0.0
         if self.reader is None:
             return self._kind(found.with_columns(xyxy=self._refined(image, found.xyxy, np.ones(len(found), bool))))
@@ -479,9 +490,20 @@ class CardDetector:
         kind = 0 if self.card.target == "corners" else 1
         return found.with_columns(data={**found.data, "kind": np.full(len(found), kind, dtype=np.int64)})
 
+    def prepared(self, image: np.ndarray) -> np.ndarray:
+        """``image`` as the networks see it: its grey levels stretched when the model card says so."""
+        if not self.min_contrast:
+            return image
+        from vision.detector.contrast import stretch_contrast
+
+        return stretch_contrast(image, self.min_contrast)
+
     def locate(self, image: np.ndarray, conf: float | None = None) -> Detections:
         """The boxes of the locator's passes, merged, before any classifier reads them (scores are the
         locator's), for detections scored ``conf`` (default: the detector's) or more."""
+        return self._locate(self.prepared(image), conf)
+
+    def _locate(self, image: np.ndarray, conf: float | None) -> Detections:
         start = time.perf_counter()
         conf = self.conf if conf is None else conf
         # With a classifier the locator runs at a lower threshold: the classifier scores false boxes down.
