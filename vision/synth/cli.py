@@ -60,6 +60,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     tiles.add_argument("--seed", type=int, default=0, help="same seed, same windows")
     tiles.set_defaults(func=_tiles)
 
+    perturbed = actions.add_parser(
+        "perturb",
+        help="copies of a labelled folder under changes of light and camera (dark, washed out, turned ...), to eval each",
+        description="Write OUT/<kind>/ for each perturbation: the folder's images changed (turned by quarter turns, "
+        "darker, brighter, washed out, a lamp's shadow, a warm cast, grey, noisy, blurred, JPEG quality 30) with "
+        "their labels and ignore boxes moved along. `dokocam eval OUT/<kind>` then says what each change costs "
+        "a detector on the same cards.",
+    )
+    perturbed.add_argument("source", metavar="SOURCE", help="labelled folder (images/ + labels/, or images/<split>) or its data.yaml")
+    perturbed.add_argument("out", metavar="OUT", help="output folder (created)")
+    perturbed.add_argument("--kinds", default="all", help="comma-separated perturbations, or 'all' (default): " + ", ".join(_perturb_kinds()))
+    perturbed.add_argument("--split", default=None, help="sub-split to read (val, train; default: the folder itself, else val, else train)")
+    perturbed.set_defaults(func=_perturb)
+
     faces = actions.add_parser(
         "faces",
         help="write a drawn deck as a face folder (QC.png ...), e.g. with a font the detector never saw",
@@ -198,6 +212,29 @@ def _tiles(args: argparse.Namespace) -> int:
     for _ in tqdm(progress, total=total, unit="img", desc="tiles"):
         pass
     print(f"{total} images cut into {args.size} px tiles -> {args.out}/data.yaml")
+    return 0
+
+
+def _perturb_kinds() -> tuple[str, ...]:
+    from vision.synth.perturb import KINDS
+
+    return KINDS
+
+
+def _perturb(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from vision.detector.dataset import DatasetFolderError
+    from vision.synth.perturb import KINDS, PerturbError, write_perturbed
+
+    kinds = list(KINDS) if args.kinds == "all" else [k.strip() for k in args.kinds.split(",") if k.strip()]
+    try:
+        total, progress = write_perturbed(args.source, args.out, kinds, split=args.split)
+    except (DatasetFolderError, PerturbError) as exc:
+        raise SystemExit(f"dokocam dataset perturb: {exc}") from None
+    for _ in tqdm(progress, total=total, unit="img", desc="perturb"):
+        pass
+    print(f"{total} images x {len(kinds)} perturbations -> {args.out}/<kind>: " + ", ".join(kinds))
     return 0
 
 
