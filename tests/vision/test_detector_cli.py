@@ -202,3 +202,23 @@ def test_train_refiner_refuses_a_foreign_init_and_a_missing_folder(tiny: dict[st
         main(["train-refiner", "--data", str(tiny["data"]), "--model", str(tiny["model"]), "--out", str(tmp_path / "r.pt"), "--init", str(next(tiny["model"].parent.glob("*.classifier.pt")))])
     with pytest.raises(SystemExit, match="train-refiner: "):
         main(["train-refiner", "--data", str(tmp_path / "nowhere"), "--model", str(tiny["model"]), "--out", str(tmp_path / "r.pt")])
+
+
+def test_detect_json_stdout_is_only_json_lines_with_an_exported_model(tiny: dict[str, Path], tmp_path: Path):
+    import subprocess
+    import sys
+
+    models = tmp_path / "models"
+    shutil.copytree(tiny["model"].parent, models)
+    model = models / tiny["model"].name
+    assert main(["export", "--format", "onnx", "--model", str(model)]) == 0
+    image = next((tiny["data"] / "images" / "train").iterdir())
+    # A process of its own: Ultralytics' log handler keeps the stdout it found at import.
+    run = subprocess.run(
+        [sys.executable, "-c", "import sys; from service.cli import main; sys.exit(main(sys.argv[1:]))", "detect", str(image), "--json", "--model", str(model.with_suffix(".onnx"))],
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["image"] == str(image)
+    assert "ONNX Runtime" in run.stderr  # the load is still reported, where a person reads it

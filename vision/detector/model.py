@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -51,6 +52,27 @@ def default_model() -> Path:
         log.warning("%s was not exported from %s; using the .pt (run `dokocam export --format onnx`)", exported, DEFAULT_MODEL)
         return DEFAULT_MODEL
     return exported
+
+
+def ultralytics_logs_to_stderr() -> None:
+    """Sends Ultralytics' log lines to stderr. It writes them to stdout, and loading an exported
+    model logs "Loading ... for ONNX Runtime inference...": four lines of text in the middle of
+    ``detect --json``'s JSON lines, or of ``bench-detect``'s result."""
+    from ultralytics.utils import LOGGER
+
+    for handler in LOGGER.handlers:
+        if type(handler) is logging.StreamHandler and not isinstance(handler.stream, _Stderr):
+            handler.setStream(_Stderr())
+
+
+class _Stderr:
+    """Whatever ``sys.stderr`` is when a line is written (a test's capture, a redirected stream)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
 
 
 class ModelNotFoundError(ValueError):
@@ -380,6 +402,7 @@ class CardDetector:
             raise ModelNotFoundError(f"no model at {path}: train one with `dokocam train` or pass --model")
         from ultralytics import YOLO
 
+        ultralytics_logs_to_stderr()
         card = ModelCard.load(path)
         if table:
             card = card.for_table()
