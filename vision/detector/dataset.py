@@ -1,4 +1,5 @@
-"""Reads folders of images with YOLO labels (``images/``, ``labels/``, optional ``ignore/``).
+"""Reads folders of images with YOLO labels (``images/``, ``labels/``, optional ``ignore/``), and
+writes the label files and ``data.yaml`` of folders derived from them (tiles, perturbed copies).
 
 Label lines are ``class cx cy w h`` (normalised); ``class`` is a card index (``3``) or a card
 code (``QC``). ``ignore/`` files name boxes of cards outside a Doppelkopf deck (``8H ...``).
@@ -248,3 +249,21 @@ def train_split(path: str | Path) -> YoloFolder:
         return read_folder(path, split="train")
     except DatasetFolderError:
         return read_folder(path)
+
+
+def write_label_file(path: Path, names: list[str], cxcywh: np.ndarray) -> None:
+    """Label (or ignore) lines ``name cx cy w h`` of normalised boxes, as :func:`read_label_file` reads them."""
+    rows = [f"{n} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}" for n, (cx, cy, w, h) in zip(names, np.asarray(cxcywh).reshape(-1, 4), strict=True)]
+    path.write_text("\n".join(rows) + ("\n" if rows else ""))
+
+
+def derived_data_yaml(source: Path, out: Path, images: str, comment: str) -> str:
+    """The ``data.yaml`` of a folder made from ``source`` (a folder or its YAML): the source's names
+    and target, with ``path`` on ``out`` and ``train`` and ``val`` on its ``images`` folder, under a
+    ``# comment`` line."""
+    import yaml
+
+    source_yaml = source / "data.yaml" if source.is_dir() else source
+    meta = (yaml.safe_load(source_yaml.read_text()) or {}) if source_yaml.is_file() else {}
+    meta.update(path=str(out.resolve()), train=images, val=images)
+    return f"# {comment}\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.detector.dataset import YoloFolder, read_folder
+from vision.detector.dataset import YoloFolder, derived_data_yaml, read_folder, write_label_file
 
 GRID_STEP = 16  # tile offsets tried, in pixels: fine enough to fit around a few cards
 
@@ -120,20 +120,11 @@ def _write(folder: YoloFolder, source: Path, out: Path, size: int, per_image: in
             cv2.imwrite(str(images_dir / f"{name}.jpg"), window, [cv2.IMWRITE_JPEG_QUALITY, 95])
             _write_labels(labels_dir / f"{name}.txt", tile.classes, tile.boxes, window.shape[1], window.shape[0])
         yield done
-    (out / "data.yaml").write_text(_data_yaml(source, out, split, size))
+    (out / "data.yaml").write_text(derived_data_yaml(source, out, f"images/{split}", f"native-resolution {size} px tiles of {source}"))
 
 
 def _write_labels(path: Path, classes: np.ndarray, xyxy: np.ndarray, width: int, height: int) -> None:
     """YOLO label lines (``class cx cy w h``, normalised) of pixel boxes in a ``width`` x ``height`` image."""
-    rows = [f"{c} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} {(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}" for c, (x1, y1, x2, y2) in zip(classes, xyxy, strict=True)]
-    path.write_text("\n".join(rows) + ("\n" if rows else ""))
-
-
-def _data_yaml(source: Path, out: Path, split: str, size: int) -> str:
-    """The source's ``data.yaml`` (names, target) with ``path``, ``train`` and ``val`` on the tiles."""
-    import yaml
-
-    source_yaml = source / "data.yaml" if source.is_dir() else source
-    meta = (yaml.safe_load(source_yaml.read_text()) or {}) if source_yaml.is_file() else {}
-    meta.update(path=str(out.resolve()), train=f"images/{split}", val=f"images/{split}")
-    return f"# native-resolution {size} px tiles of {source}\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
+    b = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
+    cxcywh = np.stack([(b[:, 0] + b[:, 2]) / 2 / width, (b[:, 1] + b[:, 3]) / 2 / height, (b[:, 2] - b[:, 0]) / width, (b[:, 3] - b[:, 1]) / height], axis=1)
+    write_label_file(path, [str(c) for c in classes], cxcywh)
