@@ -66,3 +66,11 @@ def test_bench_dashboard_reports_every_message_to_every_page() -> None:
     assert result.returncode == 0, result.stderr
     assert "pages: 3  events: 48  messages received: 144 (expected 144)" in result.stdout
     assert "median" in result.stdout and "p95" in result.stdout
+
+
+def test_building_the_whole_cli_loads_nothing_heavy() -> None:
+    # `dokocam score` builds every command's parser first; OpenCV, matplotlib or torch there cost it a third of a second
+    code = ("import sys; from service.cli import build_parser; build_parser(); "
+            "print(sorted(m for m in ('cv2', 'numpy', 'matplotlib', 'torch', 'ultralytics', 'fastapi') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

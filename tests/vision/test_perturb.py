@@ -10,7 +10,7 @@ import pytest
 
 from service.cli import main
 from vision.detector.dataset import read_folder
-from vision.synth.perturb import KINDS, PerturbError, perturb, write_perturbed
+from vision.synth.perturb import KINDS, PHOTOMETRIC, PerturbError, perturb, write_perturbed
 
 # Two labelled indices and one ignored card, each drawn as a rectangle of its own colour (BGR).
 BOXES = {3: ((20, 30, 50, 70), (0, 0, 255)), 7: ((140, 10, 190, 40), (0, 255, 0))}
@@ -93,3 +93,16 @@ def test_the_command_writes_a_folder_eval_reads(tmp_path: Path, capsys: pytest.C
     assert "1 images x 2 perturbations" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="unknown perturbation 'fog'"):
         main(["dataset", "perturb", str(source), str(tmp_path / "out2"), "--kinds", "fog"])
+
+
+def test_the_cli_spells_the_changes_as_the_module_does() -> None:
+    from vision.synth.cli import LIGHT_KINDS, PERTURB_KINDS
+
+    assert LIGHT_KINDS == tuple(PHOTOMETRIC) and PERTURB_KINDS == KINDS
+
+
+def test_noise_is_the_same_for_one_seed_and_another_for_another() -> None:
+    image = np.full((40, 60, 3), 128, np.uint8)
+    first, again, other = perturb(image, "noise"), perturb(image, "noise", seed=0), perturb(image, "noise", seed=1)
+    assert np.array_equal(first, again) and not np.array_equal(first, other)
+    assert 10 < (other.astype(int) - 128).std() < 14

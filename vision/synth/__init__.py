@@ -3,27 +3,29 @@
 The rendering API (for the dataset generator and the game-video renderer)::
 
     from vision.synth import Deck, Table, Camera, PlacedCard, Arm, render_scene
+
+The names load their modules (OpenCV, matplotlib's fonts) on first use, so that the CLI, which
+imports ``vision.synth.cli`` to build its help, stays instant for ``dokocam score``.
 """
 
-from vision.synth.faces import CARD_CODES, Face, FaceFolderError, FaceStyle, UnknownCardCodeError, card_index, load_face_folder
-from vision.synth.scene import Arm, Camera, CardAnnotation, Deck, Look, PlacedCard, Prop, SceneAnnotation, Table, render_scene
+from __future__ import annotations
 
-__all__ = [
-    "CARD_CODES",
-    "Arm",
-    "Camera",
-    "CardAnnotation",
-    "Deck",
-    "Face",
-    "FaceFolderError",
-    "FaceStyle",
-    "Look",
-    "PlacedCard",
-    "Prop",
-    "SceneAnnotation",
-    "Table",
-    "UnknownCardCodeError",
-    "card_index",
-    "load_face_folder",
-    "render_scene",
-]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from vision.synth.faces import CARD_CODES, Face, FaceFolderError, FaceStyle, UnknownCardCodeError, card_index, load_face_folder
+    from vision.synth.scene import Arm, Camera, CardAnnotation, Deck, Look, PlacedCard, Prop, SceneAnnotation, Table, render_scene
+
+_FACES = ("CARD_CODES", "Face", "FaceFolderError", "FaceStyle", "UnknownCardCodeError", "card_index", "load_face_folder")
+_SCENE = ("Arm", "Camera", "CardAnnotation", "Deck", "Look", "PlacedCard", "Prop", "SceneAnnotation", "Table", "render_scene")
+_HOME = {**dict.fromkeys(_FACES, "vision.synth.faces"), **dict.fromkeys(_SCENE, "vision.synth.scene")}
+
+__all__ = sorted(_HOME)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

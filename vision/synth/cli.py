@@ -9,6 +9,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from vision.synth.dataset import SceneConfig
 
+# The names of vision.synth.perturb's changes, spelled here so that building the CLI's help imports
+# no OpenCV (`dokocam score` stays instant); tests/vision/test_perturb.py keeps the two the same.
+LIGHT_KINDS = ("dark", "bright", "washed", "shadow", "warm", "grey", "noise", "blur", "jpeg30")
+PERTURB_KINDS = ("rot90", "rot180", "rot270", *LIGHT_KINDS)
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     dataset = subparsers.add_parser("dataset", help="synthetic training data")
@@ -70,7 +75,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     perturbed.add_argument("source", metavar="SOURCE", help="labelled folder (images/ + labels/, or images/<split>) or its data.yaml")
     perturbed.add_argument("out", metavar="OUT", help="output folder (created)")
-    perturbed.add_argument("--kinds", default="all", help="comma-separated perturbations, or 'all' (default): " + ", ".join(_perturb_kinds()))
+    perturbed.add_argument("--kinds", default="all", help="comma-separated perturbations, or 'all' (default): " + ", ".join(PERTURB_KINDS))
     perturbed.add_argument("--split", default=None, help="sub-split to read (val, train; default: the folder itself, else val, else train)")
     perturbed.set_defaults(func=_perturb)
 
@@ -213,12 +218,6 @@ def _tiles(args: argparse.Namespace) -> int:
         pass
     print(f"{total} images cut into {args.size} px tiles -> {args.out}/data.yaml")
     return 0
-
-
-def _perturb_kinds() -> tuple[str, ...]:
-    from vision.synth.perturb import KINDS
-
-    return KINDS
 
 
 def _perturb(args: argparse.Namespace) -> int:

@@ -49,9 +49,9 @@ def _grey(image: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
 
 
-def _noise(image: np.ndarray) -> np.ndarray:
-    """Sensor noise of a dim room (sigma 12 grey levels), the same for every run."""
-    rng = np.random.default_rng(0)
+def _noise(image: np.ndarray, seed: int = 0) -> np.ndarray:
+    """Sensor noise of a dim room (sigma 12 grey levels), the same for every run of one ``seed``."""
+    rng = np.random.default_rng(seed)
     return np.clip(image + rng.normal(0, 12, image.shape), 0, 255).astype(np.uint8)
 
 
@@ -96,14 +96,19 @@ def turn_boxes(cxcywh: np.ndarray, turns: int) -> np.ndarray:
     return boxes
 
 
-def perturb(image: np.ndarray, kind: str) -> np.ndarray:
+def perturb(image: np.ndarray, kind: str, *, seed: int = 0) -> np.ndarray:
     """``image`` (BGR) under the change ``kind`` (one of :data:`KINDS`).
+
+    ``seed`` draws the sensor noise (``noise``): a video's frames each take their own, as a
+    camera's do; a folder's copies all take 0, so two runs write the same files.
 
     Raises:
         PerturbError: ``kind`` is not one of them.
     """
     if kind in TURNS:
         return np.ascontiguousarray(np.rot90(image, -TURNS[kind]))
+    if kind == "noise":
+        return _noise(image, seed)
     if kind in PHOTOMETRIC:
         return PHOTOMETRIC[kind](image)
     raise PerturbError(f"unknown perturbation {kind!r}; choose from {', '.join(KINDS)}")

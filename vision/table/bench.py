@@ -66,6 +66,7 @@ def run_bench(
     height: int = 720,
     cache: str | Path | None = None,
     faces: str | Path | None = None,
+    light: str | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Renders ``games`` games, follows each with a fresh pipeline and scores the result.
@@ -78,12 +79,26 @@ def run_bench(
 
     ``faces``: a face folder every game is played with instead of its seed's drawn deck (a design
     the detector never saw); recordings made with it are named after the folder.
+
+    ``light``: one of :data:`vision.synth.perturb.PHOTOMETRIC` (``shadow``, ``dark``, ``washed``
+    ...) laid over every rendered frame before the detector reads it: the same games in another
+    room or through another camera. Noise is drawn anew for every frame. Model detectors only.
+
+    Raises:
+        PerturbError: ``light`` is not a change of light, or the detector reads no pixels.
     """
     from engine.record import load_record
     from vision.table.pipeline import TablePipeline
     from vision.table.recording import RecordingHeader, load_detections, save_detections
     from vision.table.render import GameVideo
 
+    if light is not None:
+        from vision.synth.perturb import PHOTOMETRIC, PerturbError, perturb
+
+        if light not in PHOTOMETRIC:
+            raise PerturbError(f"unknown change of light {light!r}; choose from {', '.join(PHOTOMETRIC)}")
+        if detector in ("truth", "noisy"):
+            raise PerturbError(f"a change of light needs a detector that reads pixels (a model), not {detector!r}")
     model = None
     if detector not in ("truth", "noisy"):
         from vision.table.focus import table_detector
@@ -106,6 +121,7 @@ def run_bench(
         played_times: list[float] = []
         questions = 0
         deck = f"-faces-{Path(faces).resolve().name}" if faces else ""
+        deck += f"-light-{light}" if light else ""
         recording = Path(cache) / f"seed{seed}-{width}x{height}-fps{fps:g}-stride{stride}{deck}.jsonl" if cache and model is not None else None
 
         def detected() -> Iterator[tuple[int, float, Detections]]:
@@ -117,6 +133,8 @@ def run_bench(
                 t0 = time.perf_counter()
                 if model is not None:
                     image, _ = video.render(t, frame=index)
+                    if light is not None:
+                        image = perturb(image, light, seed=index)
                     t1 = time.perf_counter()
                     det = model.update(image)
                     detect_seconds += time.perf_counter() - t1
@@ -185,6 +203,7 @@ def run_bench(
         "video_fps": fps,
         "stride": stride,
         "faces": str(faces) if faces else None,
+        "light": light,
         "whole_fraction": pipeline.tracker.whole_fraction,
         "tricks_exact_pct": round(100.0 * tricks_exact / max(1, tricks_total), 2),
         "games_points_equal_pct": round(100.0 * games_exact / max(1, games), 2),

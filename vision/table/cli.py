@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from vision.synth.cli import LIGHT_KINDS
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser(
@@ -93,6 +95,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--json", dest="out", help="write the per-game results as JSON")
     p.add_argument("--cache", metavar="DIR", help="model detector: replay the detections recorded in DIR for a seed, record those missing (one folder per detector)")
     p.add_argument("--faces", metavar="DIR", help="render every game with this folder of face images named by card code (QC.png ...), e.g. a deck the detector never saw, instead of each seed's drawn deck")
+    p.add_argument("--light", metavar="KIND", help="model detector: lay a change of light or camera over every frame (" + ", ".join(LIGHT_KINDS) + "): the same games in another room")
     p.set_defaults(func=_bench)
 
     p = subparsers.add_parser(
@@ -348,6 +351,7 @@ def _table_setup(args: argparse.Namespace) -> int:
 
 def _bench(args: argparse.Namespace) -> int:
     from vision.synth.faces import FaceFolderError
+    from vision.synth.perturb import PerturbError
     from vision.table.bench import run_bench
 
     width, height = (int(v) for v in args.size.lower().split("x"))
@@ -367,10 +371,13 @@ def _bench(args: argparse.Namespace) -> int:
             height=height,
             cache=args.cache,
             faces=args.faces,
+            light=args.light,
             progress=print,
         )
     except FaceFolderError as exc:  # the first game's GameVideo reads the folder before drawing anything
         return _error(f"--faces: {exc}")
+    except PerturbError as exc:
+        return _error(f"--light: {exc}")
     print(json.dumps(report["summary"], indent=1))
     if args.out:
         Path(args.out).write_text(json.dumps(report, indent=1) + "\n")
