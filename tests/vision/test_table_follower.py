@@ -244,6 +244,36 @@ def test_a_lone_lead_swept_away_with_the_trick_before_is_taken_back():
     assert len(game.history) == 4 and game.to_move == 0 and game.current_trick.plays == []
 
 
+def test_a_lone_lead_leaving_while_the_whole_trick_before_lies_there_is_taken_back():
+    # Seed 39003 out of focus: the fourth card's two indices read as two cards (10H and AH) in one
+    # frame; AH was counted as the next trick's lead and vanished as the indices were seen as one.
+    table = Table()
+    for seat, card in enumerate(["AC", "9C", "KC", "10C"]):
+        table.land(card, spot(seat))
+    table.land("AH", spot(3, r=60))
+    assert table.follower.game.trick_number == 1
+    events = table.clear([5])
+    assert [(e["type"], e["reason"], e["card"], e["trick"]) for e in events] == [("needs_confirmation", "card_withdrawn", "AH", 1)]
+    assert "left while trick 1 still lay on the table" in events[0]["message"]
+    game = table.follower.game
+    assert len(game.history) == 4 and game.current_trick.plays == [] and not game.flags
+    # The trick is then swept as usual, and the real lead opens trick 2, seated by the winner (AC, seat 0).
+    assert [e["type"] for e in table.clear([1, 2, 3, 4])] == ["trick_cleared"]
+    played = [e for e in table.land("9S", spot(0)) if e["type"] == "card_played"]
+    assert [(e["trick"], e["seat"], e["card"]) for e in played] == [(1, 0, "9S")]
+
+
+def test_a_real_lead_lost_before_the_trick_before_is_swept_is_played_again_when_seen_again():
+    table = Table()
+    for seat, card in enumerate(["AC", "9C", "KC", "10C"]):
+        table.land(card, spot(seat))
+    table.land("AS", spot(0, r=60))  # the winner leads before sweeping, then a hand hides the card
+    table.clear([5])
+    played = [e for e in table.land("AS", spot(0, r=60)) if e["type"] == "card_played"]
+    assert [(e["trick"], e["seat"], e["card"]) for e in played] == [(1, 0, "AS")]
+    assert [str(c) for _, c in table.follower.game.current_trick.plays] == ["AS"]
+
+
 def test_a_lead_that_stays_after_the_trick_before_is_cleared_is_kept():
     table = Table()
     for seat, card in enumerate(["AC", "9C", "KC", "10C"]):

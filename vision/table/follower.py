@@ -725,6 +725,39 @@ class GameFollower:
             self._track_trick.pop(trick.on_table.pop(), None)
         if trick.on_table:
             return []
+        before = self._tricks.get(number - 1)
+        if (
+            number == self.game.trick_number
+            and len(trick.plays) == 1
+            and _last_plays(self.game, 1)
+            and before is not None
+            and len(before.plays) == 4
+            and len(before.on_table) == 4
+        ):
+            # The lone lead of the next trick left while the whole trick before it still lies
+            # there: nobody takes a trick's first card back up before the trick is swept, so it
+            # was a card seen twice (one card's two indices read as two cards, seed 39003 out of
+            # focus), not a play. Closing it as a trick of its own would put every later trick
+            # one trick on; if it was a real card, it is seen again and played again.
+            del self._tricks[number]
+            withdrawn = self.game.undo()
+            self._flags_seen = min(self._flags_seen, len(self.game.flags))
+            lead_index = trick.reads[trick.plays[0][0]][0]
+            # Seen again on its spot, it is played again, not joined to a play that no longer is.
+            self._recent = [r for r in self._recent if not (r[1] == lead_index and r[3] == number)]
+            card = str(getattr(withdrawn, "card", ""))
+            return [
+                NeedsConfirmation(
+                    frame=event.frame,
+                    time=event.time,
+                    reason="card_withdrawn",
+                    trick=number,
+                    seat=getattr(withdrawn, "seat", None),
+                    card=card,
+                    message=f"{card}, counted as the lead of trick {number + 1}, left while trick {number} still lay on the "
+                    f"table: it was taken back; check trick {number}",
+                )
+            ]
         del self._tricks[number]
         self._cleared = {n: t for n, t in self._cleared.items() if n >= number - 1} | {number: trick}
         game = self.game
