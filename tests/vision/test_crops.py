@@ -225,3 +225,28 @@ def test_a_narrow_classifier_is_widened_keeping_its_readings_and_a_narrowing_is_
     assert IndexReader.load(wide).model.width == 7
     with pytest.raises(SystemExit, match="has width 7 .* this run uses 4"):
         main([*common, "--width", "4", "--init", str(wide), "--out", str(tmp_path / "back.pt")])
+
+
+def test_defocus_blurs_a_share_of_the_training_crops_the_more_the_larger_its_sigma() -> None:
+    import torch
+
+    from service.cli import main
+    from vision.detector.classifier import gaussian_blur, photometric
+
+    # Fine stripes, 3 px a period: what survives of them is what a blurred crop keeps of an index's strokes.
+    stripes = torch.zeros(600, 3, 48, 48)
+    stripes[..., ::3] = 1.0
+
+    def contrast(batch: torch.Tensor) -> torch.Tensor:
+        return (batch[..., 1:] - batch[..., :-1]).abs().mean(dim=(1, 2, 3))
+
+    assert float(contrast(gaussian_blur(stripes[:1], 2.0))) < 0.1 * float(contrast(gaussian_blur(stripes[:1], 0.3)))
+    assert torch.allclose(gaussian_blur(torch.full((1, 3, 9, 9), 0.5), 3.0), torch.full((1, 3, 9, 9), 0.5))  # keeps the level
+    plain = contrast(photometric(stripes.clone(), torch.Generator().manual_seed(0)))
+    defocused = contrast(photometric(stripes.clone(), torch.Generator().manual_seed(0), (1.0, 2.0, 3.0)))
+    # The usual blur already flattens some crops' stripes; defocus flattens about 30% of the rest too.
+    flat_before = float((plain < 0.2 * float(plain.median())).float().mean())
+    flat_after = float((defocused < 0.2 * float(plain.median())).float().mean())
+    assert flat_before < 0.3 and 0.15 < (flat_after - flat_before) / (1 - flat_before) < 0.45, (flat_before, flat_after)
+    with pytest.raises(SystemExit, match="--defocus '1,20': give Gaussian sigmas"):
+        main(["train-classifier", "--crops", "x.npz", "--out", "x.pt", "--defocus", "1,20"])

@@ -380,19 +380,24 @@ def random_affine(n: int, generator: torch.Generator, stretch: float = STRETCH, 
     return theta
 
 
-def augment(batch: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+def augment(batch: torch.Tensor, generator: torch.Generator, defocus: Sequence[float] = ()) -> torch.Tensor:
     """Photometric and geometric noise on a float batch: what real cameras do to an index.
 
     ``generator`` lives on the batch's device (a CUDA batch takes a CUDA generator).
     """
     theta = random_affine(batch.shape[0], generator, device=batch.device)
     grid = F.affine_grid(theta, list(batch.shape), align_corners=False)
-    return photometric(F.grid_sample(batch, grid, padding_mode="border", align_corners=False), generator)
+    return photometric(F.grid_sample(batch, grid, padding_mode="border", align_corners=False), generator, defocus)
 
 
-def photometric(batch: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+def photometric(batch: torch.Tensor, generator: torch.Generator, defocus: Sequence[float] = ()) -> torch.Tensor:
     """The light, colour, blur and noise part of :func:`augment`, which moves no pixel (the box
-    refiner's targets stay where they are)."""
+    refiner's targets stay where they are).
+
+    ``defocus``: Gaussian sigmas in crop pixels; with any, a further 30% of the crops are blurred
+    by one of them (drawn evenly): a camera out of focus. None (the default) draws nothing more, so
+    a seed augments as it did before the choice existed.
+    """
     n, device = batch.shape[0], batch.device
     # Grey photos and colour casts: the suit must be read from its shape, not only its colour.
     grey = batch.mean(dim=1, keepdim=True).expand_as(batch)
@@ -415,8 +420,27 @@ def photometric(batch: torch.Tensor, generator: torch.Generator) -> torch.Tensor
     if blur.any():
         small = F.interpolate(batch[blur], scale_factor=0.4, mode="bilinear", align_corners=False)
         batch[blur] = F.interpolate(small, size=batch.shape[-2:], mode="bilinear", align_corners=False)
+    if defocus:
+        blurred = torch.rand(n, generator=generator, device=device) < 0.3
+        level = torch.randint(len(defocus), (n,), generator=generator, device=device)
+        for k, sigma in enumerate(defocus):
+            chosen = blurred & (level == k)
+            if chosen.any():
+                batch[chosen] = gaussian_blur(batch[chosen], sigma)
     batch = batch + torch.randn(batch.shape, generator=generator, device=device) * 0.03
     return batch.clamp(0, 1)
+
+
+def gaussian_blur(batch: torch.Tensor, sigma: float) -> torch.Tensor:
+    """``batch`` (n, c, h, w) blurred by a Gaussian of ``sigma`` pixels, edges replicated."""
+    radius = max(1, math.ceil(3 * sigma))
+    x = torch.arange(-radius, radius + 1, dtype=batch.dtype, device=batch.device)
+    kernel = torch.exp(-(x**2) / (2 * sigma**2))
+    kernel = kernel / kernel.sum()
+    c = batch.shape[1]
+    out = F.pad(batch, (radius, radius, radius, radius), mode="replicate")
+    out = F.conv2d(out, kernel.view(1, 1, 1, -1).expand(c, 1, 1, -1), groups=c)
+    return F.conv2d(out, kernel.view(1, 1, -1, 1).expand(c, 1, -1, 1), groups=c)
 
 
 def train_classifier(
@@ -438,6 +462,7 @@ def train_classifier(
     crop_size: int = CROP_SIZE,
     lr: float = 3e-3,
     device: str | None = None,
+    defocus: Sequence[float] = (),
     log=print,
 ) -> dict[str, float]:
     """Trains the index classifier on the labelled boxes of YOLO folders and saves it to ``out``.
@@ -459,6 +484,8 @@ def train_classifier(
         lr: peak learning rate of the one-cycle schedule (lower it to fine-tune from ``init``).
         device: ``"cpu"``, ``"cuda"`` or ``"cuda:N"``; by default CUDA when present. The crops stay
             in host memory as bytes and go to the device a batch at a time, where they are augmented.
+        defocus: Gaussian sigmas (crop pixels) for a further 30% of the crops, one drawn per crop: a
+            camera out of focus (see :func:`photometric`); none by default.
 
     Returns:
         The last epoch's metrics (``loss``, ``train_acc`` and, with ``val``, ``val_acc``).
@@ -503,7 +530,7 @@ def train_classifier(
         for i in range(0, len(order), batch):
             idx = order[i : i + batch]
             truth = targets[idx].to(target_device, non_blocking=True)
-            logits = model(augment(to_tensor(inputs[idx.numpy()]).to(target_device, non_blocking=True), noise))
+            logits = model(augment(to_tensor(inputs[idx.numpy()]).to(target_device, non_blocking=True), noise, defocus))
             loss = F.cross_entropy(logits, truth, label_smoothing=0.05)
             optimizer.zero_grad()
             loss.backward()

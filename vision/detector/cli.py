@@ -53,6 +53,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     cls.add_argument("--init", default=None, help="classifier checkpoint to continue training from (a narrower one is widened to --width, keeping what it learnt)")
     cls.add_argument("--threads", type=int, default=None, help="torch threads (1 is faster on a busy machine)")
     cls.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: CUDA if present)")
+    cls.add_argument("--defocus", default=None, metavar="SIGMA,...",
+                     help="blur a further 30%% of the crops by a Gaussian of one of these sigmas (crop pixels), as a camera "
+                     "out of focus does; e.g. 1,2,3 (default: none)")
     cls.set_defaults(func=_train_classifier)
 
     mine = subparsers.add_parser(
@@ -331,6 +334,18 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sigmas(text: str | None) -> tuple[float, ...]:
+    if text is None:
+        return ()
+    try:
+        sigmas = tuple(float(v) for v in text.split(","))
+    except ValueError:
+        sigmas = ()
+    if not sigmas or not all(0.1 <= v <= 8 for v in sigmas):
+        raise SystemExit(f"dokocam train-classifier: --defocus {text!r}: give Gaussian sigmas from 0.1 to 8 crop pixels, e.g. 1,2,3")
+    return sigmas
+
+
 def _train_classifier(args: argparse.Namespace) -> int:
     from vision.detector.classifier import ClassifierCheckpointError, CropFileError, DeviceError, train_classifier
 
@@ -340,7 +355,7 @@ def _train_classifier(args: argparse.Namespace) -> int:
         metrics = train_classifier(
             args.data, args.out, val=args.val, epochs=args.epochs, batch=args.batch, width=args.width, variants=args.variants, small_variants=args.small_variants,
             seed=args.seed, time_minutes=args.time_minutes, threads=args.threads, min_size=args.min_size, init=args.init,
-            crops=args.crops, crop_size=args.crop_size, lr=args.lr, device=args.device,
+            crops=args.crops, crop_size=args.crop_size, lr=args.lr, device=args.device, defocus=_sigmas(args.defocus),
         )  # fmt: skip
     except (ClassifierCheckpointError, CropFileError, DeviceError) as exc:
         raise SystemExit(f"dokocam train-classifier: {exc}") from None
