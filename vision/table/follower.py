@@ -746,18 +746,8 @@ class GameFollower:
             # Seen again on its spot, it is played again, not joined to a play that no longer is.
             self._recent = [r for r in self._recent if not (r[1] == lead_index and r[3] == number)]
             card = str(getattr(withdrawn, "card", ""))
-            return [
-                NeedsConfirmation(
-                    frame=event.frame,
-                    time=event.time,
-                    reason="card_withdrawn",
-                    trick=number,
-                    seat=getattr(withdrawn, "seat", None),
-                    card=card,
-                    message=f"{card}, counted as the lead of trick {number + 1}, left while trick {number} still lay on the "
-                    f"table: it was taken back; check trick {number}",
-                )
-            ]
+            message = f"{card}, counted as the lead of trick {number + 1}, left while trick {number} still lay on the table: it was taken back; check trick {number}"
+            return [_taken_back(event, number, withdrawn, message)]
         del self._tricks[number]
         self._cleared = {n: t for n, t in self._cleared.items() if n >= number - 1} | {number: trick}
         game = self.game
@@ -780,17 +770,12 @@ class GameFollower:
             cards = [str(getattr(w, "card", "")) for w in withdrawn]
             named = cards[0] if len(cards) == 1 else ", ".join(cards)
             before_trick = self._cleared.get(number - 1) or before
+            message = (
+                f"{named}, counted as the {'lead' if len(cards) == 1 else 'first cards'} of trick {number + 1}, "
+                f"left with trick {number}: {'it was' if len(cards) == 1 else 'they were'} taken back; check trick {number}"
+            )
             return [
-                NeedsConfirmation(
-                    frame=event.frame,
-                    time=event.time,
-                    reason="card_withdrawn",
-                    trick=number,
-                    seat=getattr(withdrawn[0], "seat", None),
-                    card=cards[0],
-                    message=f"{named}, counted as the {'lead' if len(cards) == 1 else 'first cards'} of trick {number + 1}, "
-                    f"left with trick {number}: {'it was' if len(cards) == 1 else 'they were'} taken back; check trick {number}",
-                ),
+                _taken_back(event, number, withdrawn[0], message),
                 *(self._reread(trick, before_trick, event) if len(cards) == 1 else self._reread_many(trick, before_trick, event)),
             ]
         out: list[TableEvent] = [TrickCleared(frame=event.frame, time=event.time, trick=number)]
@@ -816,6 +801,15 @@ class GameFollower:
             out.append(_trick_complete(game.tricks[number], number, event.frame, event.time))
             out.extend(self._game_over(event.frame, event.time))
         return out
+
+
+def _taken_back(event: CardLeft, trick: int, first: Any, message: str) -> NeedsConfirmation:
+    """A person is asked to check trick ``trick`` after the cards counted into the next one, ``first``
+    (a game event) the first of them, were taken back."""
+    return NeedsConfirmation(
+        frame=event.frame, time=event.time, reason="card_withdrawn", trick=trick, seat=getattr(first, "seat", None),
+        card=str(getattr(first, "card", "")), message=message,
+    )  # fmt: skip
 
 
 def _ask(
