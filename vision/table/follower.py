@@ -725,6 +725,7 @@ class GameFollower:
             self._track_trick.pop(trick.on_table.pop(), None)
         if trick.on_table:
             return []
+        del self._tricks[number]
         before = self._tricks.get(number - 1)
         if (
             number == self.game.trick_number
@@ -739,7 +740,6 @@ class GameFollower:
             # was a card seen twice (one card's two indices read as two cards, seed 39003 out of
             # focus), not a play. Closing it as a trick of its own would put every later trick
             # one trick on; if it was a real card, it is seen again and played again.
-            del self._tricks[number]
             withdrawn = self.game.undo()
             self._flags_seen = min(self._flags_seen, len(self.game.flags))
             lead_index = trick.reads[trick.plays[0][0]][0]
@@ -748,12 +748,10 @@ class GameFollower:
             card = str(getattr(withdrawn, "card", ""))
             message = f"{card}, counted as the lead of trick {number + 1}, left while trick {number} still lay on the table: it was taken back; check trick {number}"
             return [_taken_back(event, number, withdrawn, message)]
-        del self._tricks[number]
         self._cleared = {n: t for n, t in self._cleared.items() if n >= number - 1} | {number: trick}
         game = self.game
         previous = self._last_cleared
         self._last_cleared = (number, event.time)
-        before = self._tricks.get(number - 1)
         with_before = (previous is not None and previous[0] == number - 1 and event.time - previous[1] <= self.swept_together) or (
             # The trick before is still "on the table" only by a lingering track, while the rest
             # of it left moments ago: it was swept too.
