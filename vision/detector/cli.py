@@ -53,9 +53,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     cls.add_argument("--init", default=None, help="classifier checkpoint to continue training from (a narrower one is widened to --width, keeping what it learnt)")
     cls.add_argument("--threads", type=int, default=None, help="torch threads (1 is faster on a busy machine)")
     cls.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: CUDA if present)")
-    cls.add_argument("--defocus", default=None, metavar="SIGMA,...",
+    cls.add_argument("--defocus", type=_sigma, nargs="+", default=[], metavar="SIGMA",
                      help="blur a further 30%% of the crops by a Gaussian of one of these sigmas (crop pixels), as a camera "
-                     "out of focus does; e.g. 1,2,3 (default: none)")
+                     "out of focus does; e.g. 1 2 3 (default: none)")
     cls.set_defaults(func=_train_classifier)
 
     mine = subparsers.add_parser(
@@ -225,6 +225,14 @@ def _min_contrast(text: str) -> float:
     return value
 
 
+def _sigma(text: str) -> float:
+    """A Gaussian's sigma in crop pixels, in [0.1, 8]."""
+    value = _number(text)
+    if not 0.1 <= value <= 8:
+        raise argparse.ArgumentTypeError(f"{text} is outside [0.1, 8]: a Gaussian's sigma in crop pixels")
+    return value
+
+
 def _fine_scale(text: str) -> float:
     """The fine pass's size as a fraction of the inference size; 0 turns it off."""
     value = _number(text)
@@ -334,18 +342,6 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _sigmas(text: str | None) -> tuple[float, ...]:
-    if text is None:
-        return ()
-    try:
-        sigmas = tuple(float(v) for v in text.split(","))
-    except ValueError:
-        sigmas = ()
-    if not sigmas or not all(0.1 <= v <= 8 for v in sigmas):
-        raise SystemExit(f"dokocam train-classifier: --defocus {text!r}: give Gaussian sigmas from 0.1 to 8 crop pixels, e.g. 1,2,3")
-    return sigmas
-
-
 def _train_classifier(args: argparse.Namespace) -> int:
     from vision.detector.classifier import ClassifierCheckpointError, CropFileError, DeviceError, train_classifier
 
@@ -355,7 +351,7 @@ def _train_classifier(args: argparse.Namespace) -> int:
         metrics = train_classifier(
             args.data, args.out, val=args.val, epochs=args.epochs, batch=args.batch, width=args.width, variants=args.variants, small_variants=args.small_variants,
             seed=args.seed, time_minutes=args.time_minutes, threads=args.threads, min_size=args.min_size, init=args.init,
-            crops=args.crops, crop_size=args.crop_size, lr=args.lr, device=args.device, defocus=_sigmas(args.defocus),
+            crops=args.crops, crop_size=args.crop_size, lr=args.lr, device=args.device, defocus=tuple(args.defocus),
         )  # fmt: skip
     except (ClassifierCheckpointError, CropFileError, DeviceError) as exc:
         raise SystemExit(f"dokocam train-classifier: {exc}") from None
