@@ -137,6 +137,36 @@ def test_export_onnx_carries_the_classifier_and_reads_as_torch(tiny: dict[str, P
     assert export_source_digest(model.with_suffix(".onnx")) == file_digest(model)  # the locator's export is tagged too
 
 
+def test_table_frames_read_with_their_own_classifier_shipped_and_exported_beside(tiny: dict[str, Path], tmp_path: Path):
+    import torch
+
+    from vision.detector.classifier import IndexReader
+
+    # Another classifier for table frames: the tiny one with its weights changed, so the two read differently.
+    photo = tiny["model"].parent / "tiny.classifier.pt"
+    table = tmp_path / "table.classifier.pt"
+    state = torch.load(photo, weights_only=True)
+    state["model"] = {k: v * 1.5 if v.is_floating_point() else v for k, v in state["model"].items()}
+    torch.save(state, table)
+    model = tmp_path / "models" / "t.pt"
+    args = ["ship-detector", str(tiny["run"]), str(model), "--classifier", str(photo), "--imgsz", "64", "--table-classifier", str(table)]
+    assert main(args) == 0
+    assert json.loads(model.with_suffix(".json").read_text())["table_classifier"] == "table.classifier.pt"
+    assert (model.parent / "table.classifier.pt").exists()
+
+    image = cv2.imread(str(next((tiny["data"] / "images" / "val").iterdir())))
+    boxes = np.array([[10, 10, 40, 50], [60, 20, 75, 45]], float)
+    photos, frames = CardDetector.load(model).reader.probabilities(image, boxes), CardDetector.load(model, table=True).reader.probabilities(image, boxes)
+    assert not np.allclose(photos, frames)
+    assert np.allclose(frames, IndexReader.load(table).probabilities(image, boxes), atol=1e-6)
+
+    assert main(["export", "--format", "onnx", "--model", str(model)]) == 0
+    assert (model.parent / "tiny.classifier.onnx").exists() and (model.parent / "table.classifier.onnx").exists()
+    exported = CardDetector.load(model.with_suffix(".onnx"), table=True).reader
+    assert exported.session is not None
+    assert np.allclose(exported.probabilities(image, boxes), frames, atol=1e-5)
+
+
 def test_the_default_model_is_the_export_only_while_it_matches_the_pt(tiny: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture):
     from vision.detector import model as model_module
 

@@ -98,6 +98,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ship.add_argument("--target", choices=("corners", "cards"), default="corners")
     ship.add_argument("--classifier", default=None, help="classifier checkpoint to ship beside it")
     ship.add_argument("--refiner", default=None, help="box refiner checkpoint to ship beside it (`dokocam train-refiner`)")
+    ship.add_argument(
+        "--table-classifier", default=None, help="classifier checkpoint for table frames (`run`, `analyze`, `serve`), e.g. one trained with --defocus (default: --classifier)"
+    )
     ship.add_argument("--imgsz", type=int, default=640)
     ship.add_argument("--conf", type=float, default=0.25)
     ship.add_argument("--table-imgsz", type=int, default=None, help="inference size for whole table frames (default: --imgsz)")
@@ -407,7 +410,7 @@ def _ship(args: argparse.Namespace) -> int:
         min_contrast=args.min_contrast,
         table_min_contrast=args.table_min_contrast,
     )
-    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, card, classifier=args.classifier, refiner=args.refiner)
+    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, card, classifier=args.classifier, refiner=args.refiner, table_classifier=args.table_classifier)
     print(f"shipped {dest}")
     return 0
 

@@ -30,8 +30,8 @@ def exported_path(model: Path, fmt: str) -> Path:
 
 
 def export(model: Path, fmt: str, *, imgsz: int | None = None) -> Path:
-    """Exports the YOLO in ``model`` (a ``.pt``) to ``fmt`` beside it, and its classifier and box
-    refiner to ONNX beside their checkpoints; the model card is shared.
+    """Exports the YOLO in ``model`` (a ``.pt``) to ``fmt`` beside it, and its classifiers (photos'
+    and table frames') and box refiner to ONNX beside their checkpoints; the model card is shared.
 
     The export keeps a dynamic input size, so 16:9 frames are letterboxed to 16:9 and not padded
     to a square (fewer pixels to compute).
@@ -54,12 +54,12 @@ def export(model: Path, fmt: str, *, imgsz: int | None = None) -> Path:
 
         # So that the default model is this export only while it matches the .pt (``default_model``).
         tag_export(target, model)
-    if card.classifier:
-        from vision.detector.classifier import export_onnx
+    from vision.detector.classifier import export_onnx
 
+    for classifier in dict.fromkeys(c for c in (card.classifier, card.table_classifier) if c):
         # onnxruntime reads the crops whichever runtime the locator was exported for: the
         # classifier in torch was a third of a frame's time.
-        export_onnx(ModelCard.path_for(model).parent / card.classifier)
+        export_onnx(ModelCard.path_for(model).parent / classifier)
     if card.refiner:
         from vision.detector import refiner
 

@@ -114,6 +114,9 @@ class ModelCard:
         min_contrast: an image whose grey levels (0.5th to 99.5th percentile) span fewer than this
             many is stretched until they do (:func:`vision.detector.contrast.stretch_contrast`): a
             washed-out photo; ``None`` or ``0``: every image read as given.
+        table_classifier: path of the classifier for table frames, relative to the JSON file; ``None``:
+            ``classifier``. A table camera is a webcam, often out of focus, while photos are sharp: a
+            classifier trained on blurred crops as well reads the one better and the other worse.
         table_conf, table_locate_conf, table_locate_weight, table_min_contrast: ``conf``,
             ``locate_conf``, ``locate_weight`` and ``min_contrast`` for table frames (``None``: the photo values). The table pipeline was measured at its own
             operating point, so tuning the photo one must not move it.
@@ -136,6 +139,7 @@ class ModelCard:
     table_locate_weight: float | None = None
     min_contrast: float | None = None
     table_min_contrast: float | None = None
+    table_classifier: str | None = None
 
     @staticmethod
     def path_for(model: Path) -> Path:
@@ -148,7 +152,7 @@ class ModelCard:
         if not path.exists():
             return cls()
         data = json.loads(path.read_text())
-        names = ("target", "classifier", "refiner", "imgsz", "conf", "table_imgsz", "locate_conf", "locate_weight", "fine_scale", "fine_below", "table_conf", "table_locate_conf", "table_locate_weight", "min_contrast", "table_min_contrast")
+        names = ("target", "classifier", "refiner", "imgsz", "conf", "table_imgsz", "locate_conf", "locate_weight", "fine_scale", "fine_below", "table_conf", "table_locate_conf", "table_locate_weight", "min_contrast", "table_min_contrast", "table_classifier")
         fields = {k: data[k] for k in names if k in data}
         for key in ("scales", "stretches"):
             if key in data:
@@ -172,7 +176,7 @@ class ModelCard:
         if self.fine_scale is not None:
             data.setdefault("fine_scale", self.fine_scale)
             data.setdefault("fine_below", self.fine_below)
-        for key in ("table_conf", "table_locate_conf", "table_locate_weight", "min_contrast", "table_min_contrast"):
+        for key in ("table_conf", "table_locate_conf", "table_locate_weight", "min_contrast", "table_min_contrast", "table_classifier"):
             if getattr(self, key) is not None:
                 data.setdefault(key, getattr(self, key))
         path.write_text(json.dumps(data, indent=2) + "\n")
@@ -188,9 +192,12 @@ class ModelCard:
         >>> table = card.for_table()
         >>> table.imgsz, table.conf, table.locate_conf, table.locate_weight, table.scales, table.stretches, table.fine_scale
         (640, 0.4, 0.2, 0.5, (1.0,), (), None)
+        >>> ModelCard(classifier="c.pt", table_classifier="t.pt").for_table().classifier
+        't.pt'
         """
         return replace(
             self,
+            classifier=self.table_classifier or self.classifier,
             imgsz=self.table_imgsz or self.imgsz,
             conf=self.conf if self.table_conf is None else self.table_conf,
             locate_conf=self.locate_conf if self.table_locate_conf is None else self.table_locate_conf,

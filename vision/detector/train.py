@@ -150,11 +150,19 @@ def train_locator(
 
 
 def ship(
-    result: TrainResult, destination: str | Path, card: ModelCard, *, classifier: str | Path | None = None, refiner: str | Path | None = None, **extra: object
+    result: TrainResult,
+    destination: str | Path,
+    card: ModelCard,
+    *,
+    classifier: str | Path | None = None,
+    refiner: str | Path | None = None,
+    table_classifier: str | Path | None = None,
+    **extra: object,
 ) -> Path:
     """Copies a run's best weights to ``destination`` and writes ``card`` as its model card JSON beside it.
 
-    ``classifier`` and ``refiner``, checkpoint paths, are copied beside the weights and named in the card.
+    ``classifier``, ``refiner`` and ``table_classifier``, checkpoint paths, are copied beside the weights
+    and named in the card.
     """
     destination = Path(destination)
     destination.parent.mkdir(parents=True, exist_ok=True)
@@ -168,5 +176,5 @@ def ship(
             shutil.copyfile(checkpoint, destination.parent / name)
         return name
 
-    replace(card, classifier=beside(classifier), refiner=beside(refiner)).save(destination, **extra)
+    replace(card, classifier=beside(classifier), refiner=beside(refiner), table_classifier=beside(table_classifier)).save(destination, **extra)
     return destination
