@@ -710,6 +710,13 @@ class GameFollower:
 
     # --- departures ---------------------------------------------------------------------------
 
+    def _undo(self, count: int) -> list[Any]:
+        """Takes the game's last ``count`` plays back, oldest first; flags they raised are forgotten, so
+        that raised again they are reported again."""
+        withdrawn = [self.game.undo() for _ in range(count)][::-1]
+        self._flags_seen = min(self._flags_seen, len(self.game.flags))
+        return withdrawn
+
     def _left(self, event: CardLeft) -> list[TableEvent]:
         number = self._track_trick.pop(event.track_id, None)
         if number is None:
@@ -740,8 +747,7 @@ class GameFollower:
             # was a card seen twice (one card's two indices read as two cards, seed 39003 out of
             # focus), not a play. Closing it as a trick of its own would put every later trick
             # one trick on; if it was a real card, it is seen again and played again.
-            withdrawn = self.game.undo()
-            self._flags_seen = min(self._flags_seen, len(self.game.flags))
+            (withdrawn,) = self._undo(1)
             lead_index = trick.reads[trick.plays[0][0]][0]
             # Seen again on its spot, it is played again, not joined to a play that no longer is.
             self._recent = [r for r in self._recent if not (r[1] == lead_index and r[3] == number)]
@@ -763,8 +769,7 @@ class GameFollower:
             # before: they lay in that trick all along (cards seen twice, or misreadings), so they
             # are taken back. Closing them as a trick of their own would put every later trick one
             # trick on.
-            withdrawn = [game.undo() for _ in trick.plays][::-1]
-            self._flags_seen = min(self._flags_seen, len(game.flags))
+            withdrawn = self._undo(len(trick.plays))
             cards = [str(getattr(w, "card", "")) for w in withdrawn]
             named = cards[0] if len(cards) == 1 else ", ".join(cards)
             before_trick = self._cleared.get(number - 1) or before
