@@ -252,3 +252,30 @@ def test_detect_json_stdout_is_only_json_lines_with_an_exported_model(tiny: dict
     lines = run.stdout.splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["image"] == str(image)
     assert "ONNX Runtime" in run.stderr  # the load is still reported, where a person reads it
+
+
+def test_a_rescorer_is_fitted_shipped_and_read_for_photos_only(tiny: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    rescorer = tmp_path / "r.json"
+    # The tiny locator finds junk at best: a low floor gives it readings to fit on (nearly all misses).
+    assert main(["train-rescorer", str(tiny["data"]), "--out", str(rescorer), "--model", str(tiny["model"]), "--floor", "0.001", "--hidden", "4", "--epochs", "20"]) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert report["readings"] > 0 and report["images"] == 6 and rescorer.exists()
+    model = tmp_path / "models" / "t.pt"
+    photo = tiny["model"].parent / "tiny.classifier.pt"
+    assert main(["ship-detector", str(tiny["run"]), str(model), "--classifier", str(photo), "--imgsz", "64", "--conf", "0.01", "--rescorer", str(rescorer)]) == 0
+    assert json.loads(model.with_suffix(".json").read_text())["rescorer"] == "r.json"
+    photos, frames = CardDetector.load(model), CardDetector.load(model, table=True)
+    assert photos.rescorer is not None and photos.rescorer.floor == pytest.approx(0.001) and frames.rescorer is None
+    image = cv2.imread(str(next((tiny["data"] / "images" / "val").iterdir())))
+    found = photos.reads(image, 0.0)
+    assert "scores" in found.data and found.confidence.tolist() == pytest.approx(found.data["scores"].max(1).tolist())
+    # A damaged rescorer beside the model is a clear error, not a crash deep in a frame.
+    (model.parent / "r.json").write_text("{")
+    with pytest.raises(ValueError, match="cannot be read as a rescorer"):
+        CardDetector.load(model)
+    (model.parent / "r.json").unlink()
+    assert main(["detect", str(next((tiny["data"] / "images" / "val").iterdir())), "--model", str(model), "--json"]) == 2
+    assert "names r.json beside the model, but there is no such file" in capsys.readouterr().err
+    assert CardDetector.load(model, table=True).rescorer is None  # table frames never needed it
+    with pytest.raises(SystemExit, match="--floor must lie between 0 and 1"):
+        main(["train-rescorer", str(tiny["data"]), "--out", str(rescorer), "--model", str(tiny["model"]), "--floor", "2"])

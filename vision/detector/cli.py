@@ -92,12 +92,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ref.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: CUDA if present)")
     ref.set_defaults(func=_train_refiner)
 
+    resc = subparsers.add_parser(
+        "train-rescorer", help="fit the reading rescorer that scores each box's readings with its neighbours' (photos)",
+        description="Read labelled folders (their train split) with a detector's plain scores and fit a small network that gives each "
+        "reading its probability of lying on an index of that card, from the box's readings, its size and the readings of boxes around it "
+        "(the card's other corner). Ship it with `ship-detector --rescorer`; photos are then scored by it, table frames never.",
+    )  # fmt: skip
+    resc.add_argument("data", nargs="+", help="generated YOLO folder or data.yaml (train split); not the folders you score on")
+    resc.add_argument("--out", required=True, help="rescorer to write (.json)")
+    resc.add_argument("--model", default=None, help="the detector whose reads it scores (default: the shipped one)")
+    resc.add_argument("--floor", type=float, default=0.05, help="plain score a box and a reading need to be rescored (default 0.05)")
+    resc.add_argument("--hidden", type=int, default=32, help="hidden units (default 32)")
+    resc.add_argument("--epochs", type=int, default=600, help="full-batch Adam steps (default 600)")
+    resc.add_argument("--seed", type=int, default=0)
+    resc.set_defaults(func=_train_rescorer)
+
     ship = subparsers.add_parser("ship-detector", help="copy a run's weights into models/ with their model card", description="Copy OUT/weights/best.pt to a models/ path and write its <stem>.json model card.")
     ship.add_argument("run", help="run folder of `dokocam train`")
     ship.add_argument("dest", help="destination .pt, e.g. models/dokocam-corners.pt")
     ship.add_argument("--target", choices=("corners", "cards"), default="corners")
     ship.add_argument("--classifier", default=None, help="classifier checkpoint to ship beside it")
     ship.add_argument("--refiner", default=None, help="box refiner checkpoint to ship beside it (`dokocam train-refiner`)")
+    ship.add_argument("--rescorer", default=None, help="reading rescorer to ship beside it, for photos (`dokocam train-rescorer`)")
+    ship.add_argument("--rescorer-conf", type=float, default=None, help="score threshold for rescored photos (default: --conf)")
     ship.add_argument(
         "--table-classifier", default=None, help="classifier checkpoint for table frames (`run`, `analyze`, `serve`), e.g. one trained with --defocus (default: --classifier)"
     )
@@ -131,7 +148,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ev.add_argument("--model", default=None)
     ev.add_argument("--out", default=None, help="folder for metrics.json, confusion.png, examples/ (default runs/eval/<folder>)")
     ev.add_argument("--conf", type=float, default=None, help="score threshold of the detections counted for precision, recall and F1 (default: the model card's)")
-    ev.add_argument("--map-conf", type=float, default=None, help="score threshold of the boxes ranked for mAP50 (default 0.05, as the model card counts it); one detection run serves both")
+    ev.add_argument("--map-conf", type=float, default=None, help="score threshold of the boxes ranked for mAP50 (default 0.001, as the model card and Ultralytics' validator count it); one detection run serves both")
     ev.add_argument("--imgsz", type=int, default=None)
     _add_views(ev)
     ev.add_argument("--split", default=None, help="sub-split to read (val, train)")
@@ -388,6 +405,35 @@ def _train_refiner(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train_rescorer(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from vision.detector.dataset import DatasetFolderError, train_split
+    from vision.detector.model import CardDetector, ModelNotFoundError
+    from vision.detector.rescorer import collect_readings, fit_rescorer
+
+    if not 0 < args.floor < 1:
+        raise SystemExit(f"dokocam train-rescorer: --floor must lie between 0 and 1, got {args.floor}")
+    try:
+        detector = CardDetector.load(args.model, workers=2)
+        folders = [train_split(d) for d in args.data]
+    except (ModelNotFoundError, DatasetFolderError) as exc:
+        raise SystemExit(f"dokocam train-rescorer: {exc}") from None
+    if detector.reader is None:
+        raise SystemExit(f"dokocam train-rescorer: {args.model} has no classifier whose readings could be rescored")
+    detector.rescorer = None
+    try:
+        parts = [collect_readings(f, detector, floor=args.floor, progress=sys.stderr.isatty()) for f in folders]
+    except ValueError as exc:
+        raise SystemExit(f"dokocam train-rescorer: {exc}") from None
+    features, hits = np.concatenate([x for x, _ in parts]), np.concatenate([y for _, y in parts])
+    info = {"model": str(args.model or "shipped"), "data": [str(d) for d in args.data], "images": sum(len(f.items) for f in folders)}
+    rescorer = fit_rescorer(features, hits, hidden=args.hidden, epochs=args.epochs, seed=args.seed, floor=args.floor, weight=detector.card.locate_weight, info=info)
+    rescorer.save(args.out)
+    print(json.dumps({"rescorer": args.out, **(rescorer.info or {})}))
+    return 0
+
+
 def _ship(args: argparse.Namespace) -> int:
     from vision.detector.model import ModelCard
     from vision.detector.train import TrainResult, ship
@@ -409,8 +455,9 @@ def _ship(args: argparse.Namespace) -> int:
         table_locate_weight=args.table_locate_weight,
         min_contrast=args.min_contrast,
         table_min_contrast=args.table_min_contrast,
+        rescorer_conf=args.rescorer_conf,
     )
-    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, card, classifier=args.classifier, refiner=args.refiner, table_classifier=args.table_classifier)
+    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, card, classifier=args.classifier, refiner=args.refiner, table_classifier=args.table_classifier, rescorer=args.rescorer)
     print(f"shipped {dest}")
     return 0
 

@@ -72,23 +72,28 @@ def every_reading(corners: Detections, conf: float, weight: float = 0.5) -> Dete
 
     This is how mAP counts a detector with class scores (Ultralytics' validator keeps every class of
     a box above its threshold, ``multi_label=True``): a small index read 60/40 between two cards is
-    a hit for the right one at its lower score instead of a plain miss. Boxes without
-    ``data["probs"]`` and ``data["located"]`` stay as they are. A box's first reading is always kept.
+    a hit for the right one at its lower score instead of a plain miss. A rescored box
+    (``data["scores"]``, :mod:`vision.detector.rescorer`) takes its readings' fitted scores. Boxes
+    without those or ``data["probs"]`` and ``data["located"]`` stay as they are. A box's first
+    reading is always kept.
 
     >>> d = Detections(xyxy=[[0, 0, 8, 8]], confidence=[0.6], class_id=[1], data={"probs": [[0.3, 0.6, 0.1]], "located": [0.6]})
     >>> e = every_reading(d, conf=0.3)
     >>> e.class_id.tolist(), [round(float(c), 2) for c in e.confidence]
     ([1, 0], [0.6, 0.42])
     """
-    probs, located = corners.data.get("probs"), corners.data.get("located")
-    if probs is None or located is None or not len(corners):
+    probs, located, fitted = corners.data.get("probs"), corners.data.get("located"), corners.data.get("scores")
+    if fitted is not None and len(corners):
+        scores = np.array(fitted, np.float64)
+    elif probs is None or located is None or not len(corners):
         return corners
-    probs = np.asarray(probs, np.float64)
-    scores = corner_score(np.asarray(located, np.float64)[:, None], probs, weight)
-    first = np.zeros(probs.shape, bool)
+    else:
+        scores = corner_score(np.asarray(located, np.float64)[:, None], np.asarray(probs, np.float64), weight)
+    first = np.zeros(scores.shape, bool)
     first[np.arange(len(corners)), corners.class_id] = True
     scores[first] = corners.confidence
-    rows, cards = np.nonzero((scores >= conf) | first)
+    # A reading scored 0 (a rescorer's reading it never saw, or no probability at all) is no reading.
+    rows, cards = np.nonzero(((scores >= conf) & (scores > 0)) | first)
     order = np.lexsort((-scores[rows, cards], rows))
     rows, cards = rows[order], cards[order]
     return Detections(xyxy=corners.xyxy[rows], confidence=scores[rows, cards], class_id=cards, data={key: value[rows] for key, value in corners.data.items()})
@@ -411,11 +416,13 @@ def group_corners(corners: Detections, *, locate_weight: float = 0.5, **kwargs: 
     scores = [float(corners.confidence[list(g)].max()) for g in groups]
     if probs is not None:
         located = corners.data.get("located", corners.confidence)
+        fitted = corners.data.get("scores")
         for k, g in enumerate(groups):
             rows = list(g)
             if len(set(corners.class_id[rows].tolist())) > 1:
                 names[k], agreement = joint_card(*probs[rows])
-                scores[k] = float(corner_score(max(located[rows]), agreement, locate_weight))
+                # A rescored corner already weighed its partner's reading: the pair's score is its surer corner's for that card.
+                scores[k] = float(np.max(fitted[rows, names[k]])) if fitted is not None else float(corner_score(max(located[rows]), agreement, locate_weight))
     xyxy = np.array(
         [
             [corners.xyxy[list(g), 0].min(), corners.xyxy[list(g), 1].min(), corners.xyxy[list(g), 2].max(), corners.xyxy[list(g), 3].max()]

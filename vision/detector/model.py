@@ -76,7 +76,8 @@ class _Stderr:
 
 
 class ModelNotFoundError(ValueError):
-    """The model path does not exist (train one with ``dokocam train`` or pass ``--model``)."""
+    """The model path does not exist (train one with ``dokocam train`` or pass ``--model``), or a file
+    its model card names beside it is missing or cannot be read."""
 
 
 class UnreadableImageError(ValueError):
@@ -114,6 +115,13 @@ class ModelCard:
         min_contrast: an image whose grey levels (0.5th to 99.5th percentile) span fewer than this
             many is stretched until they do (:func:`vision.detector.contrast.stretch_contrast`): a
             washed-out photo; ``None`` or ``0``: every image read as given.
+        rescorer: path of the reading rescorer (:mod:`vision.detector.rescorer`) for photos, relative to
+            the JSON file: each reading's score is then its fitted probability of being right, from
+            the box's readings and its neighbours', instead of :func:`~vision.detector.grouping.corner_score`.
+            Table frames never use it: they are read by their own classifier and at thresholds measured
+            on plain scores.
+        rescorer_conf: the score threshold for photos when they are rescored (``conf`` stays the plain
+            scores' threshold, for a detector of these weights without the rescorer).
         table_classifier: path of the classifier for table frames, relative to the JSON file; ``None``:
             ``classifier``. A table camera is a webcam, often out of focus, while photos are sharp: a
             classifier trained on blurred crops as well reads the one better and the other worse.
@@ -140,6 +148,8 @@ class ModelCard:
     min_contrast: float | None = None
     table_min_contrast: float | None = None
     table_classifier: str | None = None
+    rescorer: str | None = None
+    rescorer_conf: float | None = None
 
     @staticmethod
     def path_for(model: Path) -> Path:
@@ -152,7 +162,7 @@ class ModelCard:
         if not path.exists():
             return cls()
         data = json.loads(path.read_text())
-        names = ("target", "classifier", "refiner", "imgsz", "conf", "table_imgsz", "locate_conf", "locate_weight", "fine_scale", "fine_below", "table_conf", "table_locate_conf", "table_locate_weight", "min_contrast", "table_min_contrast", "table_classifier")
+        names = ("target", "classifier", "refiner", "imgsz", "conf", "table_imgsz", "locate_conf", "locate_weight", "fine_scale", "fine_below", "table_conf", "table_locate_conf", "table_locate_weight", "min_contrast", "table_min_contrast", "table_classifier", "rescorer", "rescorer_conf")
         fields = {k: data[k] for k in names if k in data}
         for key in ("scales", "stretches"):
             if key in data:
@@ -176,7 +186,7 @@ class ModelCard:
         if self.fine_scale is not None:
             data.setdefault("fine_scale", self.fine_scale)
             data.setdefault("fine_below", self.fine_below)
-        for key in ("table_conf", "table_locate_conf", "table_locate_weight", "min_contrast", "table_min_contrast", "table_classifier"):
+        for key in ("table_conf", "table_locate_conf", "table_locate_weight", "min_contrast", "table_min_contrast", "table_classifier", "rescorer", "rescorer_conf"):
             if getattr(self, key) is not None:
                 data.setdefault(key, getattr(self, key))
         path.write_text(json.dumps(data, indent=2) + "\n")
@@ -192,12 +202,15 @@ class ModelCard:
         >>> table = card.for_table()
         >>> table.imgsz, table.conf, table.locate_conf, table.locate_weight, table.scales, table.stretches, table.fine_scale
         (640, 0.4, 0.2, 0.5, (1.0,), (), None)
-        >>> ModelCard(classifier="c.pt", table_classifier="t.pt").for_table().classifier
-        't.pt'
+        >>> table = ModelCard(classifier="c.pt", table_classifier="t.pt", rescorer="r.json").for_table()
+        >>> table.classifier, table.rescorer
+        ('t.pt', None)
         """
         return replace(
             self,
             classifier=self.table_classifier or self.classifier,
+            rescorer=None,
+            rescorer_conf=None,
             imgsz=self.table_imgsz or self.imgsz,
             conf=self.conf if self.table_conf is None else self.table_conf,
             locate_conf=self.locate_conf if self.table_locate_conf is None else self.table_locate_conf,
@@ -354,6 +367,7 @@ class CardDetector:
     card: ModelCard
     reader: Any = None  # classifier.IndexReader or None
     refiner: Any = None  # refiner.BoxReader or None
+    rescorer: Any = None  # rescorer.Rescorer or None
     conf: float = 0.25
     iou: float = 0.6
     imgsz: int = 640
@@ -413,6 +427,9 @@ class CardDetector:
         card = ModelCard.load(path)
         if table:
             card = card.for_table()
+        for part in (card.classifier, card.refiner, card.rescorer):
+            if part and not (ModelCard.path_for(path).parent / part).exists():
+                raise ModelNotFoundError(f"{ModelCard.path_for(path)} names {part} beside the model, but there is no such file: copy it there or remove it from the card")
         yolo = YOLO(str(path), task="detect")
         reader = None
         if card.classifier:
@@ -431,12 +448,21 @@ class CardDetector:
             refiner = BoxReader.load(checkpoint)
             if path.suffix == ".onnx" or path.name.endswith(OPENVINO_SUFFIX):
                 refiner = refiner.using_onnx(checkpoint)
+        rescorer = None
+        if card.rescorer and reader is not None:
+            from vision.detector.rescorer import Rescorer, RescorerFileError
+
+            try:
+                rescorer = Rescorer.load(ModelCard.path_for(path).parent / card.rescorer)
+            except RescorerFileError as exc:
+                raise ModelNotFoundError(str(exc)) from None
         return cls(
             yolo=yolo,
             card=card,
             reader=reader,
             refiner=refiner,
-            conf=card.conf if conf is None else conf,
+            rescorer=rescorer,
+            conf=(card.rescorer_conf if rescorer is not None and card.rescorer_conf is not None else card.conf) if conf is None else conf,
             imgsz=imgsz or card.imgsz,
             scales=scales or card.scales,
             fine_scale=(card.fine_scale if fine_scale is None else fine_scale) or None,
@@ -467,8 +493,14 @@ class CardDetector:
         and one that is, is treated the same at any lower threshold. (With a classifier this needs
         the model card's ``locate_conf``, as the shipped card has; without one the locator's own
         threshold follows ``conf``.)
+
+        With a rescorer (photos, :mod:`vision.detector.rescorer`) every box whose plain score reaches
+        the rescorer's floor is refined, read and rescored, whatever ``conf`` is: a box's new score
+        depends on its neighbours'. Its score is then its likeliest reading's probability of being
+        right, ``data["scores"]`` holds every card's, and its card is the likeliest of those.
         """
         conf = self.conf if conf is None else conf
+        plain_conf = conf if self.rescorer is None else self.rescorer.floor
         image = self.prepared(image)
         found = self._locate(image, conf)
         self.timing.refine = self.timing.classify = 0.0
@@ -487,7 +519,7 @@ class CardDetector:
             # the refined crop alone and 0.9776 both; real photos F1 0.900 and 0.907.
             # A box that could not reach ``conf`` even if its refined crop read as a certain card is
             # neither moved nor read again (the same boxes, in a fraction of the time).
-            hopeful = corner_score(found.confidence, (probs[:, :BACKGROUND].max(1) + 1) / 2, self.card.locate_weight) >= conf
+            hopeful = corner_score(found.confidence, (probs[:, :BACKGROUND].max(1) + 1) / 2, self.card.locate_weight) >= plain_conf
             xyxy = self._refined(image, found.xyxy, hopeful)
             start = time.perf_counter()
             if hopeful.any():
@@ -501,11 +533,24 @@ class CardDetector:
         located = found.confidence * (1 - probs[:, BACKGROUND])
         best = probs[:, :BACKGROUND].argmax(1)
         score = corner_score(located, probs[np.arange(len(best)), best], self.card.locate_weight)
+        if self.rescorer is not None:
+            return self._kind(self._rescored(xyxy, probs[:, :BACKGROUND], located, score >= plain_conf, conf))
         keep = score >= conf
         # The card probabilities travel on: grouping lets two corners of one card outvote a misread.
         return self._kind(
             Detections(xyxy=xyxy[keep], confidence=score[keep], class_id=best[keep], data={"probs": probs[keep, :BACKGROUND], "located": located[keep]})
         )
+
+    def _rescored(self, xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray, candidates: np.ndarray, conf: float) -> Detections:
+        """The ``candidates`` rescored together (:attr:`rescorer`), those scoring ``conf`` or more."""
+        start = time.perf_counter()
+        xyxy, probs, located = xyxy[candidates], probs[candidates], located[candidates]
+        scores = self.rescorer.scores(xyxy, probs, located)
+        best = scores.argmax(1) if len(scores) else np.zeros(0, np.int64)
+        score = scores[np.arange(len(best)), best]
+        keep = score >= conf
+        self.timing.classify += (time.perf_counter() - start) * 1000
+        return Detections(xyxy=xyxy[keep], confidence=score[keep], class_id=best[keep], data={"probs": probs[keep], "located": located[keep], "scores": scores[keep]})
 
     def _refined(self, image: np.ndarray, xyxy: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """``xyxy`` with its ``rows`` moved onto their indices by the refiner (as they are without one)."""

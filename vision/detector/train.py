@@ -157,12 +157,13 @@ def ship(
     classifier: str | Path | None = None,
     refiner: str | Path | None = None,
     table_classifier: str | Path | None = None,
+    rescorer: str | Path | None = None,
     **extra: object,
 ) -> Path:
     """Copies a run's best weights to ``destination`` and writes ``card`` as its model card JSON beside it.
 
-    ``classifier``, ``refiner`` and ``table_classifier``, checkpoint paths, are copied beside the weights
-    and named in the card.
+    ``classifier``, ``refiner``, ``table_classifier`` and ``rescorer``, file paths, are copied beside
+    the weights and named in the card.
     """
     destination = Path(destination)
     destination.parent.mkdir(parents=True, exist_ok=True)
@@ -176,5 +177,5 @@ def ship(
             shutil.copyfile(checkpoint, destination.parent / name)
         return name
 
-    replace(card, classifier=beside(classifier), refiner=beside(refiner), table_classifier=beside(table_classifier)).save(destination, **extra)
+    replace(card, classifier=beside(classifier), refiner=beside(refiner), table_classifier=beside(table_classifier), rescorer=beside(rescorer)).save(destination, **extra)
     return destination

@@ -1,0 +1,147 @@
+"""The reading rescorer: its features, its fit, its file, and how the detector and mAP use its scores."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.detections import Detections
+from vision.detector.grouping import every_reading, group_corners
+from vision.detector.matching import average_precision
+from vision.detector.model import CardDetector, ModelCard
+from vision.detector.rescorer import FEATURES, Rescorer, RescorerFileError, fit_rescorer, reading_features
+
+PARTNER, TWIN = FEATURES.index("log_partner"), FEATURES.index("log_twin")
+
+
+def _probs(*rows: dict[int, float], cards: int = 4) -> np.ndarray:
+    out = np.zeros((len(rows), cards))
+    for k, row in enumerate(rows):
+        for c, p in row.items():
+            out[k, c] = p
+    return out
+
+
+def test_a_corner_is_supported_by_its_cards_other_corner_only_at_a_cards_distance():
+    # Box 0 and box 1: 10x14 indices 50 px apart (3.6 index sizes, a card's two corners); box 2 far off (80 sizes); box 3 on box 0's print.
+    xyxy = np.array([[0, 0, 10, 14], [50, 0, 60, 14], [1100, 0, 1110, 14], [1, 1, 11, 15]], float)
+    probs = _probs({1: 0.5, 2: 0.4}, {1: 0.9}, {2: 0.95}, {2: 0.6})
+    f = reading_features(xyxy, probs, np.array([0.8, 0.9, 0.9, 0.5]), 0.35)
+    assert np.exp(f[0, 1, PARTNER]) == pytest.approx(0.9 * 0.9 + 1e-3)  # its partner reads card 1
+    assert np.exp(f[0, 2, PARTNER]) == pytest.approx(1e-3)  # the far box's card 2 does not count
+    assert np.exp(f[0, 2, TWIN]) == pytest.approx(0.6 * 0.5 + 1e-3)  # the box on the same print does
+    assert f[2, :, FEATURES.index("has_partner")].tolist() == [0.0] * 4
+    # A box of a very different size at that distance is no partner (two corners are printed alike).
+    small = reading_features(np.array([[0, 0, 10, 14], [50, 0, 53, 4]], float), _probs({1: 0.5}, {1: 0.9}), np.array([0.8, 0.9]), 0.35)
+    assert np.exp(small[0, 1, PARTNER]) == pytest.approx(1e-3)
+
+
+def test_the_fit_learns_what_the_plain_score_cannot_see():
+    # Readings of equal plain score, right exactly when the card's other corner reads it too.
+    rng = np.random.default_rng(0)
+    n = 4000
+    features = rng.normal(size=(n, len(FEATURES)))
+    supported = rng.random(n) < 0.3
+    features[:, PARTNER] = np.where(supported, np.log(0.8), np.log(1e-3)) + rng.normal(0, 0.05, n)
+    hits = supported & (rng.random(n) < 0.95)
+    rescorer = fit_rescorer(features, hits, hidden=8, epochs=200)
+    scores = rescorer.apply(features)
+    plain = rng.random(n)  # what a score blind to the partner ranks by
+    assert average_precision(scores, hits, int(hits.sum())) > 0.9 > average_precision(plain, hits, int(hits.sum())) + 0.4
+    assert rescorer.info is not None and rescorer.info["readings"] == n and rescorer.info["hits"] == int(hits.sum())
+
+
+def test_a_rescorer_file_round_trips_and_a_foreign_or_damaged_one_is_refused(tmp_path: Path):
+    rng = np.random.default_rng(1)
+    k = len(FEATURES)
+    rescorer = Rescorer(mean=rng.normal(size=k), std=rng.random(k) + 0.5, w1=rng.normal(size=(k, 5)), b1=rng.normal(size=5), w2=rng.normal(size=5), b2=0.3, floor=0.07)
+    path = rescorer.save(tmp_path / "r.json")
+    loaded = Rescorer.load(path)
+    features = rng.normal(size=(3, 4, k))
+    assert np.allclose(loaded.apply(features), rescorer.apply(features)) and loaded.floor == 0.07
+    (tmp_path / "other.json").write_text(json.dumps({"kind": "something else"}))
+    with pytest.raises(RescorerFileError, match="not a dokocam rescorer"):
+        Rescorer.load(tmp_path / "other.json")
+    data = json.loads(path.read_text())
+    data["features"] = data["features"][:-1]
+    (tmp_path / "old.json").write_text(json.dumps(data))
+    with pytest.raises(RescorerFileError, match="other features"):
+        Rescorer.load(tmp_path / "old.json")
+    data = json.loads(path.read_text())
+    data["w2"] = data["w2"][:2]
+    (tmp_path / "cut.json").write_text(json.dumps(data))
+    with pytest.raises(RescorerFileError, match="damaged"):
+        Rescorer.load(tmp_path / "cut.json")
+    (tmp_path / "half.json").write_text(path.read_text()[:100])
+    with pytest.raises(RescorerFileError, match="cannot be read"):
+        Rescorer.load(tmp_path / "half.json")
+
+
+def _partner_rescorer() -> Rescorer:
+    """A hand-made rescorer: a reading's score rises with its partner's support and its own probability."""
+    k = len(FEATURES)
+    w1 = np.zeros((k, 2))
+    w1[PARTNER, 0], w1[FEATURES.index("log_probability"), 1] = 1.0, 1.0
+    return Rescorer(mean=np.zeros(k), std=np.ones(k), w1=w1, b1=np.array([7.0, 10.0]), w2=np.array([1.0, 1.0]), b2=-12.0)
+
+
+class _Reader:
+    def __init__(self, rows: np.ndarray) -> None:
+        self.rows = rows
+
+    def probabilities(self, image: np.ndarray, xyxy: np.ndarray, **kwargs: object) -> np.ndarray:
+        return self.rows[: len(xyxy)].copy()
+
+
+class _Locator:
+    def __init__(self, boxes: list[tuple[float, float, float, float, float]]) -> None:
+        self.boxes = boxes
+
+    def predict(self, image: np.ndarray, **kwargs: object) -> list[object]:
+        import torch
+
+        from tests.vision.test_detector_passes import _Boxes, _Result
+
+        rows = torch.tensor(self.boxes, dtype=torch.float32).reshape(-1, 5)
+        return [_Result(_Boxes(rows[:, :4], rows[:, 4], torch.zeros(len(rows))))]
+
+
+def test_photos_are_scored_by_the_rescorer_with_the_cards_other_corner_and_tables_never():
+    from vision.detector.cropping import BACKGROUND
+
+    # Two corners of one card 50 px apart read 0.55/0.4 and 0.9 as card 3, and a lone corner read 0.55 as card 5.
+    probs = np.zeros((3, 25))
+    probs[0, [3, 7, BACKGROUND]] = (0.55, 0.4, 0.05)
+    probs[1, [3, BACKGROUND]] = (0.9, 0.1)
+    probs[2, [5, BACKGROUND]] = (0.55, 0.45)
+    locator = _Locator([(10, 10, 24, 30, 0.8), (60, 10, 74, 30, 0.8), (200, 100, 214, 120, 0.8)])
+    card = ModelCard(imgsz=320, locate_weight=0.35, locate_conf=0.05, rescorer="r.json")
+    detector = CardDetector(yolo=locator, card=card, reader=_Reader(probs), rescorer=_partner_rescorer(), conf=0.05, imgsz=320)
+    image = np.zeros((200, 300, 3), np.uint8)
+    found = detector.reads(image)
+    assert found.class_id.tolist() == [3, 3, 5]
+    assert found.confidence.tolist() == pytest.approx(found.data["scores"].max(1).tolist())
+    # The lone corner reads as surely as the first, but has no partner: it is scored below it.
+    assert found.confidence[2] < found.confidence[0]
+    # The reads at a threshold are those of a lower one that score that much, scored the same.
+    high = detector.reads(image, conf=float(found.confidence[2]) + 1e-6)
+    assert high.class_id.tolist() == [3, 3] and high.confidence.tolist() == pytest.approx(found.confidence[:2].tolist())
+    # mAP ranks every reading by its fitted score; the first corner's second reading is there too.
+    readings = every_reading(found, 0.0)
+    assert sorted(readings.confidence.tolist()) == pytest.approx(sorted(found.data["scores"][found.data["scores"] > 0].tolist()))
+    # Table frames keep the plain score: their thresholds were measured on it.
+    assert card.for_table().rescorer is None
+
+
+def test_a_pair_read_two_ways_takes_its_surer_corners_fitted_score_for_the_joint_card():
+    scores = np.array([[0.0, 0.7, 0.2], [0.0, 0.3, 0.6]])
+    probs = np.array([[0.0, 0.6, 0.4], [0.0, 0.45, 0.55]])
+    corners = Detections(
+        xyxy=[[0, 0, 10, 14], [50, 0, 60, 14]], confidence=[0.7, 0.6], class_id=[1, 2], data={"probs": probs, "located": np.array([0.9, 0.9]), "scores": scores}
+    )
+    cards = group_corners(corners, locate_weight=0.35)
+    assert len(cards) == 1 and cards.class_id.tolist() == [1]  # 0.6 * 0.45 beats 0.4 * 0.55
+    assert cards.confidence.tolist() == pytest.approx([0.7])

@@ -1,0 +1,268 @@
+"""A learned score for each reading of a located box: how likely it is that the box lies on an index
+of that card (IoU 0.5 or more).
+
+A corner's plain score (:func:`~vision.detector.grouping.corner_score`) sees one box at a time: the
+locator's confidence and the classifier's probability. Where mAP50 was lost (session 25, pooled
+synthetic seeds 77/78/90), most of it was below a score of 0.3: blurred indices a dozen pixels tall
+read 40/60 between two cards, ranked among thousands of second readings of other boxes. What tells
+them apart is context the plain score ignores: the card's other corner read the same way (two
+corners of one card lie 2-9 index sizes apart), a second box on the same print, how sure the box's
+first reading is, its size and shape. A small network over those (:data:`FEATURES`) gives each
+reading a probability fitted on generated scenes; the detector's score for photos is that
+probability.
+
+The network is a 32-unit MLP stored as JSON (``dokocam train-rescorer``); it runs in numpy.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.detector.grouping import MAX_RATIO, MIN_RATIO, corner_score
+
+FEATURES = (
+    "log_probability",  # the classifier's probability of this card
+    "log_best_probability",  # ... of the box's likeliest card
+    "is_best",  # this card is the likeliest
+    "log_located",  # locator score times the classifier's "an index is there"
+    "log_short_side",  # pixels
+    "log_partner",  # the surest other corner of this card at a card's distance (probability x located)
+    "has_partner",  # some box of similar size lies at a card's distance
+    "log_background",  # the classifier's "no index"
+    "log_twin",  # the surest other box on the same print read as this card
+    "log_second_probability",  # the box's second likeliest card
+    "log_corner_score",  # the plain score of this reading
+    "share_of_best",  # probability over the best card's
+    "log_aspect",  # short side over long side
+    "log_locator",  # the locator's own score
+)
+EPS = 1e-4
+# Boxes of similar size: a card's two corners are printed alike.
+SIZE_RATIO = 1.6
+
+
+class RescorerFileError(ValueError):
+    """A file is not a rescorer written by ``dokocam train-rescorer``."""
+
+
+def reading_features(xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray, weight: float) -> np.ndarray:
+    """``(n, cards, len(FEATURES))``: the features of every card's reading of each of ``n`` boxes.
+
+    ``probs`` are the classifier's card probabilities (``(n, cards)``, background left out, so a
+    row sums to one minus "no index"), ``located`` the locator's score times "an index is there",
+    ``weight`` the model card's ``locate_weight``.
+
+    >>> f = reading_features(np.array([[0, 0, 10, 14], [50, 0, 60, 14]]), np.array([[0.7, 0.2], [0.9, 0.05]]), np.array([0.8, 0.9]), 0.35)
+    >>> f.shape, float(f[0, 0, FEATURES.index("is_best")]), round(float(np.exp(f[0, 0, FEATURES.index("log_partner")])), 2)
+    ((2, 2, 14), 1.0, 0.81)
+    """
+    xyxy = np.asarray(xyxy, np.float64).reshape(-1, 4)
+    probs = np.asarray(probs, np.float64)
+    located = np.asarray(located, np.float64).reshape(-1)
+    n, cards = probs.shape
+    w, h = xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1]
+    size, short = np.maximum(np.maximum(w, h), 1.0), np.maximum(np.minimum(w, h), 0.0)
+    cx, cy = (xyxy[:, 0] + xyxy[:, 2]) / 2, (xyxy[:, 1] + xyxy[:, 3]) / 2
+    distance = np.hypot(cx[:, None] - cx[None], cy[:, None] - cy[None]) / size[:, None]
+    ratio = size[:, None] / size[None]
+    others = ~np.eye(n, dtype=bool)
+    partner = (distance >= MIN_RATIO) & (distance <= MAX_RATIO) & (ratio > 1 / SIZE_RATIO) & (ratio < SIZE_RATIO) & others
+    twin = (distance < MIN_RATIO) & others  # closer than two corners of one card: the same print
+    evidence = probs * located[:, None]
+    partner_support = np.where(partner[:, :, None], evidence[None], 0.0).max(1) if n else np.zeros((0, cards))
+    twin_support = np.where(twin[:, :, None], evidence[None], 0.0).max(1) if n else np.zeros((0, cards))
+    ordered = np.sort(probs, 1)
+    best = ordered[:, -1]
+    second = ordered[:, -2] if cards > 1 else np.zeros(n)
+    background = np.clip(1 - probs.sum(1), 0.0, 1.0)
+    per_box = np.stack(
+        [
+            np.log(best + EPS),
+            np.log(located + EPS),
+            np.log(short + 1),
+            partner.any(1).astype(np.float64),
+            np.log(background + EPS),
+            np.log(second + EPS),
+            np.log(short / size),
+            np.log(located / np.maximum(1 - background, EPS) + EPS),
+        ],
+        1,
+    )
+    per_box = np.broadcast_to(per_box[:, None, :], (n, cards, per_box.shape[1]))
+    is_best = (probs == best[:, None]).astype(np.float64)
+    plain = corner_score(located[:, None], probs, weight)
+    b = {name: per_box[..., k] for k, name in enumerate(("best", "located", "short", "has_partner", "background", "second", "aspect", "locator"))}
+    columns = {
+        "log_probability": np.log(probs + EPS),
+        "log_best_probability": b["best"],
+        "is_best": is_best,
+        "log_located": b["located"],
+        "log_short_side": b["short"],
+        "log_partner": np.log(partner_support + 1e-3),
+        "has_partner": b["has_partner"],
+        "log_background": b["background"],
+        "log_twin": np.log(twin_support + 1e-3),
+        "log_second_probability": b["second"],
+        "log_corner_score": np.log(plain + EPS),
+        "share_of_best": probs / (best[:, None] + 1e-9),
+        "log_aspect": b["aspect"],
+        "log_locator": b["locator"],
+    }
+    return np.stack([columns[name] for name in FEATURES], -1)
+
+
+def readings_mask(features: np.ndarray, floor: float) -> np.ndarray:
+    """Which readings count: a box's likeliest card, and any card whose plain score reaches ``floor``."""
+    return (features[..., FEATURES.index("is_best")] > 0) | (features[..., FEATURES.index("log_corner_score")] >= np.log(floor + EPS))
+
+
+def collect_readings(folder: Any, detector: Any, *, floor: float = 0.05, progress: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The features of every counted reading (:func:`readings_mask`) of ``detector``'s plain reads
+    (down to ``floor``) on a labelled folder's images, and whether each lies on an index of its card
+    (IoU 0.5 or more with a label of that card). Readings of boxes on ``ignore`` cards (too hidden to
+    be labelled) are left out unless they hit a label."""
+    from vision.detector.dataset import images_of
+    from vision.detector.matching import box_iou, centers, covers
+
+    if detector.rescorer is not None:
+        raise ValueError("collect readings with the plain scores: the detector must have no rescorer")
+    xs, ys = [], []
+    for item, image in images_of(folder, desc="readings", progress=progress):
+        h, w = image.shape[:2]
+        found = detector.reads(image, floor)
+        if not len(found):
+            continue
+        features = reading_features(found.xyxy, found.data["probs"], found.data["located"], detector.card.locate_weight)
+        labels, label_class = item.label_xyxy(w, h), np.asarray(item.label_class, np.int64)
+        iou = box_iou(found.xyxy, labels) if len(labels) else np.zeros((len(found), 0))
+        cards = features.shape[1]
+        hit = np.zeros((len(found), cards), bool)
+        for c in range(cards):
+            same = label_class == c
+            if same.any():
+                hit[:, c] = (iou[:, same] >= 0.5).any(1)
+        ignore = item.ignore_xyxy(w, h)
+        on_ignore = np.zeros(len(found), bool)
+        if len(ignore):
+            on_ignore = covers(found.xyxy, centers(ignore)).any(1) | covers(ignore, centers(found.xyxy)).any(0)
+        counted = readings_mask(features, floor) & (hit | ~on_ignore[:, None])
+        xs.append(features[counted])
+        ys.append(hit[counted])
+    if not xs:
+        raise ValueError("no readings to fit a rescorer on: the detector found nothing in these images")
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+@dataclass(frozen=True)
+class Rescorer:
+    """A fitted network from :data:`FEATURES` to the probability that a reading is right.
+
+    Attributes:
+        floor: the plain score a box needs to be rescored at all (the threshold of the reads it was fitted on).
+        weight: the ``locate_weight`` of the plain scores among its features.
+    """
+
+    mean: np.ndarray
+    std: np.ndarray
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: float
+    floor: float = 0.05
+    weight: float = 0.35
+    info: dict[str, Any] | None = None
+
+    def scores(self, xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray) -> np.ndarray:
+        """``(n, cards)``: each card's score for each box (boxes of one image, read together); 0 for
+        a reading it never saw in fitting (:func:`readings_mask`).
+
+        >>> r = Rescorer(mean=np.zeros(14), std=np.ones(14), w1=np.eye(14, 1), b1=np.zeros(1), w2=np.ones(1), b2=0.0)
+        >>> r.scores(np.array([[0, 0, 10, 14]]), np.array([[0.9, 0.0001]]), np.array([0.9])).round(2).tolist()
+        [[0.5, 0.0]]
+        """
+        probs = np.asarray(probs, np.float64)
+        if not len(probs):
+            return np.zeros(probs.shape)
+        features = reading_features(xyxy, probs, located, self.weight)
+        return np.where(readings_mask(features, self.floor), self.apply(features), 0.0)
+
+    def apply(self, features: np.ndarray) -> np.ndarray:
+        """Probabilities for features of any leading shape."""
+        x = (np.asarray(features, np.float64) - self.mean) / self.std
+        hidden = np.maximum(x @ self.w1 + self.b1, 0.0)
+        return 1.0 / (1.0 + np.exp(-(hidden @ self.w2 + self.b2)))
+
+    def save(self, path: str | Path) -> Path:
+        path = Path(path)
+        data = {
+            "kind": "reading-rescorer",
+            "features": list(FEATURES),
+            "floor": self.floor,
+            "weight": self.weight,
+            "mean": self.mean.tolist(),
+            "std": self.std.tolist(),
+            "w1": self.w1.tolist(),
+            "b1": self.b1.tolist(),
+            "w2": self.w2.tolist(),
+            "b2": float(self.b2),
+            "info": self.info or {},
+        }
+        path.write_text(json.dumps(data) + "\n")
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> Rescorer:
+        """Raises :class:`RescorerFileError` for anything but a rescorer of these features."""
+        try:
+            data = json.loads(Path(path).read_text())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise RescorerFileError(f"{path} cannot be read as a rescorer: {exc}") from None
+        if not isinstance(data, dict) or data.get("kind") != "reading-rescorer":
+            raise RescorerFileError(f"{path} is not a dokocam rescorer (make one with `dokocam train-rescorer`)")
+        if data.get("features") != list(FEATURES):
+            raise RescorerFileError(f"{path} was fitted on other features than this dokocam computes: {data.get('features')}")
+        try:
+            arrays = {k: np.asarray(data[k], np.float64) for k in ("mean", "std", "w1", "b1", "w2")}
+            rescorer = cls(**arrays, b2=float(data["b2"]), floor=float(data["floor"]), weight=float(data["weight"]), info=data.get("info"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RescorerFileError(f"{path} is a damaged rescorer: {exc}") from None
+        k = len(FEATURES)
+        if rescorer.mean.shape != (k,) or rescorer.std.shape != (k,) or rescorer.w1.shape[0] != k or rescorer.w2.shape != (rescorer.w1.shape[1],) or rescorer.b1.shape != (rescorer.w1.shape[1],):
+            raise RescorerFileError(f"{path} is a damaged rescorer: its weights do not fit {k} features")
+        return rescorer
+
+
+def fit_rescorer(features: np.ndarray, hits: np.ndarray, *, hidden: int = 32, epochs: int = 600, seed: int = 0, floor: float = 0.05, weight: float = 0.35, info: dict[str, Any] | None = None) -> Rescorer:
+    """Fits :class:`Rescorer` to ``features`` (``(m, len(FEATURES))``) and whether each reading was right
+    (``hits``, ``(m,)``): full-batch Adam on the logistic loss, a few seconds to a minute on a CPU."""
+    import torch
+
+    torch.manual_seed(seed)
+    x = torch.tensor(np.asarray(features), dtype=torch.float32)
+    y = torch.tensor(np.asarray(hits), dtype=torch.float32)
+    mean, std = x.mean(0), x.std(0) + 1e-6
+    net = torch.nn.Sequential(torch.nn.Linear(x.shape[1], hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 1))
+    opt = torch.optim.Adam(net.parameters(), lr=0.01, weight_decay=1e-4)
+    z = (x - mean) / std
+    for _ in range(epochs):
+        opt.zero_grad()
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(net(z)[:, 0], y)
+        loss.backward()
+        opt.step()
+    first, last = net[0], net[2]
+    return Rescorer(
+        mean=mean.numpy().astype(np.float64),
+        std=std.numpy().astype(np.float64),
+        w1=first.weight.detach().numpy().T.astype(np.float64),
+        b1=first.bias.detach().numpy().astype(np.float64),
+        w2=last.weight.detach().numpy()[0].astype(np.float64),
+        b2=float(last.bias.detach()[0]),
+        floor=floor,
+        weight=weight,
+        info={**(info or {}), "readings": int(len(y)), "hits": int(y.sum()), "loss": float(loss.detach())},
+    )
