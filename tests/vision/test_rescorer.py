@@ -145,3 +145,11 @@ def test_a_pair_read_two_ways_takes_its_surer_corners_fitted_score_for_the_joint
     cards = group_corners(corners, locate_weight=0.35)
     assert len(cards) == 1 and cards.class_id.tolist() == [1]  # 0.6 * 0.45 beats 0.4 * 0.55
     assert cards.confidence.tolist() == pytest.approx([0.7])
+
+
+def test_a_lower_reading_floor_rescores_second_readings_the_box_floor_would_drop():
+    k = len(FEATURES)
+    flat = dict(mean=np.zeros(k), std=np.ones(k), w1=np.zeros((k, 1)), b1=np.zeros(1), w2=np.zeros(1), b2=0.0)  # every counted reading: 0.5
+    xyxy, probs, located = np.array([[0, 0, 10, 14]], float), np.array([[0.9, 0.005, 0.0001]]), np.array([0.9])
+    assert Rescorer(**flat, floor=0.05).scores(xyxy, probs, located).tolist() == [[0.5, 0.0, 0.0]]
+    assert Rescorer(**flat, floor=0.05, reading_floor=0.005).scores(xyxy, probs, located).tolist() == [[0.5, 0.5, 0.0]]

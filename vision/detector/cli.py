@@ -102,6 +102,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     resc.add_argument("--out", required=True, help="rescorer to write (.json)")
     resc.add_argument("--model", default=None, help="the detector whose reads it scores (default: the shipped one)")
     resc.add_argument("--floor", type=float, default=0.05, help="plain score a box and a reading need to be rescored (default 0.05)")
+    resc.add_argument("--reading-floor", type=float, default=None, help="plain score a box's other readings need to be rescored (default: --floor)")
     resc.add_argument("--hidden", type=int, default=32, help="hidden units (default 32)")
     resc.add_argument("--epochs", type=int, default=600, help="full-batch Adam steps (default 600)")
     resc.add_argument("--seed", type=int, default=0)
@@ -412,8 +413,9 @@ def _train_rescorer(args: argparse.Namespace) -> int:
     from vision.detector.model import CardDetector, ModelNotFoundError
     from vision.detector.rescorer import collect_readings, fit_rescorer
 
-    if not 0 < args.floor < 1:
-        raise SystemExit(f"dokocam train-rescorer: --floor must lie between 0 and 1, got {args.floor}")
+    for name, value in (("--floor", args.floor), ("--reading-floor", args.reading_floor)):
+        if value is not None and not 0 < value < 1:
+            raise SystemExit(f"dokocam train-rescorer: {name} must lie between 0 and 1, got {value}")
     try:
         detector = CardDetector.load(args.model, workers=2)
         folders = [train_split(d) for d in args.data]
@@ -423,12 +425,12 @@ def _train_rescorer(args: argparse.Namespace) -> int:
         raise SystemExit(f"dokocam train-rescorer: {args.model} has no classifier whose readings could be rescored")
     detector.rescorer = None
     try:
-        parts = [collect_readings(f, detector, floor=args.floor, progress=sys.stderr.isatty()) for f in folders]
+        parts = [collect_readings(f, detector, floor=args.floor, reading_floor=args.reading_floor, progress=sys.stderr.isatty()) for f in folders]
     except ValueError as exc:
         raise SystemExit(f"dokocam train-rescorer: {exc}") from None
     features, hits = np.concatenate([x for x, _ in parts]), np.concatenate([y for _, y in parts])
     info = {"model": str(args.model or "shipped"), "data": [str(d) for d in args.data], "images": sum(len(f.items) for f in folders)}
-    rescorer = fit_rescorer(features, hits, hidden=args.hidden, epochs=args.epochs, seed=args.seed, floor=args.floor, weight=detector.card.locate_weight, info=info)
+    rescorer = fit_rescorer(features, hits, hidden=args.hidden, epochs=args.epochs, seed=args.seed, floor=args.floor, reading_floor=args.reading_floor, weight=detector.card.locate_weight, info=info)
     rescorer.save(args.out)
     print(json.dumps({"rescorer": args.out, **(rescorer.info or {})}))
     return 0

@@ -121,9 +121,9 @@ def readings_mask(features: np.ndarray, floor: float) -> np.ndarray:
     return (features[..., FEATURES.index("is_best")] > 0) | (features[..., FEATURES.index("log_corner_score")] >= np.log(floor + EPS))
 
 
-def collect_readings(folder: Any, detector: Any, *, floor: float = 0.05, progress: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """The features of every counted reading (:func:`readings_mask`) of ``detector``'s plain reads
-    (down to ``floor``) on a labelled folder's images, and whether each lies on an index of its card
+def collect_readings(folder: Any, detector: Any, *, floor: float = 0.05, reading_floor: float | None = None, progress: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The features of every counted reading (:func:`readings_mask` at ``reading_floor``, default
+    ``floor``) of ``detector``'s plain reads (boxes down to ``floor``) on a labelled folder's images, and whether each lies on an index of its card
     (IoU 0.5 or more with a label of that card). Readings of boxes on ``ignore`` cards (too hidden to
     be labelled) are left out unless they hit a label."""
     from vision.detector.dataset import images_of
@@ -150,7 +150,7 @@ def collect_readings(folder: Any, detector: Any, *, floor: float = 0.05, progres
         on_ignore = np.zeros(len(found), bool)
         if len(ignore):
             on_ignore = covers(found.xyxy, centers(ignore)).any(1) | covers(ignore, centers(found.xyxy)).any(0)
-        counted = readings_mask(features, floor) & (hit | ~on_ignore[:, None])
+        counted = readings_mask(features, floor if reading_floor is None else reading_floor) & (hit | ~on_ignore[:, None])
         xs.append(features[counted])
         ys.append(hit[counted])
     if not xs:
@@ -164,6 +164,7 @@ class Rescorer:
 
     Attributes:
         floor: the plain score a box needs to be rescored at all (the threshold of the reads it was fitted on).
+        reading_floor: ... and a reading other than the box's likeliest (``None``: ``floor``).
         weight: the ``locate_weight`` of the plain scores among its features.
     """
 
@@ -176,6 +177,7 @@ class Rescorer:
     floor: float = 0.05
     weight: float = 0.35
     info: dict[str, Any] | None = None
+    reading_floor: float | None = None
 
     def scores(self, xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray) -> np.ndarray:
         """``(n, cards)``: each card's score for each box (boxes of one image, read together); 0 for
@@ -189,7 +191,7 @@ class Rescorer:
         if not len(probs):
             return np.zeros(probs.shape)
         features = reading_features(xyxy, probs, located, self.weight)
-        return np.where(readings_mask(features, self.floor), self.apply(features), 0.0)
+        return np.where(readings_mask(features, self.floor if self.reading_floor is None else self.reading_floor), self.apply(features), 0.0)
 
     def apply(self, features: np.ndarray) -> np.ndarray:
         """Probabilities for features of any leading shape."""
@@ -203,6 +205,7 @@ class Rescorer:
             "kind": "reading-rescorer",
             "features": list(FEATURES),
             "floor": self.floor,
+            "reading_floor": self.reading_floor,
             "weight": self.weight,
             "mean": self.mean.tolist(),
             "std": self.std.tolist(),
@@ -228,7 +231,7 @@ class Rescorer:
             raise RescorerFileError(f"{path} was fitted on other features than this dokocam computes: {data.get('features')}")
         try:
             arrays = {k: np.asarray(data[k], np.float64) for k in ("mean", "std", "w1", "b1", "w2")}
-            rescorer = cls(**arrays, b2=float(data["b2"]), floor=float(data["floor"]), weight=float(data["weight"]), info=data.get("info"))
+            rescorer = cls(**arrays, b2=float(data["b2"]), floor=float(data["floor"]), weight=float(data["weight"]), info=data.get("info"), reading_floor=None if data.get("reading_floor") is None else float(data["reading_floor"]))
         except (KeyError, TypeError, ValueError) as exc:
             raise RescorerFileError(f"{path} is a damaged rescorer: {exc}") from None
         k = len(FEATURES)
@@ -237,7 +240,9 @@ class Rescorer:
         return rescorer
 
 
-def fit_rescorer(features: np.ndarray, hits: np.ndarray, *, hidden: int = 32, epochs: int = 600, seed: int = 0, floor: float = 0.05, weight: float = 0.35, info: dict[str, Any] | None = None) -> Rescorer:
+def fit_rescorer(
+    features: np.ndarray, hits: np.ndarray, *, hidden: int = 32, epochs: int = 600, seed: int = 0, floor: float = 0.05, reading_floor: float | None = None, weight: float = 0.35, info: dict[str, Any] | None = None
+) -> Rescorer:
     """Fits :class:`Rescorer` to ``features`` (``(m, len(FEATURES))``) and whether each reading was right
     (``hits``, ``(m,)``): full-batch Adam on the logistic loss, a few seconds to a minute on a CPU."""
     import torch
@@ -263,6 +268,7 @@ def fit_rescorer(features: np.ndarray, hits: np.ndarray, *, hidden: int = 32, ep
         w2=last.weight.detach().numpy()[0].astype(np.float64),
         b2=float(last.bias.detach()[0]),
         floor=floor,
+        reading_floor=reading_floor,
         weight=weight,
         info={**(info or {}), "readings": int(len(y)), "hits": int(y.sum()), "loss": float(loss.detach())},
     )
