@@ -377,3 +377,53 @@ def test_props_lie_under_the_cards_and_are_never_labelled() -> None:
     image, annotation = render_scene(deck, GREY_TABLE, [PlacedCard("QS", (1, 1), 20)], Camera(view_width_cm=30), props=[phone], look=FLAT)
     assert len(annotation.boxes("corners")) == 2 and annotation.cards[0].visible_fraction > 0.95
     assert _pixels_of(image, (30, 30, 30), others=((90, 90, 90), (255, 255, 255))).sum() > 500  # the phone shows beside the card
+
+
+def test_a_drawn_deck_read_back_from_its_folder_keeps_its_index_boxes(tmp_path: Path) -> None:
+    from vision.detector.matching import box_iou
+    from vision.synth.faces import CARD_CODES, FOLDER_INDEX_BOX, draw_face, write_face_folder
+    from vision.synth.scene import Deck
+
+    def box(quad: np.ndarray) -> np.ndarray:
+        return np.concatenate([quad.min(0), quad.max(0)])[None]
+
+    found, region = [], []
+    for seed in (3, 11, 40, 51):  # plain and serif fonts, German letters, large indices
+        style = Deck.procedural(seed, face_width=240).style
+        write_face_folder(tmp_path / str(seed), style, seed=seed)
+        faces = load_face_folder(tmp_path / str(seed))
+        for code in CARD_CODES:
+            drawn, read = box(draw_face(code, style, seed).indices[0]), box(faces[code].indices[0])
+            w, h = faces[code].size
+            found.append(box_iou(read, drawn)[0, 0])
+            region.append(box_iou(np.array([[0, 0, FOLDER_INDEX_BOX[2] * w, FOLDER_INDEX_BOX[3] * h]]), drawn)[0, 0])
+    # The folder's label hugs the printed index, as the drawn deck's own label does; the fixed corner region did not.
+    assert np.median(found) > 0.9 and min(found) > 0.6
+    assert np.median(region) < 0.7
+
+
+def test_a_face_without_ink_in_its_corner_keeps_the_corner_region(tmp_path: Path) -> None:
+    from vision.synth.faces import FOLDER_INDEX_BOX
+
+    faces = load_face_folder(_face_folder(tmp_path))  # plain grey faces
+    w, h = faces["QC"].size
+    quad = faces["QC"].indices[0]
+    assert np.allclose([quad[:, 0].max(), quad[:, 1].max()], [FOLDER_INDEX_BOX[2] * w, FOLDER_INDEX_BOX[3] * h])
+
+
+def test_a_dataset_from_a_face_folder_generates_with_worker_processes(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from vision.synth.faces import write_face_folder
+    from vision.synth.scene import Deck
+
+    # The parent reads the folder (and finds its indices) before it forks its workers; nothing it does
+    # there may leave a lock the workers then wait on for ever (OpenCV's thread pool did).
+    write_face_folder(tmp_path / "deck", Deck.procedural(7, face_width=160).style, seed=7)
+    run = subprocess.run(
+        [sys.executable, "-m", "service.cli", "dataset", "generate", str(tmp_path / "out"), "--images", "4", "--seed", "1", "--faces", str(tmp_path / "deck"), "--workers", "2"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert len(list((tmp_path / "out" / "labels").rglob("*.txt"))) == 4
