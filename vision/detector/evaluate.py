@@ -19,7 +19,7 @@ from engine import CARD_CODES
 from vision.detections import Detections
 from vision.detector.dataset import LabelledImage, YoloFolder, images_of
 from vision.detector.grouping import every_reading
-from vision.detector.matching import MatchResult, average_precision, box_iou, centers, covers, iou_assign, match_image, short_side
+from vision.detector.matching import MatchResult, average_precision, box_iou, centers, covers, iou_assign, match_image, on_ignored, short_side
 
 N = len(CARD_CODES)
 NONE = N  # confusion row "no label here" / column "missed"
@@ -122,9 +122,7 @@ class EvalReport:
         label_size = size_bucket(labels_xyxy)
         np.add.at(self.labels_by_size, (label_size, np.asarray(labels_cls, np.int64)), 1)
         size = np.where(assigned >= 0, label_size[assigned.clip(0)] if len(label_size) else 0, size_bucket(raw.xyxy))
-        on_ignore = np.zeros(len(raw), bool)
-        if len(ignore_xyxy):
-            on_ignore = covers(raw.xyxy, centers(ignore_xyxy)).any(1) | covers(ignore_xyxy, centers(raw.xyxy)).any(0)
+        on_ignore = on_ignored(raw.xyxy, ignore_xyxy)
         kinds = mistake_kinds(raw.xyxy, raw.class_id, assigned, labels_xyxy, labels_cls)
         for k in range(len(raw)):
             if assigned[k] >= 0 or not on_ignore[k]:

@@ -56,6 +56,19 @@ def covers(boxes: np.ndarray, points: np.ndarray) -> np.ndarray:
     return (b[..., 0] <= p[..., 0]) & (p[..., 0] <= b[..., 2]) & (b[..., 1] <= p[..., 1]) & (p[..., 1] <= b[..., 3])
 
 
+def on_ignored(pred_xyxy: np.ndarray, ignore_xyxy: np.ndarray) -> np.ndarray:
+    """``(n,)`` bool: does each box lie on an ignored card (it covers the card's centre, or the card covers its own)?
+
+    >>> on_ignored(np.array([[0, 0, 10, 10], [50, 50, 60, 60]]), np.array([[4, 4, 8, 8]])).tolist()
+    [True, False]
+    """
+    pred_xyxy = np.asarray(pred_xyxy, dtype=np.float64).reshape(-1, 4)
+    ignore_xyxy = np.asarray(ignore_xyxy, dtype=np.float64).reshape(-1, 4)
+    if not len(ignore_xyxy):
+        return np.zeros(len(pred_xyxy), bool)
+    return covers(pred_xyxy, centers(ignore_xyxy)).any(1) | covers(ignore_xyxy, centers(pred_xyxy)).any(0)
+
+
 def match_image(
     pred_xyxy: np.ndarray,
     pred_class: np.ndarray,
@@ -87,6 +100,7 @@ def match_image(
     label_centers = centers(label_xyxy)
     covered = covers(pred_xyxy, label_centers)  # (preds, labels)
     label_hit = np.full(len(label_xyxy), -1, dtype=np.int64)
+    ignored = on_ignored(pred_xyxy, ignore)
     status = ["fp"] * len(pred_xyxy)
     claims = np.full(len(pred_xyxy), MAX_LABELS_PER_PREDICTION) if pred_claims is None else np.maximum(np.asarray(pred_claims).reshape(-1), MAX_LABELS_PER_PREDICTION)
     for i in np.argsort(-pred_conf, kind="stable"):
@@ -96,7 +110,7 @@ def match_image(
             nearest = candidates[np.argsort(np.linalg.norm(label_centers[candidates] - own_center, axis=1))]
             label_hit[nearest[: int(claims[i])]] = i
             status[i] = "tp"
-        elif len(ignore) and (covers(pred_xyxy[i], centers(ignore)).any() or covers(ignore, centers(pred_xyxy[i])).any()):
+        elif ignored[i]:
             status[i] = "ignored"
 
     confused = np.full(len(label_xyxy), -1, dtype=np.int64)

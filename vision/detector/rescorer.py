@@ -80,38 +80,25 @@ def reading_features(xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray, w
     best = ordered[:, -1]
     second = ordered[:, -2] if cards > 1 else np.zeros(n)
     background = np.clip(1 - probs.sum(1), 0.0, 1.0)
-    per_box = np.stack(
-        [
-            np.log(best + EPS),
-            np.log(located + EPS),
-            np.log(short + 1),
-            partner.any(1).astype(np.float64),
-            np.log(background + EPS),
-            np.log(second + EPS),
-            np.log(short / size),
-            np.log(located / np.maximum(1 - background, EPS) + EPS),
-        ],
-        1,
-    )
-    per_box = np.broadcast_to(per_box[:, None, :], (n, cards, per_box.shape[1]))
-    is_best = (probs == best[:, None]).astype(np.float64)
-    plain = corner_score(located[:, None], probs, weight)
-    b = {name: per_box[..., k] for k, name in enumerate(("best", "located", "short", "has_partner", "background", "second", "aspect", "locator"))}
+
+    def each_card(per_box: np.ndarray) -> np.ndarray:
+        return np.broadcast_to(per_box[:, None], (n, cards))
+
     columns = {
         "log_probability": np.log(probs + EPS),
-        "log_best_probability": b["best"],
-        "is_best": is_best,
-        "log_located": b["located"],
-        "log_short_side": b["short"],
+        "log_best_probability": each_card(np.log(best + EPS)),
+        "is_best": (probs == best[:, None]).astype(np.float64),
+        "log_located": each_card(np.log(located + EPS)),
+        "log_short_side": each_card(np.log(short + 1)),
         "log_partner": np.log(partner_support + 1e-3),
-        "has_partner": b["has_partner"],
-        "log_background": b["background"],
+        "has_partner": each_card(partner.any(1).astype(np.float64)),
+        "log_background": each_card(np.log(background + EPS)),
         "log_twin": np.log(twin_support + 1e-3),
-        "log_second_probability": b["second"],
-        "log_corner_score": np.log(plain + EPS),
+        "log_second_probability": each_card(np.log(second + EPS)),
+        "log_corner_score": np.log(corner_score(located[:, None], probs, weight) + EPS),
         "share_of_best": probs / (best[:, None] + 1e-9),
-        "log_aspect": b["aspect"],
-        "log_locator": b["locator"],
+        "log_aspect": each_card(np.log(short / size)),
+        "log_locator": each_card(np.log(located / np.maximum(1 - background, EPS) + EPS)),
     }
     return np.stack([columns[name] for name in FEATURES], -1)
 
@@ -127,7 +114,7 @@ def collect_readings(folder: Any, detector: Any, *, floor: float = 0.05, reading
     (IoU 0.5 or more with a label of that card). Readings of boxes on ``ignore`` cards (too hidden to
     be labelled) are left out unless they hit a label."""
     from vision.detector.dataset import images_of
-    from vision.detector.matching import box_iou, centers, covers
+    from vision.detector.matching import box_iou, on_ignored
 
     if detector.rescorer is not None:
         raise ValueError("collect readings with the plain scores: the detector must have no rescorer")
@@ -140,16 +127,9 @@ def collect_readings(folder: Any, detector: Any, *, floor: float = 0.05, reading
         features = reading_features(found.xyxy, found.data["probs"], found.data["located"], detector.card.locate_weight)
         labels, label_class = item.label_xyxy(w, h), np.asarray(item.label_class, np.int64)
         iou = box_iou(found.xyxy, labels) if len(labels) else np.zeros((len(found), 0))
-        cards = features.shape[1]
-        hit = np.zeros((len(found), cards), bool)
-        for c in range(cards):
-            same = label_class == c
-            if same.any():
-                hit[:, c] = (iou[:, same] >= 0.5).any(1)
-        ignore = item.ignore_xyxy(w, h)
-        on_ignore = np.zeros(len(found), bool)
-        if len(ignore):
-            on_ignore = covers(found.xyxy, centers(ignore)).any(1) | covers(ignore, centers(found.xyxy)).any(0)
+        # (boxes, cards): the box lies on a label of that card.
+        hit = ((iou >= 0.5)[:, :, None] & (label_class[None, :, None] == np.arange(features.shape[1]))).any(1)
+        on_ignore = on_ignored(found.xyxy, item.ignore_xyxy(w, h))
         counted = readings_mask(features, floor if reading_floor is None else reading_floor) & (hit | ~on_ignore[:, None])
         xs.append(features[counted])
         ys.append(hit[counted])
