@@ -152,10 +152,10 @@ def test_stretched_views_average_the_crops_of_widened_and_heightened_windows():
     assert tall[3] - tall[1] == pytest.approx(1.3 * (square[0, 3] - square[0, 1])) and tall[2] - tall[0] == pytest.approx(square[0, 2] - square[0, 0])
 
 
-def _fine_detector(answers: dict[int, list[tuple[float, float, float, float, float]]]) -> tuple[CardDetector, _Locator]:
+def _fine_detector(answers: dict[int, list[tuple[float, float, float, float, float]]], scale: float = 2.0, zoom: float = 1.0) -> tuple[CardDetector, _Locator]:
     locator = _Locator(answers)
-    card = ModelCard(imgsz=320, fine_scale=2.0, fine_below=12.0)
-    return CardDetector(yolo=locator, card=card, conf=0.25, imgsz=320, scales=(1.0,), fine_scale=2.0), locator
+    card = ModelCard(imgsz=320, fine_scale=scale, fine_below=12.0, fine_zoom=zoom)
+    return CardDetector(yolo=locator, card=card, conf=0.25, imgsz=320, scales=(1.0,), fine_scale=scale), locator
 
 
 def test_small_indices_get_a_fine_pass_that_adds_only_small_boxes():
@@ -180,11 +180,28 @@ def test_large_indices_skip_the_fine_pass_and_it_never_enlarges_the_photo():
     assert locator.sizes[2:] == [320]  # a photo no larger than the pass: nothing finer to see
 
 
+def test_a_fine_zoom_lets_the_fine_pass_enlarge_a_small_photo_and_still_adds_only_small_boxes():
+    # A 640 px photo whose 16 px index is 8 px at 320: zoomed, the 960 px pass (3 x 320) runs. It
+    # places the index anew and finds a 12 px one; the 60 px picture detail is left out.
+    fine = [(101, 99, 117, 121, 0.9), (300, 300, 312, 314, 0.5), (400, 400, 460, 470, 0.8)]
+    detector, locator = _fine_detector({320: [(100, 100, 116, 120, 0.6)], 960: fine}, scale=3.0, zoom=2.0)
+    found = detector.detect(np.zeros((640, 640, 3), np.uint8))
+    assert locator.sizes == [320, 960]
+    assert sorted(found.xyxy.round().tolist()) == [[101, 99, 117, 121], [300, 300, 312, 314]]
+    detector, locator = _fine_detector({}, scale=3.0, zoom=2.0)
+    detector.detect(np.zeros((400, 400, 3), np.uint8))
+    assert locator.sizes == [320, 800]  # capped at twice the photo's 400 px
+    detector, locator = _fine_detector({}, scale=3.0)
+    detector.detect(np.zeros((400, 400, 3), np.uint8))
+    assert locator.sizes == [320, 416]  # without a zoom: the photo's own size
+
+
 def test_the_fine_pass_is_in_the_model_card_and_off_for_table_frames(tmp_path: Path):
-    card = ModelCard(imgsz=320, fine_scale=2.0, fine_below=10.0)
+    card = ModelCard(imgsz=320, fine_scale=2.0, fine_below=10.0, fine_zoom=1.5)
     card.save(tmp_path / "m.pt")
     loaded = ModelCard.load(tmp_path / "m.pt")
-    assert (loaded.fine_scale, loaded.fine_below) == (2.0, 10.0)
+    assert (loaded.fine_scale, loaded.fine_below, loaded.fine_zoom) == (2.0, 10.0, 1.5)
+    assert ModelCard(imgsz=320, fine_scale=2.0).save(tmp_path / "n.pt").read_text().count("fine_zoom") == 0
     assert loaded.for_table().fine_scale is None
     assert ModelCard.load(tmp_path / "other.pt").fine_scale is None
 
@@ -319,3 +336,9 @@ def test_a_box_read_mostly_as_background_is_scored_down_not_dropped():
     assert found.confidence.tolist() == pytest.approx([float(corner_score(0.4, 0.45, 0.35)), float(corner_score(0.76, 0.5, 0.35))])
     # At a working threshold the half-background box goes: its score is under the torn one's.
     assert detector.reads(np.zeros((200, 300, 3), np.uint8), conf=0.5).class_id.tolist() == [7]
+
+
+def test_ship_refuses_a_fine_zoom_below_one(capsys: pytest.CaptureFixture[str]):
+    with pytest.raises(SystemExit):
+        main(["ship-detector", "somewhere", "--fine-scale", "3", "--fine-zoom", "0.5"])
+    assert "outside [1, 4]" in capsys.readouterr().err

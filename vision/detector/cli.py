@@ -129,7 +129,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ship.add_argument("--table-locate-weight", type=float, default=None, help="--locate-weight for table frames (default: the same)")
     ship.add_argument("--scales", type=_scale, nargs="+", default=[1.0], help="locator passes on photos as fractions of --imgsz (default: 1)")
     ship.add_argument("--stretches", type=_stretch, nargs="*", default=[], help="classifier views on photos: windows widened and heightened by these factors (default: none)")
-    ship.add_argument("--fine-scale", type=_scale, default=None, help="one more locator pass on photos whose indices are small, as a fraction of --imgsz (default: none)")
+    ship.add_argument("--fine-scale", type=_fine_scale, default=None, help="one more locator pass on photos whose indices are small, as a fraction of --imgsz, in (1, 4] (default: none)")
+    ship.add_argument("--fine-zoom", type=_fine_zoom, default=1.0, help="how far the fine pass may enlarge a photo, in [1, 4] (default 1: never larger than the photo)")
     ship.add_argument("--min-contrast", type=_min_contrast, default=None, help="stretch a photo whose grey levels span fewer than this many to span it, e.g. 128 (default: none)")
     ship.add_argument("--table-min-contrast", type=_min_contrast, default=None, help="--min-contrast for table frames (default: the same; 0: none)")
     ship.add_argument("--fine-below", type=float, default=12.0, help="'small': the located indices' median short side in pixels of the --imgsz pass (default 12)")
@@ -204,6 +205,14 @@ def _scale(text: str) -> float:
     value = _number(text)
     if not 0 < value <= 2:
         raise argparse.ArgumentTypeError(f"{text} is outside (0, 2]: a pass is a fraction of the inference size")
+    return value
+
+
+def _fine_zoom(text: str) -> float:
+    """How far the fine pass may enlarge a photo, in [1, 4]."""
+    value = _number(text)
+    if not 1 <= value <= 4:
+        raise argparse.ArgumentTypeError(f"{text} is outside [1, 4]: the fine pass enlarges a photo by at most this factor (1: never)")
     return value
 
 
@@ -452,6 +461,7 @@ def _ship(args: argparse.Namespace) -> int:
         stretches=tuple(args.stretches),
         fine_scale=args.fine_scale,
         fine_below=args.fine_below,
+        fine_zoom=args.fine_zoom,
         table_conf=args.table_conf,
         table_locate_conf=args.table_locate_conf,
         table_locate_weight=args.table_locate_weight,

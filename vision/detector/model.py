@@ -106,12 +106,15 @@ class ModelCard:
             most training scenes; each pass brings some of them into the sizes the locator learnt.
         stretches: the classifier also reads each index through windows widened and heightened by
             these factors and averages (:attr:`IndexReader.stretches`); photos only.
-        fine_scale: one more locator pass at this fraction of ``imgsz`` (never larger than the photo
-            itself), run only when the indices the ``scales`` passes found are small: their median
+        fine_scale: one more locator pass at this fraction of ``imgsz`` (never larger than
+            ``fine_zoom`` times the photo), run only when the indices the ``scales`` passes found are small: their median
             short side under ``fine_below`` pixels of the ``imgsz`` pass, or none found surely. It
             adds only its boxes under that size. A whole table in one photo shows indices a few
             pixels tall at ``imgsz``; a close-up is left alone, where a larger pass reads picture
             details as indices.
+        fine_zoom: how far the fine pass may enlarge the photo (``1``: never). Enlarged, an index
+            too small for the locator at the photo's own size comes into the sizes it learnt; the
+            pass adds only small boxes, so the picture details it reads as indices stay out.
         min_contrast: an image whose grey levels (0.5th to 99.5th percentile) span fewer than this
             many is stretched until they do (:func:`vision.detector.contrast.stretch_contrast`): a
             washed-out photo; ``None`` or ``0``: every image read as given.
@@ -142,6 +145,7 @@ class ModelCard:
     stretches: tuple[float, ...] = ()
     fine_scale: float | None = None
     fine_below: float = 12.0
+    fine_zoom: float = 1.0
     table_conf: float | None = None
     table_locate_conf: float | None = None
     table_locate_weight: float | None = None
@@ -162,7 +166,7 @@ class ModelCard:
         if not path.exists():
             return cls()
         data = json.loads(path.read_text())
-        names = ("target", "classifier", "refiner", "imgsz", "conf", "table_imgsz", "locate_conf", "locate_weight", "fine_scale", "fine_below", "table_conf", "table_locate_conf", "table_locate_weight", "min_contrast", "table_min_contrast", "table_classifier", "rescorer", "rescorer_conf")
+        names = ("target", "classifier", "refiner", "imgsz", "conf", "table_imgsz", "locate_conf", "locate_weight", "fine_scale", "fine_below", "fine_zoom", "table_conf", "table_locate_conf", "table_locate_weight", "min_contrast", "table_min_contrast", "table_classifier", "rescorer", "rescorer_conf")
         fields = {k: data[k] for k in names if k in data}
         for key in ("scales", "stretches"):
             if key in data:
@@ -186,6 +190,8 @@ class ModelCard:
         if self.fine_scale is not None:
             data.setdefault("fine_scale", self.fine_scale)
             data.setdefault("fine_below", self.fine_below)
+            if self.fine_zoom != 1.0:
+                data.setdefault("fine_zoom", self.fine_zoom)
         for key in ("table_conf", "table_locate_conf", "table_locate_weight", "min_contrast", "table_min_contrast", "table_classifier", "rescorer", "rescorer_conf"):
             if getattr(self, key) is not None:
                 data.setdefault(key, getattr(self, key))
@@ -241,6 +247,15 @@ def pass_size(imgsz: int, scale: float) -> int:
     (384, 256, 416, 32)
     """
     return max(32, int(imgsz * scale / 32 + 0.5) * 32)
+
+
+def fine_pass_size(imgsz: int, fine_scale: float, side: int, zoom: float = 1.0) -> int:
+    """The fine pass's size: ``fine_scale`` of ``imgsz``, but at most ``zoom`` times the photo's long ``side``.
+
+    >>> fine_pass_size(320, 2.0, 1280), fine_pass_size(320, 2.0, 480), fine_pass_size(320, 3.0, 640, zoom=2.0), fine_pass_size(320, 3.0, 400, zoom=2.0)
+    (640, 480, 960, 800)
+    """
+    return min(pass_size(imgsz, fine_scale), pass_size(side, zoom))
 
 
 FINE_SURE = 0.25  # the locator's score of a box that counts when judging the indices' size
@@ -588,8 +603,7 @@ class CardDetector:
         passes = self._passes(image, sizes, conf)
         if self.fine_scale is not None:
             side = max(image.shape[:2])
-            # Never enlarged: blown-up pixels make the locator read picture details as indices.
-            size = min(pass_size(self.imgsz, self.fine_scale), pass_size(side, 1.0))
+            size = fine_pass_size(self.imgsz, self.fine_scale, side, self.card.fine_zoom)
             if size > max(pass_size(self.imgsz, s) for s in self.scales) and wants_fine_pass(Detections.merge(passes), side, self.imgsz, self.card.fine_below):
                 fine = self._pass(image, size, conf)
                 # It adds only what the coarse passes cannot see: boxes small at ``imgsz``.
