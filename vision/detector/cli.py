@@ -9,6 +9,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -200,27 +201,36 @@ def _number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
 
 
+def _within(low: float, high: float, why: str) -> Callable[[str], float]:
+    """An argparse type for a number in [low, high]; ``why`` says what the number is.
+
+    >>> _within(1, 2, "a factor")("1.5")
+    1.5
+    >>> _within(0.1, 8, "a sigma")("20")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: 20 is outside [0.1, 8]: a sigma
+    """
+
+    def parse(text: str) -> float:
+        value = _number(text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text} is outside [{low:g}, {high:g}]: {why}")
+        return value
+
+    return parse
+
+
+_fine_zoom = _within(1, 4, "the fine pass enlarges a photo by at most this factor (1: never)")
+_stretch = _within(1, 2, "a view widens or heightens the crop window by this factor")
+_min_contrast = _within(0, 255, "grey levels a flatter image is stretched to span (0 turns it off)")
+_sigma = _within(0.1, 8, "a Gaussian's sigma in crop pixels")
+
+
 def _scale(text: str) -> float:
     """A locator pass size as a fraction of the inference size, in (0, 2]."""
     value = _number(text)
     if not 0 < value <= 2:
         raise argparse.ArgumentTypeError(f"{text} is outside (0, 2]: a pass is a fraction of the inference size")
-    return value
-
-
-def _fine_zoom(text: str) -> float:
-    """How far the fine pass may enlarge a photo, in [1, 4]."""
-    value = _number(text)
-    if not 1 <= value <= 4:
-        raise argparse.ArgumentTypeError(f"{text} is outside [1, 4]: the fine pass enlarges a photo by at most this factor (1: never)")
-    return value
-
-
-def _stretch(text: str) -> float:
-    """A classifier view's widening factor, in [1, 2]."""
-    value = _number(text)
-    if not 1 <= value <= 2:
-        raise argparse.ArgumentTypeError(f"{text} is outside [1, 2]: a view widens or heightens the crop window by this factor")
     return value
 
 
@@ -244,22 +254,6 @@ def _workers(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text}: at least one worker runs the passes")
-    return value
-
-
-def _min_contrast(text: str) -> float:
-    """The grey levels a flatter image is stretched to span; 0 turns the stretch off."""
-    value = _number(text)
-    if not 0 <= value <= 255:
-        raise argparse.ArgumentTypeError(f"{text} is outside [0, 255]: grey levels a flatter image is stretched to span (0 turns it off)")
-    return value
-
-
-def _sigma(text: str) -> float:
-    """A Gaussian's sigma in crop pixels, in [0.1, 8]."""
-    value = _number(text)
-    if not 0.1 <= value <= 8:
-        raise argparse.ArgumentTypeError(f"{text} is outside [0.1, 8]: a Gaussian's sigma in crop pixels")
     return value
 
 

@@ -107,9 +107,9 @@ class ModelCard:
         stretches: the classifier also reads each index through windows widened and heightened by
             these factors and averages (:attr:`IndexReader.stretches`); photos only.
         fine_scale: one more locator pass at this fraction of ``imgsz`` (never larger than
-            ``fine_zoom`` times the photo), run only when the indices the ``scales`` passes found are small: their median
-            short side under ``fine_below`` pixels of the ``imgsz`` pass, or none found surely. It
-            adds only its boxes under that size. A whole table in one photo shows indices a few
+            ``fine_zoom`` times the photo), run only when the indices the ``scales`` passes found
+            are small: their median short side under ``fine_below`` pixels of the ``imgsz`` pass,
+            or none found surely. It adds only its boxes under that size. A whole table in one photo shows indices a few
             pixels tall at ``imgsz``; a close-up is left alone, where a larger pass reads picture
             details as indices.
         fine_zoom: how far the fine pass may enlarge the photo (``1``: never). Enlarged, an index
@@ -604,7 +604,7 @@ class CardDetector:
         if self.fine_scale is not None:
             side = max(image.shape[:2])
             size = fine_pass_size(self.imgsz, self.fine_scale, side, self.card.fine_zoom)
-            if size > max(pass_size(self.imgsz, s) for s in self.scales) and wants_fine_pass(Detections.merge(passes), side, self.imgsz, self.card.fine_below):
+            if size > max(sizes) and wants_fine_pass(Detections.merge(passes), side, self.imgsz, self.card.fine_below):
                 fine = self._pass(image, size, conf)
                 # It adds only what the coarse passes cannot see: boxes small at ``imgsz``.
                 passes.append(fine[short_side(fine.xyxy) * self.imgsz / side < self.card.fine_below])
