@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,7 +60,9 @@ def test_merge_keeps_one_box_per_index_and_every_other_box():
     merged = merge_passes([big, small], iou=0.6)
     assert len(merged) == 2
     assert sorted(merged.confidence.tolist()) == pytest.approx([0.6, 0.8])
-    assert merge_passes([big], iou=0.6) is big
+    assert dict(zip((merged.confidence * 10).round().astype(int).tolist(), merged.data["votes"].tolist())) == {8: 2.0, 6: 1.0}  # both passes saw the first index
+    alone = merge_passes([big], iou=0.6)
+    assert np.array_equal(alone.xyxy, big.xyxy) and alone.data["votes"].tolist() == [1.0, 1.0]
     assert len(merge_passes([Detections.empty(), Detections.empty()], iou=0.6)) == 0
 
 
@@ -206,6 +209,40 @@ def test_the_fine_pass_is_in_the_model_card_and_off_for_table_frames(tmp_path: P
     assert ModelCard.load(tmp_path / "other.pt").fine_scale is None
 
 
+class _TallLocator:
+    """Finds the bright pixels' box, but only in an image taller than wide: what a turned pass sees anew."""
+
+    def __init__(self) -> None:
+        self.shapes: list[tuple[int, int]] = []
+
+    def predict(self, image: np.ndarray, *, imgsz: int, **kwargs: object) -> list[_Result]:
+        self.shapes.append(image.shape[:2])
+        rows, cols = np.nonzero(image[..., 0])
+        found = image.shape[0] > image.shape[1] and len(rows)
+        box = [[cols.min(), rows.min(), cols.max() + 1, rows.max() + 1, 0.8]] if found else []
+        rows_ = torch.tensor(box, dtype=torch.float32).reshape(-1, 5)
+        return [_Result(_Boxes(rows_[:, :4], rows_[:, 4], torch.zeros(len(rows_))))]
+
+
+def test_a_turned_pass_adds_what_it_finds_in_the_photos_own_pixels():
+    photo = np.zeros((480, 640, 3), np.uint8)
+    photo[100:120, 500:516] = 255  # an index 16 px wide, 20 px tall, near the right edge
+    locator = _TallLocator()
+    card = ModelCard(imgsz=320, turned_scales=(1.0,))
+    detector = CardDetector(yolo=locator, card=card, conf=0.25, imgsz=320, turned_scales=card.turned_scales)
+    found = detector.detect(photo)
+    assert locator.shapes == [(480, 640), (640, 480)] and detector.timing.passes == 2
+    assert found.xyxy.tolist() == [[500.0, 100.0, 516.0, 120.0]]
+    assert len(CardDetector(yolo=_TallLocator(), card=card, conf=0.25, imgsz=320).detect(photo)) == 0  # no turned pass asked for
+
+
+def test_turned_passes_are_in_the_model_card_and_off_for_table_frames(tmp_path: Path):
+    ModelCard(imgsz=320, turned_scales=(1.0, 0.8)).save(tmp_path / "m.pt")
+    loaded = ModelCard.load(tmp_path / "m.pt")
+    assert loaded.turned_scales == (1.0, 0.8) and loaded.for_table().turned_scales == ()
+    assert "turned_scales" not in ModelCard(imgsz=320).save(tmp_path / "n.pt").read_text()
+
+
 def test_cli_refuses_a_fine_pass_no_larger_than_the_inference_size(capsys: pytest.CaptureFixture[str]):
     with pytest.raises(SystemExit):
         main(["eval", "somewhere", "--fine", "0.5"])
@@ -253,6 +290,26 @@ def test_passes_and_crops_spread_over_two_threads_find_the_same_cards_as_one(nam
     two.close()
     assert found > 0 and len(used) == 2 and threading.main_thread().name not in used
     assert session_threads == ({1} if name.endswith(".onnx") else set())
+
+
+def test_the_cli_asks_the_shipped_locator_for_turned_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    import cv2
+
+    from vision.synth.dataset import DeckPool, SceneConfig, generate_image
+
+    if not (MODELS / "dokocam-corners.onnx").exists():
+        pytest.skip("no dokocam-corners.onnx in models/")
+    config = SceneConfig(imgsz=640, closeup_fraction=1.0)
+    cv2.imwrite(str(tmp_path / "scene.jpg"), generate_image(3, 5, config, DeckPool(5, config.procedural_decks))[0])
+    for turned in ([], ["1", "0.8"]):
+        assert main(["detect", str(tmp_path / "scene.jpg"), "--json", "--fine", "0", "--turned", *turned]) == 0
+        assert json.loads(capsys.readouterr().out)["cards"]
+    with pytest.raises(SystemExit):
+        main(["detect", str(tmp_path / "scene.jpg"), "--turned", "3"])
+    assert "outside (0, 2]" in capsys.readouterr().err
+    detector = CardDetector.load(MODELS / "dokocam-corners.onnx", turned_scales=(1.0, 0.8), fine_scale=0)
+    found = detector.detect(cv2.imread(str(tmp_path / "scene.jpg")))
+    assert detector.timing.passes == 5 and len(found) > 0 and found.data["votes"].max() >= 2
 
 
 def test_workers_below_one_are_refused(capsys: pytest.CaptureFixture[str]):

@@ -54,6 +54,24 @@ def test_the_fit_learns_what_the_plain_score_cannot_see():
     assert rescorer.info is not None and rescorer.info["readings"] == n and rescorer.info["hits"] == int(hits.sum())
 
 
+def test_a_rescorer_reads_only_the_features_it_was_fitted_on(tmp_path: Path):
+    # Right exactly when more than one locator pass found the box: only a fit that reads the votes sees it.
+    rng = np.random.default_rng(2)
+    n = 3000
+    features = rng.normal(size=(n, len(FEATURES)))
+    seen_twice = rng.random(n) < 0.4
+    features[:, FEATURES.index("log_votes")] = np.log(np.where(seen_twice, 3.0, 1.0))
+    hits = seen_twice & (rng.random(n) < 0.95)
+    blind = fit_rescorer(features, hits, hidden=8, epochs=200, names=tuple(f for f in FEATURES if f != "log_votes"))
+    seeing = fit_rescorer(features, hits, hidden=8, epochs=200)
+    k = int(hits.sum())
+    assert average_precision(seeing.apply(features), hits, k) > 0.9 > average_precision(blind.apply(features), hits, k) + 0.3
+    loaded = Rescorer.load(blind.save(tmp_path / "blind.json"))
+    assert "log_votes" not in loaded.features and np.allclose(loaded.apply(features), blind.apply(features))
+    with pytest.raises(ValueError, match="not log_moon_phase"):
+        fit_rescorer(features, hits, names=("log_moon_phase",))
+
+
 def test_a_rescorer_file_round_trips_and_a_foreign_or_damaged_one_is_refused(tmp_path: Path):
     rng = np.random.default_rng(1)
     k = len(FEATURES)
@@ -66,10 +84,14 @@ def test_a_rescorer_file_round_trips_and_a_foreign_or_damaged_one_is_refused(tmp
     with pytest.raises(RescorerFileError, match="not a dokocam rescorer"):
         Rescorer.load(tmp_path / "other.json")
     data = json.loads(path.read_text())
-    data["features"] = data["features"][:-1]
-    (tmp_path / "old.json").write_text(json.dumps(data))
+    data["features"] = data["features"][:-1] + ["log_moon_phase"]
+    (tmp_path / "foreign.json").write_text(json.dumps(data))
     with pytest.raises(RescorerFileError, match="other features"):
-        Rescorer.load(tmp_path / "old.json")
+        Rescorer.load(tmp_path / "foreign.json")
+    data["features"] = data["features"][:-1]  # names fewer features than it has weights for
+    (tmp_path / "short.json").write_text(json.dumps(data))
+    with pytest.raises(RescorerFileError, match="damaged"):
+        Rescorer.load(tmp_path / "short.json")
     data = json.loads(path.read_text())
     data["w2"] = data["w2"][:2]
     (tmp_path / "cut.json").write_text(json.dumps(data))

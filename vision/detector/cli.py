@@ -129,6 +129,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ship.add_argument("--table-locate-conf", type=float, default=None, help="--locate-conf for table frames (default: the same)")
     ship.add_argument("--table-locate-weight", type=float, default=None, help="--locate-weight for table frames (default: the same)")
     ship.add_argument("--scales", type=_scale, nargs="+", default=[1.0], help="locator passes on photos as fractions of --imgsz (default: 1)")
+    ship.add_argument("--turned-scales", type=_scale, nargs="*", default=[], help="locator passes on photos turned a quarter, as fractions of --imgsz (default: none)")
     ship.add_argument("--stretches", type=_stretch, nargs="*", default=[], help="classifier views on photos: windows widened and heightened by these factors (default: none)")
     ship.add_argument("--fine-scale", type=_fine_scale, default=None, help="one more locator pass on photos whose indices are small, as a fraction of --imgsz, in (1, 4] (default: none)")
     ship.add_argument("--fine-zoom", type=_fine_zoom, default=1.0, help="how far the fine pass may enlarge a photo, in [1, 4] (default 1: never larger than the photo)")
@@ -240,6 +241,7 @@ DEFAULT_WORKERS = max(1, min(2, os.cpu_count() or 1))
 
 def _add_views(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scales", type=_scale, nargs="+", default=None, help="locator passes as fractions of the inference size, e.g. 1.2 1 0.8 (default: the model card's; 1 = one pass)")
+    parser.add_argument("--turned", type=_scale, nargs="*", default=None, metavar="SCALE", help="locator passes on the photo turned a quarter, as fractions of the inference size (default: the model card's; none given = none)")
     parser.add_argument("--stretches", type=_stretch, nargs="*", default=None, help="classifier views: windows widened and heightened by these factors, e.g. 1.3 (default: the model card's; none given = one view)")
     parser.add_argument("--fine", type=_fine_scale, default=None, metavar="SCALE", help="one more locator pass at this fraction of the inference size when the indices found are small (default: the model card's; 0 = never)")
     parser.add_argument("--min-contrast", type=_min_contrast, default=None, metavar="LEVELS", help="stretch an image whose grey levels span fewer than this many to span it (default: the model card's; 0 = read as given)")
@@ -267,6 +269,10 @@ def _fine_scale(text: str) -> float:
 
 def _scales(args: argparse.Namespace) -> tuple[float, ...] | None:
     return tuple(args.scales) if args.scales else None
+
+
+def _turned(args: argparse.Namespace) -> tuple[float, ...] | None:
+    return None if args.turned is None else tuple(args.turned)
 
 
 def _stretches(args: argparse.Namespace) -> tuple[float, ...] | None:
@@ -452,6 +458,7 @@ def _ship(args: argparse.Namespace) -> int:
         locate_conf=args.locate_conf,
         locate_weight=args.locate_weight,
         scales=tuple(args.scales),
+        turned_scales=tuple(args.turned_scales),
         stretches=tuple(args.stretches),
         fine_scale=args.fine_scale,
         fine_below=args.fine_below,
@@ -497,7 +504,7 @@ def _detect(args: argparse.Namespace) -> int:
     from vision.detector.model import CardDetector, ModelNotFoundError, UnreadableImageError, iter_images, read_image
 
     try:
-        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=_scales(args), stretches=_stretches(args), fine_scale=args.fine, min_contrast=args.min_contrast, workers=args.workers)
+        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=_scales(args), stretches=_stretches(args), fine_scale=args.fine, min_contrast=args.min_contrast, workers=args.workers, turned_scales=_turned(args))
     except ModelNotFoundError as exc:
         print(f"dokocam detect: {exc}", file=sys.stderr)
         return 2
@@ -525,7 +532,7 @@ def _eval(args: argparse.Namespace) -> int:
 
     try:
         folder = read_folder(args.data, split=args.split)
-        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=_scales(args), stretches=_stretches(args), fine_scale=args.fine, min_contrast=args.min_contrast, workers=args.workers)
+        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=_scales(args), stretches=_stretches(args), fine_scale=args.fine, min_contrast=args.min_contrast, workers=args.workers, turned_scales=_turned(args))
     except (DatasetFolderError, ModelNotFoundError) as exc:
         print(f"dokocam eval: {exc}", file=sys.stderr)
         return 2
@@ -549,6 +556,6 @@ def _bench(args: argparse.Namespace) -> int:
     from vision.detector.export import benchmark
 
     model = Path(args.model) if args.model else _default_model()
-    result = benchmark(model, backend=args.backend, frames=args.frames, images=Path(args.images) if args.images else None, scales=_scales(args), stretches=_stretches(args), fine_scale=args.fine, min_contrast=args.min_contrast, workers=args.workers)
+    result = benchmark(model, backend=args.backend, frames=args.frames, images=Path(args.images) if args.images else None, scales=_scales(args), stretches=_stretches(args), fine_scale=args.fine, min_contrast=args.min_contrast, workers=args.workers, turned_scales=_turned(args))
     print(json.dumps({"backend": args.backend, "model": str(model), **result}))
     return 0

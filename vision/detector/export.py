@@ -101,12 +101,13 @@ def benchmark(
     fine_scale: float | None = None,
     min_contrast: float | None = None,
     workers: int = 1,
+    turned_scales: tuple[float, ...] | None = None,
 ) -> dict[str, float]:
     """Median and spread of per-frame detection time (full pipeline, ``CardDetector.cards``).
 
     Frames are ``images`` resized to ``width`` x ``height`` (real photos make the classifier and
     grouping work as in use), else a drawn table. ``scales`` overrides the model card's locator
-    passes (``(1.0,)``: one pass), ``stretches`` its classifier views (``()``: one view) and
+    passes (``(1.0,)``: one pass), ``turned_scales`` its passes on the frame turned a quarter (``()``: none), ``stretches`` its classifier views (``()``: one view) and
     ``fine_scale`` its fine pass (``0``: none), ``min_contrast`` its grey-level stretch (``0``: none), ``workers`` the threads the passes share; ``passes`` is the mean number of locator passes a frame took.
     Returns milliseconds.
 
@@ -118,7 +119,7 @@ def benchmark(
     path = exported_path(model, backend)
     if not path.exists():
         raise BackendNotExportedError(f"no {backend} model at {path}: run `dokocam export --format {backend}` first")
-    detector = CardDetector.load(path, scales=scales, stretches=stretches, fine_scale=fine_scale, min_contrast=min_contrast, workers=workers)
+    detector = CardDetector.load(path, scales=scales, stretches=stretches, fine_scale=fine_scale, min_contrast=min_contrast, workers=workers, turned_scales=turned_scales)
     pool = _frames(images, width, height, seed)
     for frame in pool[:5]:
         detector.cards(frame)

@@ -104,6 +104,10 @@ class ModelCard:
         scales: the locator looks at a photo at each of these fractions of ``imgsz`` and keeps the
             union (one box per index). Photos show indices of every size, larger and smaller than
             most training scenes; each pass brings some of them into the sizes the locator learnt.
+        turned_scales: the locator also looks at a photo turned a quarter at each of these fractions of
+            ``imgsz`` (boxes merged with the others); photos only. The locator learnt indices at every
+            angle, but its grid cells and anchors fall on other pixels of a turned photo, so a turned
+            pass finds some indices, blurred or half hidden, that the upright passes miss.
         stretches: the classifier also reads each index through windows widened and heightened by
             these factors and averages (:attr:`IndexReader.stretches`); photos only.
         fine_scale: one more locator pass at this fraction of ``imgsz`` (never larger than
@@ -142,6 +146,7 @@ class ModelCard:
     locate_conf: float | None = None
     locate_weight: float = 0.5
     scales: tuple[float, ...] = (1.0,)
+    turned_scales: tuple[float, ...] = ()
     stretches: tuple[float, ...] = ()
     fine_scale: float | None = None
     fine_below: float = 12.0
@@ -168,7 +173,7 @@ class ModelCard:
         data = json.loads(path.read_text())
         names = ("target", "classifier", "refiner", "imgsz", "conf", "table_imgsz", "locate_conf", "locate_weight", "fine_scale", "fine_below", "fine_zoom", "table_conf", "table_locate_conf", "table_locate_weight", "min_contrast", "table_min_contrast", "table_classifier", "rescorer", "rescorer_conf")
         fields = {k: data[k] for k in names if k in data}
-        for key in ("scales", "stretches"):
+        for key in ("scales", "turned_scales", "stretches"):
             if key in data:
                 fields[key] = tuple(float(s) for s in data[key])
         return cls(**fields)
@@ -185,6 +190,8 @@ class ModelCard:
         data.setdefault("locate_weight", self.locate_weight)
         if self.scales != (1.0,):
             data.setdefault("scales", list(self.scales))
+        if self.turned_scales:
+            data.setdefault("turned_scales", list(self.turned_scales))
         if self.stretches:
             data.setdefault("stretches", list(self.stretches))
         if self.fine_scale is not None:
@@ -223,6 +230,7 @@ class ModelCard:
             locate_weight=self.locate_weight if self.table_locate_weight is None else self.table_locate_weight,
             min_contrast=self.min_contrast if self.table_min_contrast is None else self.table_min_contrast,
             scales=(1.0,),
+            turned_scales=(),
             stretches=(),
             fine_scale=None,
         )
@@ -258,6 +266,19 @@ def fine_pass_size(imgsz: int, fine_scale: float, side: int, zoom: float = 1.0) 
     return min(pass_size(imgsz, fine_scale), pass_size(side, zoom))
 
 
+def turned_back(xyxy: np.ndarray, width: int) -> np.ndarray:
+    """Boxes found on ``np.rot90(image)`` (a quarter turn anticlockwise) in the pixels of ``image``,
+    ``width`` pixels wide: a point ``(x, y)`` of the turned photo is ``(width - y, x)`` of the photo.
+
+    >>> image = np.zeros((4, 6)); image[1:3, 4:6] = 1  # rows 1-2, columns 4-5
+    >>> rows, cols = np.nonzero(np.rot90(image))
+    >>> turned_back(np.array([[cols.min(), rows.min(), cols.max() + 1, rows.max() + 1]]), 6).tolist()
+    [[4.0, 1.0, 6.0, 3.0]]
+    """
+    xyxy = np.asarray(xyxy, np.float64).reshape(-1, 4)
+    return np.stack([width - xyxy[:, 3], xyxy[:, 0], width - xyxy[:, 1], xyxy[:, 2]], 1)
+
+
 FINE_SURE = 0.25  # the locator's score of a box that counts when judging the indices' size
 
 
@@ -290,14 +311,18 @@ def merge_passes(passes: list[Detections], iou: float, sizes: list[int] | None =
     >>> coarse = Detections(xyxy=[[9, 9, 21, 23]], confidence=[0.9], class_id=[0])
     >>> fine = Detections(xyxy=[[10, 10, 20, 22]], confidence=[0.7], class_id=[0])
     >>> m = merge_passes([coarse, fine], 0.6, sizes=[256, 640])
-    >>> m.xyxy.tolist(), [round(float(c), 2) for c in m.confidence]
-    ([[10.0, 10.0, 20.0, 22.0]], [0.9])
+    >>> m.xyxy.tolist(), [round(float(c), 2) for c in m.confidence], m.data["votes"].tolist()
+    ([[10.0, 10.0, 20.0, 22.0]], [0.9], [2.0])
+
+    ``data["votes"]`` counts the passes that found each kept box (a box overlapping it by more than
+    ``iou``): an index seen at several sizes is surer than one a single pass saw.
     """
     if len(passes) == 1:
-        return passes[0]
+        return passes[0].with_columns(data={**passes[0].data, "votes": np.ones(len(passes[0]))})
     found = Detections.merge(passes)
     if len(found) < 2:
-        return found
+        return found.with_columns(data={**found.data, "votes": np.ones(len(found))})
+    origin = np.concatenate([np.full(len(p), k) for k, p in enumerate(passes)])
     size = np.concatenate([np.full(len(p), s) for p, s in zip(passes, sizes, strict=True)]) if sizes is not None else np.zeros(len(found))
     overlap = box_iou(found.xyxy, found.xyxy)
     xyxy = found.xyxy.copy()
@@ -315,7 +340,8 @@ def merge_passes(passes: list[Detections], iou: float, sizes: list[int] | None =
             finest = cluster[size[cluster] == size[cluster].max()]
             xyxy[i] = found.xyxy[finest[np.argmax(found.confidence[finest])]]
     keep = np.sort(np.asarray(keep, np.int64))
-    return found.with_columns(xyxy=xyxy)[keep]
+    votes = np.array([len(np.unique(origin[(overlap[i] > iou) | (np.arange(len(found)) == i)])) for i in keep], np.float64)
+    return found.with_columns(xyxy=xyxy)[keep].with_columns(data={**found[keep].data, "votes": votes})
 
 
 def _one_core_session(yolo: Any, path: Path) -> None:
@@ -387,6 +413,7 @@ class CardDetector:
     iou: float = 0.6
     imgsz: int = 640
     scales: tuple[float, ...] = (1.0,)
+    turned_scales: tuple[float, ...] = ()
     fine_scale: float | None = None
     min_contrast: float | None = None
     workers: int = 1
@@ -408,6 +435,7 @@ class CardDetector:
         fine_scale: float | None = None,
         min_contrast: float | None = None,
         workers: int = 1,
+        turned_scales: tuple[float, ...] | None = None,
     ) -> CardDetector:
         """Loads a model (the shipped one by default).
 
@@ -419,6 +447,7 @@ class CardDetector:
             table: the frames are whole tables from above (the camera pipeline): use the model
                 card's table settings (:meth:`ModelCard.for_table`); ``imgsz`` still overrides the size.
             scales: the locator's passes as fractions of ``imgsz`` (default: the model card's).
+            turned_scales: its passes on the photo turned a quarter (default: the model card's; ``()``: none).
             stretches: the classifier's extra views (default: the model card's; ``()``: one view).
             fine_scale: the fine pass for small indices (default: the model card's; ``0``: none).
             min_contrast: grey levels a flatter image is stretched to span (default: the model card's; ``0``: none).
@@ -480,6 +509,7 @@ class CardDetector:
             conf=(card.rescorer_conf if rescorer is not None and card.rescorer_conf is not None else card.conf) if conf is None else conf,
             imgsz=imgsz or card.imgsz,
             scales=scales or card.scales,
+            turned_scales=card.turned_scales if turned_scales is None else tuple(turned_scales),
             fine_scale=(card.fine_scale if fine_scale is None else fine_scale) or None,
             min_contrast=(card.min_contrast if min_contrast is None else min_contrast) or None,
             workers=workers,
@@ -546,26 +576,27 @@ class CardDetector:
         # between two cards. Session 19, pooled seeds 77/78/90: mAP50 0.9630 -> 0.9676, labels no
         # box found 120 -> 65, false positives at 0.35 71 -> 65; real photos F1 0.926 -> 0.928.
         located = found.confidence * (1 - probs[:, BACKGROUND])
+        votes = found.data.get("votes", np.ones(len(found)))
         best = probs[:, :BACKGROUND].argmax(1)
         score = corner_score(located, probs[np.arange(len(best)), best], self.card.locate_weight)
         if self.rescorer is not None:
-            return self._kind(self._rescored(xyxy, probs[:, :BACKGROUND], located, score >= plain_conf, conf))
+            return self._kind(self._rescored(xyxy, probs[:, :BACKGROUND], located, votes, score >= plain_conf, conf))
         keep = score >= conf
         # The card probabilities travel on: grouping lets two corners of one card outvote a misread.
         return self._kind(
-            Detections(xyxy=xyxy[keep], confidence=score[keep], class_id=best[keep], data={"probs": probs[keep, :BACKGROUND], "located": located[keep]})
+            Detections(xyxy=xyxy[keep], confidence=score[keep], class_id=best[keep], data={"probs": probs[keep, :BACKGROUND], "located": located[keep], "votes": votes[keep]})
         )
 
-    def _rescored(self, xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray, candidates: np.ndarray, conf: float) -> Detections:
+    def _rescored(self, xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray, votes: np.ndarray, candidates: np.ndarray, conf: float) -> Detections:
         """The ``candidates`` rescored together (:attr:`rescorer`), those scoring ``conf`` or more."""
         start = time.perf_counter()
-        xyxy, probs, located = xyxy[candidates], probs[candidates], located[candidates]
-        scores = self.rescorer.scores(xyxy, probs, located)
+        xyxy, probs, located, votes = xyxy[candidates], probs[candidates], located[candidates], votes[candidates]
+        scores = self.rescorer.scores(xyxy, probs, located, votes)
         best = scores.argmax(1) if len(scores) else np.zeros(0, np.int64)
         score = scores[np.arange(len(best)), best]
         keep = score >= conf
         self.timing.classify += (time.perf_counter() - start) * 1000
-        return Detections(xyxy=xyxy[keep], confidence=score[keep], class_id=best[keep], data={"probs": probs[keep], "located": located[keep], "scores": scores[keep]})
+        return Detections(xyxy=xyxy[keep], confidence=score[keep], class_id=best[keep], data={"probs": probs[keep], "located": located[keep], "votes": votes[keep], "scores": scores[keep]})
 
     def _refined(self, image: np.ndarray, xyxy: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """``xyxy`` with its ``rows`` moved onto their indices by the refiner (as they are without one)."""
@@ -600,7 +631,9 @@ class CardDetector:
         if self.reader is not None:
             conf = self.card.locate_conf if self.card.locate_conf is not None else conf * 0.5
         sizes = [pass_size(self.imgsz, s) for s in self.scales]
-        passes = self._passes(image, sizes, conf)
+        turned = [pass_size(self.imgsz, s) for s in self.turned_scales]
+        passes = self._passes(image, sizes, conf, turned)
+        sizes += turned
         if self.fine_scale is not None:
             side = max(image.shape[:2])
             size = fine_pass_size(self.imgsz, self.fine_scale, side, self.card.fine_zoom)
@@ -618,15 +651,23 @@ class CardDetector:
         """One locator pass, by ``yolo`` (a pass thread's own copy) or the detector's locator."""
         return from_ultralytics((yolo or self.yolo).predict(image, imgsz=size, conf=conf, iou=self.iou, verbose=False, max_det=100)[0])
 
-    def _passes(self, image: np.ndarray, sizes: list[int], conf: float) -> list[Detections]:
-        """One locator pass per size, in order; spread over ``workers`` threads when there are several."""
-        if self.workers == 1 or len(sizes) == 1 or self.path is None:
-            return [self._pass(image, size, conf) for size in sizes]
-        pool = self._executor()
-        # The largest pass first: the others fill the second thread meanwhile.
-        order = sorted(range(len(sizes)), key=lambda k: -sizes[k])
-        futures = {k: pool.submit(self._threaded_pass, image, sizes[k], conf) for k in order}
-        return [futures[k].result() for k in range(len(sizes))]
+    def _passes(self, image: np.ndarray, sizes: list[int], conf: float, turned: list[int] | tuple[int, ...] = ()) -> list[Detections]:
+        """One locator pass per size, in order, then one per ``turned`` size on the photo turned a
+        quarter (its boxes turned back); spread over ``workers`` threads when there are several."""
+        jobs = [(image, size) for size in sizes]
+        if turned:
+            quarter = np.ascontiguousarray(np.rot90(image))
+            jobs += [(quarter, size) for size in turned]
+        if self.workers == 1 or len(jobs) == 1 or self.path is None:
+            found = [self._pass(frame, size, conf) for frame, size in jobs]
+        else:
+            pool = self._executor()
+            # The largest pass first: the others fill the second thread meanwhile.
+            order = sorted(range(len(jobs)), key=lambda k: -jobs[k][1])
+            futures = {k: pool.submit(self._threaded_pass, jobs[k][0], jobs[k][1], conf) for k in order}
+            found = [futures[k].result() for k in range(len(jobs))]
+        width = image.shape[1]
+        return found[: len(sizes)] + [f.with_columns(xyxy=turned_back(f.xyxy, width)) for f in found[len(sizes) :]]
 
     def _read(self, image: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
         """The classifier's probabilities for ``xyxy``, its views shared by the workers' threads."""

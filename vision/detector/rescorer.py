@@ -40,6 +40,7 @@ FEATURES = (
     "share_of_best",  # probability over the best card's
     "log_aspect",  # short side over long side
     "log_locator",  # the locator's own score
+    "log_votes",  # how many locator passes found the box (the photo at several sizes, and turned)
 )
 EPS = 1e-4
 # Boxes of similar size: a card's two corners are printed alike.
@@ -50,21 +51,23 @@ class RescorerFileError(ValueError):
     """A file is not a rescorer written by ``dokocam train-rescorer``."""
 
 
-def reading_features(xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray, weight: float) -> np.ndarray:
+def reading_features(xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray, weight: float, votes: np.ndarray | None = None) -> np.ndarray:
     """``(n, cards, len(FEATURES))``: the features of every card's reading of each of ``n`` boxes.
 
     ``probs`` are the classifier's card probabilities (``(n, cards)``, background left out, so a
     row sums to one minus "no index"), ``located`` the locator's score times "an index is there",
-    ``weight`` the model card's ``locate_weight``.
+    ``weight`` the model card's ``locate_weight``, ``votes`` the number of locator passes that found
+    each box (``data["votes"]`` of :func:`~vision.detector.model.merge_passes`; ``None``: one each).
 
     >>> f = reading_features(np.array([[0, 0, 10, 14], [50, 0, 60, 14]]), np.array([[0.7, 0.2], [0.9, 0.05]]), np.array([0.8, 0.9]), 0.35)
     >>> f.shape, float(f[0, 0, FEATURES.index("is_best")]), round(float(np.exp(f[0, 0, FEATURES.index("log_partner")])), 2)
-    ((2, 2, 14), 1.0, 0.81)
+    ((2, 2, 15), 1.0, 0.81)
     """
     xyxy = np.asarray(xyxy, np.float64).reshape(-1, 4)
     probs = np.asarray(probs, np.float64)
     located = np.asarray(located, np.float64).reshape(-1)
     n, cards = probs.shape
+    votes = np.ones(n) if votes is None else np.asarray(votes, np.float64).reshape(-1)
     w, h = xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1]
     size, short = np.maximum(np.maximum(w, h), 1.0), np.maximum(np.minimum(w, h), 0.0)
     cx, cy = (xyxy[:, 0] + xyxy[:, 2]) / 2, (xyxy[:, 1] + xyxy[:, 3]) / 2
@@ -99,6 +102,7 @@ def reading_features(xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray, w
         "share_of_best": probs / (best[:, None] + 1e-9),
         "log_aspect": each_card(np.log(short / size)),
         "log_locator": each_card(np.log(located / np.maximum(1 - background, EPS) + EPS)),
+        "log_votes": each_card(np.log(np.maximum(votes, 1.0))),
     }
     return np.stack([columns[name] for name in FEATURES], -1)
 
@@ -124,7 +128,7 @@ def collect_readings(folder: Any, detector: Any, *, floor: float = 0.05, reading
         found = detector.reads(image, floor)
         if not len(found):
             continue
-        features = reading_features(found.xyxy, found.data["probs"], found.data["located"], detector.card.locate_weight)
+        features = reading_features(found.xyxy, found.data["probs"], found.data["located"], detector.card.locate_weight, found.data.get("votes"))
         labels, label_class = item.label_xyxy(w, h), np.asarray(item.label_class, np.int64)
         iou = box_iou(found.xyxy, labels) if len(labels) else np.zeros((len(found), 0))
         # (boxes, cards): the box lies on a label of that card.
@@ -143,6 +147,8 @@ class Rescorer:
     """A fitted network from :data:`FEATURES` to the probability that a reading is right.
 
     Attributes:
+        features: the names of :data:`FEATURES` it reads, in its inputs' order (a rescorer fitted
+            before a feature was added reads those it was fitted on).
         floor: the plain score a box needs to be rescored at all (the threshold of the reads it was fitted on).
         reading_floor: ... and a reading other than the box's likeliest (``None``: ``floor``).
         weight: the ``locate_weight`` of the plain scores among its features.
@@ -158,24 +164,27 @@ class Rescorer:
     weight: float = 0.35
     info: dict[str, Any] | None = None
     reading_floor: float | None = None
+    features: tuple[str, ...] = FEATURES
 
-    def scores(self, xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray) -> np.ndarray:
+    def scores(self, xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray, votes: np.ndarray | None = None) -> np.ndarray:
         """``(n, cards)``: each card's score for each box (boxes of one image, read together); 0 for
         a reading it never saw in fitting (:func:`readings_mask`).
 
-        >>> r = Rescorer(mean=np.zeros(14), std=np.ones(14), w1=np.eye(14, 1), b1=np.zeros(1), w2=np.ones(1), b2=0.0)
+        >>> k = len(FEATURES)
+        >>> r = Rescorer(mean=np.zeros(k), std=np.ones(k), w1=np.eye(k, 1), b1=np.zeros(1), w2=np.ones(1), b2=0.0)
         >>> r.scores(np.array([[0, 0, 10, 14]]), np.array([[0.9, 0.0001]]), np.array([0.9])).round(2).tolist()
         [[0.5, 0.0]]
         """
         probs = np.asarray(probs, np.float64)
         if not len(probs):
             return np.zeros(probs.shape)
-        features = reading_features(xyxy, probs, located, self.weight)
+        features = reading_features(xyxy, probs, located, self.weight, votes)
         return np.where(readings_mask(features, self.floor if self.reading_floor is None else self.reading_floor), self.apply(features), 0.0)
 
     def apply(self, features: np.ndarray) -> np.ndarray:
-        """Probabilities for features of any leading shape."""
-        x = (np.asarray(features, np.float64) - self.mean) / self.std
+        """Probabilities for features (:data:`FEATURES`, all of them) of any leading shape."""
+        columns = [FEATURES.index(name) for name in self.features]
+        x = (np.asarray(features, np.float64)[..., columns] - self.mean) / self.std
         hidden = np.maximum(x @ self.w1 + self.b1, 0.0)
         return 1.0 / (1.0 + np.exp(-(hidden @ self.w2 + self.b2)))
 
@@ -183,7 +192,7 @@ class Rescorer:
         path = Path(path)
         data = {
             "kind": "reading-rescorer",
-            "features": list(FEATURES),
+            "features": list(self.features),
             "floor": self.floor,
             "reading_floor": self.reading_floor,
             "weight": self.weight,
@@ -207,28 +216,33 @@ class Rescorer:
             raise RescorerFileError(f"{path} cannot be read as a rescorer: {exc}") from None
         if not isinstance(data, dict) or data.get("kind") != "reading-rescorer":
             raise RescorerFileError(f"{path} is not a dokocam rescorer (make one with `dokocam train-rescorer`)")
-        if data.get("features") != list(FEATURES):
-            raise RescorerFileError(f"{path} was fitted on other features than this dokocam computes: {data.get('features')}")
+        names = data.get("features")
+        if not isinstance(names, list) or not names or not set(names) <= set(FEATURES):
+            raise RescorerFileError(f"{path} was fitted on other features than this dokocam computes: {names}")
         try:
             arrays = {k: np.asarray(data[k], np.float64) for k in ("mean", "std", "w1", "b1", "w2")}
-            rescorer = cls(**arrays, b2=float(data["b2"]), floor=float(data["floor"]), weight=float(data["weight"]), info=data.get("info"), reading_floor=None if data.get("reading_floor") is None else float(data["reading_floor"]))
+            rescorer = cls(**arrays, b2=float(data["b2"]), floor=float(data["floor"]), weight=float(data["weight"]), info=data.get("info"), reading_floor=None if data.get("reading_floor") is None else float(data["reading_floor"]), features=tuple(names))
         except (KeyError, TypeError, ValueError) as exc:
             raise RescorerFileError(f"{path} is a damaged rescorer: {exc}") from None
-        k = len(FEATURES)
+        k = len(names)
         if rescorer.mean.shape != (k,) or rescorer.std.shape != (k,) or rescorer.w1.shape[0] != k or rescorer.w2.shape != (rescorer.w1.shape[1],) or rescorer.b1.shape != (rescorer.w1.shape[1],):
             raise RescorerFileError(f"{path} is a damaged rescorer: its weights do not fit {k} features")
         return rescorer
 
 
 def fit_rescorer(
-    features: np.ndarray, hits: np.ndarray, *, hidden: int = 32, epochs: int = 600, seed: int = 0, floor: float = 0.05, reading_floor: float | None = None, weight: float = 0.35, info: dict[str, Any] | None = None
+    features: np.ndarray, hits: np.ndarray, *, hidden: int = 32, epochs: int = 600, seed: int = 0, floor: float = 0.05, reading_floor: float | None = None, weight: float = 0.35, info: dict[str, Any] | None = None, names: tuple[str, ...] = FEATURES
 ) -> Rescorer:
     """Fits :class:`Rescorer` to ``features`` (``(m, len(FEATURES))``) and whether each reading was right
-    (``hits``, ``(m,)``): full-batch Adam on the logistic loss, a few seconds to a minute on a CPU."""
+    (``hits``, ``(m,)``): full-batch Adam on the logistic loss, a few seconds to a minute on a CPU.
+    It reads the features ``names`` only."""
     import torch
 
+    unknown = sorted(set(names) - set(FEATURES))
+    if unknown or not names:
+        raise ValueError(f"a rescorer reads some of {', '.join(FEATURES)}; not {', '.join(unknown) or 'none'}")
     torch.manual_seed(seed)
-    x = torch.tensor(np.asarray(features), dtype=torch.float32)
+    x = torch.tensor(np.asarray(features)[:, [FEATURES.index(name) for name in names]], dtype=torch.float32)
     y = torch.tensor(np.asarray(hits), dtype=torch.float32)
     mean, std = x.mean(0), x.std(0) + 1e-6
     net = torch.nn.Sequential(torch.nn.Linear(x.shape[1], hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 1))
@@ -250,5 +264,6 @@ def fit_rescorer(
         floor=floor,
         reading_floor=reading_floor,
         weight=weight,
+        features=tuple(names),
         info={**(info or {}), "readings": int(len(y)), "hits": int(y.sum()), "loss": float(loss.detach())},
     )
