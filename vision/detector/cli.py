@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def _default_model() -> Path:
@@ -267,16 +268,16 @@ def _fine_scale(text: str) -> float:
     return value
 
 
-def _scales(args: argparse.Namespace) -> tuple[float, ...] | None:
-    return tuple(args.scales) if args.scales else None
-
-
-def _turned(args: argparse.Namespace) -> tuple[float, ...] | None:
-    return None if args.turned is None else tuple(args.turned)
-
-
-def _stretches(args: argparse.Namespace) -> tuple[float, ...] | None:
-    return None if args.stretches is None else tuple(args.stretches)
+def _views(args: argparse.Namespace) -> dict[str, Any]:
+    """The options :func:`_add_views` adds, as ``CardDetector.load`` and ``benchmark`` take them (``None``: the model card's)."""
+    return {
+        "scales": tuple(args.scales) if args.scales else None,
+        "turned_scales": None if args.turned is None else tuple(args.turned),
+        "stretches": None if args.stretches is None else tuple(args.stretches),
+        "fine_scale": args.fine,
+        "min_contrast": args.min_contrast,
+        "workers": args.workers,
+    }
 
 
 # The build's options, one per Recipe field; a time of 0 means "no time limit: the epochs decide".
@@ -504,7 +505,7 @@ def _detect(args: argparse.Namespace) -> int:
     from vision.detector.model import CardDetector, ModelNotFoundError, UnreadableImageError, iter_images, read_image
 
     try:
-        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=_scales(args), stretches=_stretches(args), fine_scale=args.fine, min_contrast=args.min_contrast, workers=args.workers, turned_scales=_turned(args))
+        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, **_views(args))
     except ModelNotFoundError as exc:
         print(f"dokocam detect: {exc}", file=sys.stderr)
         return 2
@@ -532,7 +533,7 @@ def _eval(args: argparse.Namespace) -> int:
 
     try:
         folder = read_folder(args.data, split=args.split)
-        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, scales=_scales(args), stretches=_stretches(args), fine_scale=args.fine, min_contrast=args.min_contrast, workers=args.workers, turned_scales=_turned(args))
+        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, **_views(args))
     except (DatasetFolderError, ModelNotFoundError) as exc:
         print(f"dokocam eval: {exc}", file=sys.stderr)
         return 2
@@ -556,6 +557,6 @@ def _bench(args: argparse.Namespace) -> int:
     from vision.detector.export import benchmark
 
     model = Path(args.model) if args.model else _default_model()
-    result = benchmark(model, backend=args.backend, frames=args.frames, images=Path(args.images) if args.images else None, scales=_scales(args), stretches=_stretches(args), fine_scale=args.fine, min_contrast=args.min_contrast, workers=args.workers, turned_scales=_turned(args))
+    result = benchmark(model, backend=args.backend, frames=args.frames, images=Path(args.images) if args.images else None, **_views(args))
     print(json.dumps({"backend": args.backend, "model": str(model), **result}))
     return 0

@@ -317,10 +317,8 @@ def merge_passes(passes: list[Detections], iou: float, sizes: list[int] | None =
     ``data["votes"]`` counts the passes that found each kept box (a box overlapping it by more than
     ``iou``): an index seen at several sizes is surer than one a single pass saw.
     """
-    if len(passes) == 1:
-        return passes[0].with_columns(data={**passes[0].data, "votes": np.ones(len(passes[0]))})
     found = Detections.merge(passes)
-    if len(found) < 2:
+    if len(passes) == 1 or len(found) < 2:
         return found.with_columns(data={**found.data, "votes": np.ones(len(found))})
     origin = np.concatenate([np.full(len(p), k) for k, p in enumerate(passes)])
     size = np.concatenate([np.full(len(p), s) for p, s in zip(passes, sizes, strict=True)]) if sizes is not None else np.zeros(len(found))
@@ -576,7 +574,7 @@ class CardDetector:
         # between two cards. Session 19, pooled seeds 77/78/90: mAP50 0.9630 -> 0.9676, labels no
         # box found 120 -> 65, false positives at 0.35 71 -> 65; real photos F1 0.926 -> 0.928.
         located = found.confidence * (1 - probs[:, BACKGROUND])
-        votes = found.data.get("votes", np.ones(len(found)))
+        votes = found.data["votes"]
         best = probs[:, :BACKGROUND].argmax(1)
         score = corner_score(located, probs[np.arange(len(best)), best], self.card.locate_weight)
         if self.rescorer is not None:

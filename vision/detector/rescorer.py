@@ -107,6 +107,15 @@ def reading_features(xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray, w
     return np.stack([columns[name] for name in FEATURES], -1)
 
 
+def feature_columns(names: tuple[str, ...]) -> list[int]:
+    """Where each of ``names`` lies in :func:`reading_features`' last axis.
+
+    >>> feature_columns(("log_votes", "log_probability"))
+    [14, 0]
+    """
+    return [FEATURES.index(name) for name in names]
+
+
 def readings_mask(features: np.ndarray, floor: float) -> np.ndarray:
     """Which readings count: a box's likeliest card, and any card whose plain score reaches ``floor``."""
     return (features[..., FEATURES.index("is_best")] > 0) | (features[..., FEATURES.index("log_corner_score")] >= np.log(floor + EPS))
@@ -128,7 +137,7 @@ def collect_readings(folder: Any, detector: Any, *, floor: float = 0.05, reading
         found = detector.reads(image, floor)
         if not len(found):
             continue
-        features = reading_features(found.xyxy, found.data["probs"], found.data["located"], detector.card.locate_weight, found.data.get("votes"))
+        features = reading_features(found.xyxy, found.data["probs"], found.data["located"], detector.card.locate_weight, found.data["votes"])
         labels, label_class = item.label_xyxy(w, h), np.asarray(item.label_class, np.int64)
         iou = box_iou(found.xyxy, labels) if len(labels) else np.zeros((len(found), 0))
         # (boxes, cards): the box lies on a label of that card.
@@ -183,8 +192,7 @@ class Rescorer:
 
     def apply(self, features: np.ndarray) -> np.ndarray:
         """Probabilities for features (:data:`FEATURES`, all of them) of any leading shape."""
-        columns = [FEATURES.index(name) for name in self.features]
-        x = (np.asarray(features, np.float64)[..., columns] - self.mean) / self.std
+        x = (np.asarray(features, np.float64)[..., feature_columns(self.features)] - self.mean) / self.std
         hidden = np.maximum(x @ self.w1 + self.b1, 0.0)
         return 1.0 / (1.0 + np.exp(-(hidden @ self.w2 + self.b2)))
 
@@ -242,7 +250,7 @@ def fit_rescorer(
     if unknown or not names:
         raise ValueError(f"a rescorer reads some of {', '.join(FEATURES)}; not {', '.join(unknown) or 'none'}")
     torch.manual_seed(seed)
-    x = torch.tensor(np.asarray(features)[:, [FEATURES.index(name) for name in names]], dtype=torch.float32)
+    x = torch.tensor(np.asarray(features)[:, feature_columns(names)], dtype=torch.float32)
     y = torch.tensor(np.asarray(hits), dtype=torch.float32)
     mean, std = x.mean(0), x.std(0) + 1e-6
     net = torch.nn.Sequential(torch.nn.Linear(x.shape[1], hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 1))
