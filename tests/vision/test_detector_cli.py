@@ -254,6 +254,52 @@ def test_detect_json_stdout_is_only_json_lines_with_an_exported_model(tiny: dict
     assert "ONNX Runtime" in run.stderr  # the load is still reported, where a person reads it
 
 
+def test_a_context_classifier_is_trained_fitted_on_and_shipped_for_photos_only(tiny: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    from vision.detector.classifier import IndexReader
+    from vision.detector.model import ModelNotFoundError
+    from vision.detector.rescorer import CONTEXT_FEATURES
+
+    context = tmp_path / "ctx.pt"
+    assert main(["train-classifier", "--data", str(tiny["data"]), "--out", str(context), "--epochs", "1", "--variants", "1", "--pad", "1.5"]) == 0
+    assert IndexReader.load(context).pad == 1.5 and IndexReader.load(tiny["model"].parent / "tiny.classifier.pt").pad == 0.15
+    # The readings of a detector with a context classifier carry it, and the rescorer is fitted on it.
+    with_context = tmp_path / "c" / "t.pt"
+    photo = tiny["model"].parent / "tiny.classifier.pt"
+    assert main(["ship-detector", str(tiny["run"]), str(with_context), "--classifier", str(photo), "--imgsz", "64", "--conf", "0.01", "--context-classifier", str(context)]) == 0
+    rescorer = tmp_path / "r.json"
+    assert main(["train-rescorer", str(tiny["data"]), "--out", str(rescorer), "--model", str(with_context), "--floor", "0.001", "--hidden", "4", "--epochs", "20"]) == 0
+    capsys.readouterr()
+    assert set(CONTEXT_FEATURES) <= set(json.loads(rescorer.read_text())["features"])
+    model = tmp_path / "models" / "t.pt"
+    assert main(["ship-detector", str(tiny["run"]), str(model), "--classifier", str(photo), "--imgsz", "64", "--conf", "0.01", "--rescorer", str(rescorer), "--context-classifier", str(context)]) == 0
+    photos, frames = CardDetector.load(model), CardDetector.load(model, table=True)
+    assert photos.context is not None and photos.context.pad == 1.5 and photos.rescorer.needs_context
+    assert frames.context is None and frames.rescorer is None
+    image = cv2.imread(str(next((tiny["data"] / "images" / "val").iterdir())))
+    assert "scores" in photos.reads(image, 0.0).data
+    # The export carries it, and onnxruntime reads its wide windows as torch does.
+    assert main(["export", "--format", "onnx", "--model", str(model)]) == 0
+    exported = CardDetector.load(model.with_suffix(".onnx")).context
+    boxes = np.array([[10, 10, 40, 50], [60, 20, 75, 45]], float)
+    assert exported.session is not None and exported.pad == 1.5
+    assert np.allclose(exported.probabilities(image, boxes), photos.context.probabilities(image, boxes), atol=1e-5)
+    # Mined crops are framed with the pad asked for, and a classifier trains only on crops framed as it reads.
+    mined = tmp_path / "hard.npz"
+    assert main(["mine-crops", str(tiny["data"]), "--out", str(mined), "--model", str(model), "--pad", "1.5"]) == 0
+    assert float(np.load(mined)["pad"]) == 1.5
+    assert main(["train-classifier", "--crops", str(mined), "--out", str(tmp_path / "x.pt"), "--epochs", "1", "--crop-size", "32", "--pad", "1.5"]) == 0
+    with pytest.raises(SystemExit, match="framed with pad 1.5; this classifier reads crops framed with pad 0.15"):
+        main(["train-classifier", "--crops", str(mined), "--out", str(tmp_path / "x.pt"), "--crop-size", "32"])
+    # A card whose rescorer reads a context classifier it does not name is refused when loaded.
+    card = json.loads(model.with_suffix(".json").read_text())
+    del card["context_classifier"]
+    model.with_suffix(".json").write_text(json.dumps(card))
+    with pytest.raises(ModelNotFoundError, match="names no context_classifier"):
+        CardDetector.load(model)
+    with pytest.raises(SystemExit):
+        main(["train-classifier", "--data", str(tiny["data"]), "--out", str(tmp_path / "x.pt"), "--pad", "9"])
+
+
 def test_a_rescorer_is_fitted_shipped_and_read_for_photos_only(tiny: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     rescorer = tmp_path / "r.json"
     # The tiny locator finds junk at best: a low floor gives it readings to fit on (nearly all misses).

@@ -197,6 +197,7 @@ def test_a_model_card_naming_a_refiner_moves_the_shipped_detectors_boxes(tmp_pat
     # Plain scores: a rescorer weighs box sizes and neighbours, so twins would be fused by other weights than the plain boxes'.
     card.pop("rescorer", None)
     card.pop("rescorer_conf", None)
+    card.pop("context_classifier", None)  # only a rescorer reads it
     (models / "dokocam-corners.json").write_text(json.dumps(card))
     plain = CardDetector.load(models / DEFAULT_MODEL.name)
     (models / "dokocam-corners.json").write_text(json.dumps({**card, "refiner": "moved.refiner.pt"}))

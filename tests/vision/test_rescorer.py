@@ -12,7 +12,7 @@ from vision.detections import Detections
 from vision.detector.grouping import every_reading, group_corners
 from vision.detector.matching import average_precision
 from vision.detector.model import CardDetector, ModelCard
-from vision.detector.rescorer import FEATURES, Rescorer, RescorerFileError, fit_rescorer, reading_features
+from vision.detector.rescorer import CONTEXT_FEATURES, FEATURES, PLAIN_FEATURES, Rescorer, RescorerFileError, features_for, fit_rescorer, reading_features
 
 PARTNER, TWIN = FEATURES.index("log_partner"), FEATURES.index("log_twin")
 
@@ -39,6 +39,16 @@ def test_a_corner_is_supported_by_its_cards_other_corner_only_at_a_cards_distanc
     assert np.exp(small[0, 1, PARTNER]) == pytest.approx(1e-3)
 
 
+def test_a_box_is_sized_against_the_photos_sure_indices():
+    # Three sure 10x14 indices and, on a card's pips, a less sure box twice their size.
+    xyxy = np.array([[0, 0, 10, 14], [100, 0, 110, 14], [200, 0, 210, 14], [300, 0, 320, 28]], float)
+    f = reading_features(xyxy, _probs({1: 0.9}, {2: 0.9}, {3: 0.9}, {1: 0.6}), np.array([0.9, 0.8, 0.7, 0.3]), 0.35)
+    assert np.exp(f[:, 0, FEATURES.index("log_relative_size")]) == pytest.approx([1.0, 1.0, 1.0, 2.0])
+    # With no sure box the median of all boxes stands in.
+    g = reading_features(xyxy[2:], _probs({3: 0.9}, {1: 0.6}), np.array([0.2, 0.3]), 0.35)
+    assert np.exp(g[:, 0, FEATURES.index("log_relative_size")]) == pytest.approx([14 / 21, 28 / 21])  # median size 21 px
+
+
 def test_the_fit_learns_what_the_plain_score_cannot_see():
     # Readings of equal plain score, right exactly when the card's other corner reads it too.
     rng = np.random.default_rng(0)
@@ -54,31 +64,58 @@ def test_the_fit_learns_what_the_plain_score_cannot_see():
     assert rescorer.info is not None and rescorer.info["readings"] == n and rescorer.info["hits"] == int(hits.sum())
 
 
-def test_a_rescorer_reads_only_the_features_it_was_fitted_on(tmp_path: Path):
-    # Right exactly when more than one locator pass found the box: only a fit that reads the votes sees it.
-    rng = np.random.default_rng(2)
+def _one_feature_decides(name: str, when_right: float, when_wrong: float, seed: int, blind_names: tuple[str, ...], seeing_names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, Rescorer, Rescorer]:
+    """Readings right exactly when feature ``name`` says so: a fit that reads it ranks them (AP > 0.9), one blind to it cannot."""
+    rng = np.random.default_rng(seed)
     n = 3000
     features = rng.normal(size=(n, len(FEATURES)))
-    seen_twice = rng.random(n) < 0.4
-    features[:, FEATURES.index("log_votes")] = np.log(np.where(seen_twice, 3.0, 1.0))
-    hits = seen_twice & (rng.random(n) < 0.95)
-    blind = fit_rescorer(features, hits, hidden=8, epochs=200, names=tuple(f for f in FEATURES if f != "log_votes"))
-    seeing = fit_rescorer(features, hits, hidden=8, epochs=200)
+    right = rng.random(n) < 0.4
+    features[:, FEATURES.index(name)] = np.log(np.where(right, when_right, when_wrong))
+    hits = right & (rng.random(n) < 0.95)
+    blind, seeing = (fit_rescorer(features, hits, hidden=8, epochs=200, names=names) for names in (blind_names, seeing_names))
     k = int(hits.sum())
     assert average_precision(seeing.apply(features), hits, k) > 0.9 > average_precision(blind.apply(features), hits, k) + 0.3
+    return features, hits, blind, seeing
+
+
+def test_a_rescorer_reads_only_the_features_it_was_fitted_on(tmp_path: Path):
+    # Right exactly when more than one locator pass found the box: only a fit that reads the votes sees it.
+    blind_names = tuple(f for f in PLAIN_FEATURES if f != "log_votes")
+    features, hits, blind, _ = _one_feature_decides("log_votes", 3.0, 1.0, 2, blind_names, PLAIN_FEATURES)
     loaded = Rescorer.load(blind.save(tmp_path / "blind.json"))
     assert "log_votes" not in loaded.features and np.allclose(loaded.apply(features), blind.apply(features))
     with pytest.raises(ValueError, match="not log_moon_phase"):
         fit_rescorer(features, hits, names=("log_moon_phase",))
 
 
+def test_a_context_classifiers_readings_are_features_only_for_a_rescorer_fitted_on_them(tmp_path: Path):
+    xyxy, probs, located = np.array([[0, 0, 10, 14], [50, 0, 60, 14]], float), _probs({1: 0.5, 2: 0.4}, {1: 0.9}), np.array([0.8, 0.9])
+    # Background last, as the classifier gives it: box 0's window reads card 2, box 1's "no index".
+    context = np.array([[0.0, 0.1, 0.8, 0.0, 0.1], [0.0, 0.0, 0.0, 0.0, 1.0]])
+    f = reading_features(xyxy, probs, located, 0.35, context=context)
+    assert np.exp(f[0, :, FEATURES.index("log_context_probability")]) == pytest.approx([1e-4, 0.1001, 0.8001, 1e-4])
+    assert np.exp(f[1, :, FEATURES.index("log_context_background")]) == pytest.approx([1.0001] * 4)
+    assert np.isnan(reading_features(xyxy, probs, located, 0.35)[..., FEATURES.index("log_context_background")]).all()
+    # Right exactly when the context agrees: only a fit that reads it can learn that.
+    features, hits, blind, seeing = _one_feature_decides("log_context_probability", 0.9, 0.05, 3, features_for(False), features_for(True))
+    assert seeing.needs_context and not blind.needs_context and Rescorer.load(seeing.save(tmp_path / "c.json")).needs_context
+    with pytest.raises(ValueError, match="has no context classifier"):
+        seeing.scores(xyxy, probs, located)
+    assert seeing.scores(xyxy, probs, located, context=context).shape == (2, 4)
+    # Readings collected without a context classifier cannot fit one that reads it.
+    features[:, FEATURES.index(CONTEXT_FEATURES[1])] = np.nan
+    with pytest.raises(ValueError, match="lack log_context_probability, log_context_background"):
+        fit_rescorer(features, hits, names=features_for(True))
+    assert not np.isnan(fit_rescorer(features, hits, hidden=4, epochs=5).apply(features)).any()
+
+
 def test_a_rescorer_file_round_trips_and_a_foreign_or_damaged_one_is_refused(tmp_path: Path):
     rng = np.random.default_rng(1)
-    k = len(FEATURES)
+    k = len(PLAIN_FEATURES)
     rescorer = Rescorer(mean=rng.normal(size=k), std=rng.random(k) + 0.5, w1=rng.normal(size=(k, 5)), b1=rng.normal(size=5), w2=rng.normal(size=5), b2=0.3, floor=0.07)
     path = rescorer.save(tmp_path / "r.json")
     loaded = Rescorer.load(path)
-    features = rng.normal(size=(3, 4, k))
+    features = rng.normal(size=(3, 4, len(FEATURES)))
     assert np.allclose(loaded.apply(features), rescorer.apply(features)) and loaded.floor == 0.07
     (tmp_path / "other.json").write_text(json.dumps({"kind": "something else"}))
     with pytest.raises(RescorerFileError, match="not a dokocam rescorer"):
@@ -104,9 +141,9 @@ def test_a_rescorer_file_round_trips_and_a_foreign_or_damaged_one_is_refused(tmp
 
 def _partner_rescorer() -> Rescorer:
     """A hand-made rescorer: a reading's score rises with its partner's support and its own probability."""
-    k = len(FEATURES)
+    k = len(PLAIN_FEATURES)
     w1 = np.zeros((k, 2))
-    w1[PARTNER, 0], w1[FEATURES.index("log_probability"), 1] = 1.0, 1.0
+    w1[PLAIN_FEATURES.index("log_partner"), 0], w1[PLAIN_FEATURES.index("log_probability"), 1] = 1.0, 1.0
     return Rescorer(mean=np.zeros(k), std=np.ones(k), w1=w1, b1=np.array([7.0, 10.0]), w2=np.array([1.0, 1.0]), b2=-12.0)
 
 
@@ -158,6 +195,32 @@ def test_photos_are_scored_by_the_rescorer_with_the_cards_other_corner_and_table
     assert card.for_table().rescorer is None
 
 
+def test_a_context_classifiers_reading_moves_a_photos_scores_when_the_rescorer_reads_it():
+    from vision.detector.cropping import BACKGROUND
+
+    # One box read 0.5/0.45 between cards 3 and 7; its context window reads card 7.
+    probs = np.zeros((1, 25))
+    probs[0, [3, 7, BACKGROUND]] = (0.5, 0.45, 0.05)
+    context = np.zeros((1, 25))
+    context[0, [3, 7]] = (0.05, 0.95)
+    k = len(FEATURES)
+    w1 = np.zeros((k, 1))
+    w1[FEATURES.index("log_context_probability"), 0] = 1.0
+    trusts_context = Rescorer(mean=np.zeros(k), std=np.ones(k), w1=w1, b1=np.array([5.0]), w2=np.ones(1), b2=-5.0, features=FEATURES)
+    card = ModelCard(imgsz=320, locate_weight=0.35, locate_conf=0.05, rescorer="r.json", context_classifier="x.pt")
+    image = np.zeros((200, 300, 3), np.uint8)
+    detector = CardDetector(yolo=_Locator([(10, 10, 24, 30, 0.8)]), card=card, reader=_Reader(probs), rescorer=trusts_context, context=_Reader(context), conf=0.05, imgsz=320)
+    assert detector.reads(image).class_id.tolist() == [7]  # the plain score would say 3
+    # Without a rescorer (as ``collect_readings`` reads) the context travels in the data, unscored.
+    detector.rescorer = None
+    plain = detector.reads(image)
+    assert plain.class_id.tolist() == [3] and plain.data["context"].tolist() == context.tolist()
+    # A rescorer that reads the context cannot run without the classifier that gives it.
+    detector.rescorer, detector.context = trusts_context, None
+    with pytest.raises(ValueError, match="no context classifier"):
+        detector.reads(image)
+
+
 def test_a_pair_read_two_ways_takes_its_surer_corners_fitted_score_for_the_joint_card():
     scores = np.array([[0.0, 0.7, 0.2], [0.0, 0.3, 0.6]])
     probs = np.array([[0.0, 0.6, 0.4], [0.0, 0.45, 0.55]])
@@ -170,7 +233,7 @@ def test_a_pair_read_two_ways_takes_its_surer_corners_fitted_score_for_the_joint
 
 
 def test_a_lower_reading_floor_rescores_second_readings_the_box_floor_would_drop():
-    k = len(FEATURES)
+    k = len(PLAIN_FEATURES)
     flat = dict(mean=np.zeros(k), std=np.ones(k), w1=np.zeros((k, 1)), b1=np.zeros(1), w2=np.zeros(1), b2=0.0)  # every counted reading: 0.5
     xyxy, probs, located = np.array([[0, 0, 10, 14]], float), np.array([[0.9, 0.005, 0.0001]]), np.array([0.9])
     assert Rescorer(**flat, floor=0.05).scores(xyxy, probs, located).tolist() == [[0.5, 0.0, 0.0]]

@@ -25,7 +25,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from vision.detector.cropping import BACKGROUND, jitter_box, square_boxes
+from vision.detector.cropping import BACKGROUND, CROP_PAD, jitter_box, square_boxes
 from vision.detector.dataset import YoloFolder, read_folder, train_split
 
 CROP_SIZE = 32
@@ -189,12 +189,17 @@ class IndexReader:
             by ``a`` and, separately, heightened by ``a`` (each squashed into the square input).
             Photos reach the detector stretched (a tilted camera, an export to a square), and a
             view squashed back the right way reads better; averaging needs no knowledge of which.
+        pad: how far each crop window reaches past its box (:func:`~vision.detector.cropping.square_boxes`),
+            as the network was trained (stored in the checkpoint). The index classifier sees the index
+            and a rim of card (``CROP_PAD``); a context classifier (``--pad 1.5``) a square four times
+            the index, with the card's pips or picture and its edge.
     """
 
     model: IndexClassifier
     crop_size: int = CROP_SIZE
     turns: int = 4
     stretches: tuple[float, ...] = ()
+    pad: float = CROP_PAD
     session: Any = None  # an onnxruntime InferenceSession of the same network (:meth:`using_onnx`)
     # What torch reads with (:func:`inference_network`; ``model`` itself when None). A loaded reader
     # has one; change ``model``'s weights after loading and it no longer matches them.
@@ -212,7 +217,7 @@ class IndexReader:
             raise ClassifierCheckpointError(f"{path} is not a dokocam index classifier (train one with `dokocam train-classifier`)")
         model = IndexClassifier(width=int(state["width"]))
         model.load_state_dict(state["model"])
-        return cls(model.eval(), crop_size=int(state.get("crop_size", CROP_SIZE)), net=inference_network(model))
+        return cls(model.eval(), crop_size=int(state.get("crop_size", CROP_SIZE)), pad=float(state.get("pad", CROP_PAD)), net=inference_network(model))
 
     def using_onnx(self, checkpoint: str | Path) -> IndexReader:
         """This reader with its network run by onnxruntime from ``checkpoint``'s ONNX export
@@ -229,7 +234,7 @@ class IndexReader:
 
     def probabilities(self, image: np.ndarray, xyxy: np.ndarray, pool: Executor | None = None, shares: int = 1) -> np.ndarray:
         """``(n, 25)`` class probabilities for the boxes ``xyxy`` of ``image`` (``pool``, ``shares``: see :meth:`read`)."""
-        boxes = square_boxes(xyxy)
+        boxes = square_boxes(xyxy, self.pad)
         if not len(boxes):
             return np.zeros((0, NUM_CLASSES), np.float32)
         windows = [boxes, *(stretch_boxes(boxes, a, axis) for a in self.stretches for axis in (0, 1))]
@@ -315,8 +320,10 @@ def extract_crops(
     min_size: float = 0.0,
     seed: int = 0,
     size: int = CROP_SIZE,
+    pad: float = CROP_PAD,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Crops every labelled box (``variants`` jittered copies) plus background crops.
+    """Crops every labelled box (``variants`` jittered copies) plus background crops, each framed
+    by :func:`~vision.detector.cropping.square_boxes` with ``pad``.
 
     Boxes whose longer side is under ``min_size`` pixels are skipped: an index a few pixels tall
     cannot be read, and training on it only teaches guessing. Boxes whose shorter side is under
@@ -343,12 +350,12 @@ def extract_crops(
                 small = small_variants is not None and min(box[2] - box[0], box[3] - box[1]) < SMALL_INDEX
                 for v in range(small_variants if small else variants):
                     jittered = box if v == 0 else jitter_box(box, rng, 0.08)
-                    crops.append(crop(image, square_boxes(jittered)[0], size))
+                    crops.append(crop(image, square_boxes(jittered, pad)[0], size))
                     labels.append(int(cls))
             # Boxes of non-Doppelkopf cards (``ignore/``) are exactly the look-alikes to reject.
             n_bg = int(rng.binomial(max(len(boxes), 1) * variants, backgrounds))
             for box in [*item.ignore_xyxy(w, h), *_background_boxes(boxes, w, h, n_bg, rng)]:
-                crops.append(crop(image, square_boxes(box)[0], size))
+                crops.append(crop(image, square_boxes(box, pad)[0], size))
                 labels.append(BACKGROUND)
     if not crops:
         return np.zeros((0, size, size, 3), np.uint8), np.zeros(0, np.int64)
@@ -459,6 +466,7 @@ def train_classifier(
     lr: float = 3e-3,
     device: str | None = None,
     defocus: Sequence[float] = (),
+    pad: float = CROP_PAD,
     log=print,
 ) -> dict[str, float]:
     """Trains the index classifier on the labelled boxes of YOLO folders and saves it to ``out``.
@@ -482,6 +490,8 @@ def train_classifier(
             in host memory as bytes and go to the device a batch at a time, where they are augmented.
         defocus: Gaussian sigmas (crop pixels) for a further 30% of the crops, one drawn per crop: a
             camera out of focus (see :func:`photometric`); none by default.
+        pad: how far a crop reaches past its box (:attr:`IndexReader.pad`); another than ``CROP_PAD``
+            trains a context classifier. ``init`` may have been trained with another pad.
 
     Returns:
         The last epoch's metrics (``loss``, ``train_acc`` and, with ``val``, ``val_acc``).
@@ -493,13 +503,13 @@ def train_classifier(
     generator = torch.Generator().manual_seed(seed)  # the order of the crops, drawn on the host
     noise = generator if target_device.type == "cpu" else torch.Generator(device=target_device).manual_seed(seed)
     start = time.monotonic()
-    x, y = extract_crops([train_split(d) for d in data], variants=variants, small_variants=small_variants, min_size=min_size, seed=seed, size=crop_size)
+    x, y = extract_crops([train_split(d) for d in data], variants=variants, small_variants=small_variants, min_size=min_size, seed=seed, size=crop_size, pad=pad)
     for path in crops:
-        cx, cy = load_crops(path, crop_size)
+        cx, cy = load_crops(path, crop_size, pad)
         x, y = np.concatenate([x, cx]), np.concatenate([y, cy])
     if not len(x):
         raise ValueError(f"no labelled boxes found in {', '.join(map(str, [*data, *crops]))}")
-    vx, vy = extract_crops([read_folder(d) for d in val], variants=1, backgrounds=0.3, min_size=min_size, seed=seed + 1, size=crop_size) if val else (x[:0], y[:0])
+    vx, vy = extract_crops([read_folder(d) for d in val], variants=1, backgrounds=0.3, min_size=min_size, seed=seed + 1, size=crop_size, pad=pad) if val else (x[:0], y[:0])
     log(f"classifier: {len(x)} train crops, {len(vx)} val crops ({time.monotonic() - start:.0f}s to crop)")
     if init is None:
         model = IndexClassifier(width=width)
@@ -539,7 +549,7 @@ def train_classifier(
         if len(vx):
             metrics["val_acc"] = _accuracy(model, to_tensor(vx), torch.from_numpy(vy))
         log("classifier: " + " ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in metrics.items()))
-        _save(model, out, crop_size)
+        _save(model, out, crop_size, pad)
         if time_minutes is not None and time.monotonic() - start > time_minutes * 60:
             log("classifier: time budget spent, stopping")
             break
@@ -579,11 +589,11 @@ def _accuracy(model: IndexClassifier, x: torch.Tensor, y: torch.Tensor) -> float
     return float((pred == y).float().mean())
 
 
-def _save(model: IndexClassifier, out: str | Path, crop_size: int = CROP_SIZE) -> None:
+def _save(model: IndexClassifier, out: str | Path, crop_size: int = CROP_SIZE, pad: float = CROP_PAD) -> None:
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     # Host tensors, so a checkpoint written on a GPU loads the same anywhere.
     state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
-    torch.save({"model": state, "width": model.width, "crop_size": crop_size, "classes": NUM_CLASSES}, str(out))
+    torch.save({"model": state, "width": model.width, "crop_size": crop_size, "pad": pad, "classes": NUM_CLASSES}, str(out))
 
 
 def file_digest(path: str | Path) -> str:
@@ -635,11 +645,12 @@ def export_source_digest(exported: str | Path) -> str | None:
 
 
 class CropFileError(ValueError):
-    """A crops file is missing, not written by ``dokocam dataset crops``, or of another crop size."""
+    """A crops file is missing, not written by ``dokocam dataset crops``, of another crop size, or given to a classifier framed with another pad."""
 
 
-def load_crops(path: str | Path, size: int = CROP_SIZE) -> tuple[np.ndarray, np.ndarray]:
-    """The ``(x, y)`` of a crops file, checked against the network's input ``size``.
+def load_crops(path: str | Path, size: int = CROP_SIZE, pad: float = CROP_PAD) -> tuple[np.ndarray, np.ndarray]:
+    """The ``(x, y)`` of a crops file, checked against the network's input ``size`` and the ``pad``
+    its crops must be framed with (files written before session 29 hold ``CROP_PAD`` crops).
 
     Raises:
         CropFileError: see the class.
@@ -647,10 +658,13 @@ def load_crops(path: str | Path, size: int = CROP_SIZE) -> tuple[np.ndarray, np.
     try:
         with np.load(str(path)) as data:
             x, y = data["x"], data["y"].astype(np.int64)
+            framed = float(data["pad"]) if "pad" in data else CROP_PAD
     except (OSError, KeyError, ValueError) as exc:
         raise CropFileError(f"{path} is not a crops file (make one with `dokocam dataset crops`): {exc}") from None
     if x.ndim != 4 or x.shape[1:] != (size, size, 3) or len(x) != len(y):
         raise CropFileError(f"{path} holds crops of shape {x.shape[1:]}; this classifier reads ({size}, {size}, 3)")
+    if abs(framed - pad) > 1e-6:
+        raise CropFileError(f"{path} holds crops framed with pad {framed:g}; this classifier reads crops framed with pad {pad:g} (mine them with --pad {pad:g})")
     if len(y) and (y.min() < 0 or y.max() >= NUM_CLASSES):
         raise CropFileError(f"{path} has class ids outside 0..{NUM_CLASSES - 1}")
     return x, y

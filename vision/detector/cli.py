@@ -58,6 +58,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     cls.add_argument("--defocus", type=_sigma, nargs="+", default=[], metavar="SIGMA",
                      help="blur a further 30%% of the crops by a Gaussian of one of these sigmas (crop pixels), as a camera "
                      "out of focus does; e.g. 1 2 3 (default: none)")
+    cls.add_argument("--pad", type=_pad, default=None,
+                     help="how far a crop reaches past its box, as a fraction of the box's longer side on each side (default 0.15: "
+                     "the index and a rim of card); 1.5 trains a context classifier for the model card's context_classifier")
     cls.set_defaults(func=_train_classifier)
 
     mine = subparsers.add_parser(
@@ -71,6 +74,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     mine.add_argument("--model", default=None, help="the detector to mine (default: the shipped one)")
     mine.add_argument("--variants", type=int, default=3, help="crops per misread label (default 3; the first as labelled, the others jittered)")
     mine.add_argument("--seed", type=int, default=0)
+    mine.add_argument("--pad", type=_pad, default=None, help="frame the crops as a classifier trained with this --pad reads them (default 0.15, the index classifier's)")
     mine.set_defaults(func=_mine_crops)
 
     ref = subparsers.add_parser(
@@ -117,6 +121,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ship.add_argument("--classifier", default=None, help="classifier checkpoint to ship beside it")
     ship.add_argument("--refiner", default=None, help="box refiner checkpoint to ship beside it (`dokocam train-refiner`)")
     ship.add_argument("--rescorer", default=None, help="reading rescorer to ship beside it, for photos (`dokocam train-rescorer`)")
+    ship.add_argument("--context-classifier", default=None, help="context classifier (`train-classifier --pad 1.5`) whose readings the rescorer reads, for photos")
     ship.add_argument("--rescorer-conf", type=float, default=None, help="score threshold for rescored photos (default: --conf)")
     ship.add_argument(
         "--table-classifier", default=None, help="classifier checkpoint for table frames (`run`, `analyze`, `serve`), e.g. one trained with --defocus (default: --classifier)"
@@ -226,6 +231,7 @@ _fine_zoom = _within(1, 4, "the fine pass enlarges a photo by at most this facto
 _stretch = _within(1, 2, "a view widens or heightens the crop window by this factor")
 _min_contrast = _within(0, 255, "grey levels a flatter image is stretched to span (0 turns it off)")
 _sigma = _within(0.1, 8, "a Gaussian's sigma in crop pixels")
+_pad = _within(0.0, 4, "a crop's reach past its box, as a fraction of the box's longer side")
 
 
 def _scale(text: str) -> float:
@@ -383,6 +389,7 @@ def _train_classifier(args: argparse.Namespace) -> int:
             args.data, args.out, val=args.val, epochs=args.epochs, batch=args.batch, width=args.width, variants=args.variants, small_variants=args.small_variants,
             seed=args.seed, time_minutes=args.time_minutes, threads=args.threads, min_size=args.min_size, init=args.init,
             crops=args.crops, crop_size=args.crop_size, lr=args.lr, device=args.device, defocus=tuple(args.defocus),
+            **({} if args.pad is None else {"pad": args.pad}),
         )  # fmt: skip
     except (ClassifierCheckpointError, CropFileError, DeviceError) as exc:
         raise SystemExit(f"dokocam train-classifier: {exc}") from None
@@ -421,7 +428,7 @@ def _train_rescorer(args: argparse.Namespace) -> int:
 
     from vision.detector.dataset import DatasetFolderError, train_split
     from vision.detector.model import CardDetector, ModelNotFoundError
-    from vision.detector.rescorer import collect_readings, fit_rescorer
+    from vision.detector.rescorer import collect_readings, features_for, fit_rescorer
 
     for name, value in (("--floor", args.floor), ("--reading-floor", args.reading_floor)):
         if value is not None and not 0 < value < 1:
@@ -440,7 +447,9 @@ def _train_rescorer(args: argparse.Namespace) -> int:
         raise SystemExit(f"dokocam train-rescorer: {exc}") from None
     features, hits = np.concatenate([x for x, _ in parts]), np.concatenate([y for _, y in parts])
     info = {"model": str(args.model or "shipped"), "data": [str(d) for d in args.data], "images": sum(len(f.items) for f in folders)}
-    rescorer = fit_rescorer(features, hits, hidden=args.hidden, epochs=args.epochs, seed=args.seed, floor=args.floor, reading_floor=args.reading_floor, weight=detector.card.locate_weight, info=info)
+    rescorer = fit_rescorer(features, hits, hidden=args.hidden, epochs=args.epochs, seed=args.seed, floor=args.floor, reading_floor=args.reading_floor, weight=detector.card.locate_weight, info=info,
+        names=features_for(detector.context is not None),
+    )  # fmt: skip
     rescorer.save(args.out)
     print(json.dumps({"rescorer": args.out, **(rescorer.info or {})}))
     return 0
@@ -471,7 +480,7 @@ def _ship(args: argparse.Namespace) -> int:
         table_min_contrast=args.table_min_contrast,
         rescorer_conf=args.rescorer_conf,
     )
-    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, card, classifier=args.classifier, refiner=args.refiner, table_classifier=args.table_classifier, rescorer=args.rescorer)
+    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, card, classifier=args.classifier, refiner=args.refiner, table_classifier=args.table_classifier, rescorer=args.rescorer, context_classifier=args.context_classifier)
     print(f"shipped {dest}")
     return 0
 
@@ -493,9 +502,10 @@ def _mine_crops(args: argparse.Namespace) -> int:
         raise SystemExit(f"dokocam mine-crops: {exc}") from None
     if detector.reader is None:
         raise SystemExit(f"dokocam mine-crops: {args.model} has no classifier to mine crops for")
-    parts = [mine_crops(f, detector, variants=args.variants, seed=args.seed + k, progress=sys.stderr.isatty()) for k, f in enumerate(folders)]
+    framing = {} if args.pad is None else {"pad": args.pad}
+    parts = [mine_crops(f, detector, variants=args.variants, seed=args.seed + k, progress=sys.stderr.isatty(), **framing) for k, f in enumerate(folders)]
     crops, classes = np.concatenate([c for c, _ in parts]), np.concatenate([y for _, y in parts])
-    path = save_crops(args.out, crops, classes)
+    path = save_crops(args.out, crops, classes, **framing)
     print(json.dumps({"crops": str(path), "background": int((classes == BACKGROUND).sum()), "misread": int((classes != BACKGROUND).sum()), "images": sum(len(f.items) for f in folders)}))
     return 0
 

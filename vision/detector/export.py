@@ -56,7 +56,7 @@ def export(model: Path, fmt: str, *, imgsz: int | None = None) -> Path:
         tag_export(target, model)
     from vision.detector.classifier import export_onnx
 
-    for classifier in dict.fromkeys(c for c in (card.classifier, card.table_classifier) if c):
+    for classifier in dict.fromkeys(c for c in (card.classifier, card.table_classifier, card.context_classifier) if c):
         # onnxruntime reads the crops whichever runtime the locator was exported for: the
         # classifier in torch was a third of a frame's time.
         export_onnx(ModelCard.path_for(model).parent / classifier)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.detector.cropping import BACKGROUND, jitter_box, square_boxes
+from vision.detector.cropping import BACKGROUND, CROP_PAD, jitter_box, square_boxes
 from vision.detector.dataset import YoloFolder, images_of
 from vision.detector.matching import box_iou
 
@@ -31,7 +31,7 @@ MINE_CONF = 0.05
 
 
 def mine_crops(
-    folder: YoloFolder, detector: Any, *, variants: int = 3, min_score: float = MINE_CONF, seed: int = 0, progress: bool = False
+    folder: YoloFolder, detector: Any, *, variants: int = 3, min_score: float = MINE_CONF, seed: int = 0, progress: bool = False, pad: float = CROP_PAD
 ) -> tuple[np.ndarray, np.ndarray]:
     """The classifier's hard examples in ``folder``'s labelled images, as ``detector`` (a
     :class:`vision.detector.model.CardDetector` with a classifier) reads them.
@@ -40,6 +40,9 @@ def mine_crops(
       it, labelled ``BACKGROUND``.
     - Every label that no box over it names at the detector's own threshold: ``variants`` crops of
       the label's box with its card, the first as it is, the others jittered as training crops are.
+
+    Each crop is framed with ``pad`` (:func:`~vision.detector.cropping.square_boxes`): the index
+    classifier's, or a context classifier's (``train-classifier --pad``).
 
     Returns:
         ``(crops (n, S, S, 3) uint8 BGR, classes (n,) int64)``, ``S`` the classifier's crop size.
@@ -57,7 +60,7 @@ def mine_crops(
         known = labels if item.indices is None else np.concatenate([labels, item.indices])
         off = box_iou(found.xyxy, known).max(1, initial=0.0) < OFF_INDEX_IOU
         for box in found.xyxy[off]:
-            crops.append(crop(image, square_boxes(box)[0], size))
+            crops.append(crop(image, square_boxes(box, pad)[0], size))
             classes.append(BACKGROUND)
         over = box_iou(labels, found.xyxy) >= ON_LABEL_IOU
         sure = found.confidence >= detector.conf
@@ -66,16 +69,17 @@ def mine_crops(
                 continue
             for v in range(variants):
                 box = labels[j] if v == 0 else jitter_box(labels[j], rng, 0.08)
-                crops.append(crop(image, square_boxes(box)[0], size))
+                crops.append(crop(image, square_boxes(box, pad)[0], size))
                 classes.append(int(card))
     if not crops:
         return np.zeros((0, size, size, 3), np.uint8), np.zeros(0, np.int64)
     return np.stack(crops), np.array(classes, dtype=np.int64)
 
 
-def save_crops(path: str | Path, crops: np.ndarray, classes: np.ndarray) -> Path:
-    """Writes crops as ``dokocam dataset crops`` does, for ``train-classifier --crops``."""
+def save_crops(path: str | Path, crops: np.ndarray, classes: np.ndarray, pad: float = CROP_PAD) -> Path:
+    """Writes crops as ``dokocam dataset crops`` does, for ``train-classifier --crops``, with the
+    ``pad`` they were framed with (a classifier trains only on crops framed as it reads)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, x=crops, y=classes, size=crops.shape[1] if len(crops) else 0)
+    np.savez_compressed(path, x=crops, y=classes, size=crops.shape[1] if len(crops) else 0, pad=pad)
     return path

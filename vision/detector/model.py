@@ -132,6 +132,10 @@ class ModelCard:
         table_classifier: path of the classifier for table frames, relative to the JSON file; ``None``:
             ``classifier``. A table camera is a webcam, often out of focus, while photos are sharp: a
             classifier trained on blurred crops as well reads the one better and the other worse.
+        context_classifier: path of a context classifier (``train-classifier --pad 1.5``), relative to
+            the JSON file, for photos: it reads a window four times each box, with the card's pips or
+            picture beside the index, and the rescorer reads its probabilities
+            (:data:`~vision.detector.rescorer.CONTEXT_FEATURES`). Only a rescorer fitted with it uses it.
         table_conf, table_locate_conf, table_locate_weight, table_min_contrast: ``conf``,
             ``locate_conf``, ``locate_weight`` and ``min_contrast`` for table frames (``None``: the photo values). The table pipeline was measured at its own
             operating point, so tuning the photo one must not move it.
@@ -159,6 +163,7 @@ class ModelCard:
     table_classifier: str | None = None
     rescorer: str | None = None
     rescorer_conf: float | None = None
+    context_classifier: str | None = None
 
     @staticmethod
     def path_for(model: Path) -> Path:
@@ -171,7 +176,7 @@ class ModelCard:
         if not path.exists():
             return cls()
         data = json.loads(path.read_text())
-        names = ("target", "classifier", "refiner", "imgsz", "conf", "table_imgsz", "locate_conf", "locate_weight", "fine_scale", "fine_below", "fine_zoom", "table_conf", "table_locate_conf", "table_locate_weight", "min_contrast", "table_min_contrast", "table_classifier", "rescorer", "rescorer_conf")
+        names = ("target", "classifier", "refiner", "imgsz", "conf", "table_imgsz", "locate_conf", "locate_weight", "fine_scale", "fine_below", "fine_zoom", "table_conf", "table_locate_conf", "table_locate_weight", "min_contrast", "table_min_contrast", "table_classifier", "rescorer", "rescorer_conf", "context_classifier")
         fields = {k: data[k] for k in names if k in data}
         for key in ("scales", "turned_scales", "stretches"):
             if key in data:
@@ -199,7 +204,7 @@ class ModelCard:
             data.setdefault("fine_below", self.fine_below)
             if self.fine_zoom != 1.0:
                 data.setdefault("fine_zoom", self.fine_zoom)
-        for key in ("table_conf", "table_locate_conf", "table_locate_weight", "min_contrast", "table_min_contrast", "table_classifier", "rescorer", "rescorer_conf"):
+        for key in ("table_conf", "table_locate_conf", "table_locate_weight", "min_contrast", "table_min_contrast", "table_classifier", "rescorer", "rescorer_conf", "context_classifier"):
             if getattr(self, key) is not None:
                 data.setdefault(key, getattr(self, key))
         path.write_text(json.dumps(data, indent=2) + "\n")
@@ -215,14 +220,15 @@ class ModelCard:
         >>> table = card.for_table()
         >>> table.imgsz, table.conf, table.locate_conf, table.locate_weight, table.scales, table.stretches, table.fine_scale
         (640, 0.4, 0.2, 0.5, (1.0,), (), None)
-        >>> table = ModelCard(classifier="c.pt", table_classifier="t.pt", rescorer="r.json").for_table()
-        >>> table.classifier, table.rescorer
-        ('t.pt', None)
+        >>> table = ModelCard(classifier="c.pt", table_classifier="t.pt", rescorer="r.json", context_classifier="x.pt").for_table()
+        >>> table.classifier, table.rescorer, table.context_classifier
+        ('t.pt', None, None)
         """
         return replace(
             self,
             classifier=self.table_classifier or self.classifier,
             rescorer=None,
+            context_classifier=None,
             rescorer_conf=None,
             imgsz=self.table_imgsz or self.imgsz,
             conf=self.conf if self.table_conf is None else self.table_conf,
@@ -234,6 +240,17 @@ class ModelCard:
             stretches=(),
             fine_scale=None,
         )
+
+
+def _load_reader(checkpoint: Path, model: Path) -> Any:
+    """A classifier checkpoint beside ``model``, run by onnxruntime when ``model`` is an export."""
+    from vision.detector.classifier import IndexReader
+
+    reader = IndexReader.load(checkpoint)
+    if model.suffix == ".onnx" or model.name.endswith(OPENVINO_SUFFIX):
+        # An exported locator is asked for speed; the classifier's export gives it too.
+        reader = reader.using_onnx(checkpoint)
+    return reader
 
 
 def from_ultralytics(result: Any) -> Detections:
@@ -407,6 +424,7 @@ class CardDetector:
     reader: Any = None  # classifier.IndexReader or None
     refiner: Any = None  # refiner.BoxReader or None
     rescorer: Any = None  # rescorer.Rescorer or None
+    context: Any = None  # a context classifier's classifier.IndexReader, read only for the rescorer
     conf: float = 0.25
     iou: float = 0.6
     imgsz: int = 640
@@ -469,19 +487,13 @@ class CardDetector:
         card = ModelCard.load(path)
         if table:
             card = card.for_table()
-        for part in (card.classifier, card.refiner, card.rescorer):
+        for part in (card.classifier, card.refiner, card.rescorer, card.context_classifier):
             if part and not (ModelCard.path_for(path).parent / part).exists():
                 raise ModelNotFoundError(f"{ModelCard.path_for(path)} names {part} beside the model, but there is no such file: copy it there or remove it from the card")
         yolo = YOLO(str(path), task="detect")
         reader = None
         if card.classifier:
-            from vision.detector.classifier import IndexReader
-
-            checkpoint = ModelCard.path_for(path).parent / card.classifier
-            reader = replace(IndexReader.load(checkpoint), stretches=card.stretches if stretches is None else tuple(stretches))
-            if path.suffix == ".onnx" or path.name.endswith(OPENVINO_SUFFIX):
-                # An exported locator is asked for speed; the classifier's export gives it too.
-                reader = reader.using_onnx(checkpoint)
+            reader = replace(_load_reader(ModelCard.path_for(path).parent / card.classifier, path), stretches=card.stretches if stretches is None else tuple(stretches))
         refiner = None
         if card.refiner:
             from vision.detector.refiner import BoxReader
@@ -498,12 +510,16 @@ class CardDetector:
                 rescorer = Rescorer.load(ModelCard.path_for(path).parent / card.rescorer)
             except RescorerFileError as exc:
                 raise ModelNotFoundError(str(exc)) from None
+        if rescorer is not None and rescorer.needs_context and not card.context_classifier:
+            raise ModelNotFoundError(f"{card.rescorer} reads a context classifier's probabilities, but {ModelCard.path_for(path)} names no context_classifier")
+        context = _load_reader(ModelCard.path_for(path).parent / card.context_classifier, path) if card.context_classifier and reader is not None else None
         return cls(
             yolo=yolo,
             card=card,
             reader=reader,
             refiner=refiner,
             rescorer=rescorer,
+            context=context,
             conf=(card.rescorer_conf if rescorer is not None and card.rescorer_conf is not None else card.conf) if conf is None else conf,
             imgsz=imgsz or card.imgsz,
             scales=scales or card.scales,
@@ -578,23 +594,33 @@ class CardDetector:
         best = probs[:, :BACKGROUND].argmax(1)
         score = corner_score(located, probs[np.arange(len(best)), best], self.card.locate_weight)
         if self.rescorer is not None:
-            return self._kind(self._rescored(xyxy, probs[:, :BACKGROUND], located, votes, score >= plain_conf, conf))
+            return self._kind(self._rescored(image, xyxy, probs[:, :BACKGROUND], located, votes, score >= plain_conf, conf))
         keep = score >= conf
         # The card probabilities travel on: grouping lets two corners of one card outvote a misread.
-        return self._kind(
-            Detections(xyxy=xyxy[keep], confidence=score[keep], class_id=best[keep], data={"probs": probs[keep, :BACKGROUND], "located": located[keep], "votes": votes[keep]})
-        )
+        data = {"probs": probs[keep, :BACKGROUND], "located": located[keep], "votes": votes[keep]}
+        if self.context is not None:  # what a rescorer is fitted on (``collect_readings``)
+            data["context"] = self._context(image, xyxy[keep])
+        return self._kind(Detections(xyxy=xyxy[keep], confidence=score[keep], class_id=best[keep], data=data))
 
-    def _rescored(self, xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray, votes: np.ndarray, candidates: np.ndarray, conf: float) -> Detections:
+    def _rescored(self, image: np.ndarray, xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray, votes: np.ndarray, candidates: np.ndarray, conf: float) -> Detections:
         """The ``candidates`` rescored together (:attr:`rescorer`), those scoring ``conf`` or more."""
-        start = time.perf_counter()
         xyxy, probs, located, votes = xyxy[candidates], probs[candidates], located[candidates], votes[candidates]
-        scores = self.rescorer.scores(xyxy, probs, located, votes)
+        context = self._context(image, xyxy) if self.context is not None and self.rescorer.needs_context else None
+        start = time.perf_counter()
+        scores = self.rescorer.scores(xyxy, probs, located, votes, context)
         best = scores.argmax(1) if len(scores) else np.zeros(0, np.int64)
         score = scores[np.arange(len(best)), best]
         keep = score >= conf
         self.timing.classify += (time.perf_counter() - start) * 1000
         return Detections(xyxy=xyxy[keep], confidence=score[keep], class_id=best[keep], data={"probs": probs[keep], "located": located[keep], "votes": votes[keep], "scores": scores[keep]})
+
+    def _context(self, image: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
+        """The context classifier's probabilities (``(n, 25)``) for the boxes ``xyxy``."""
+        start = time.perf_counter()
+        pool = self._executor() if self.workers > 1 else None
+        probs = self.context.probabilities(image, xyxy, pool=pool, shares=self.workers)
+        self.timing.classify += (time.perf_counter() - start) * 1000
+        return probs
 
     def _refined(self, image: np.ndarray, xyxy: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """``xyxy`` with its ``rows`` moved onto their indices by the refiner (as they are without one)."""

@@ -321,8 +321,9 @@ def _card(recipe: Recipe) -> Any:
 
     from vision.detector.model import DEFAULT_MODEL, ModelCard
 
-    # A rescorer is fitted to one classifier's probabilities: a build's own classifier reads with plain scores.
-    return replace(ModelCard.load(DEFAULT_MODEL), imgsz=recipe.imgsz, table_imgsz=2 * recipe.imgsz, classifier=None, refiner=None, rescorer=None, rescorer_conf=None)
+    # A rescorer is fitted to one classifier's probabilities: a build's own classifier reads with plain
+    # scores, and has no use for a context classifier, which only a rescorer reads.
+    return replace(ModelCard.load(DEFAULT_MODEL), imgsz=recipe.imgsz, table_imgsz=2 * recipe.imgsz, classifier=None, refiner=None, rescorer=None, rescorer_conf=None, context_classifier=None)
 
 
 def _locator_weights(out: Path) -> Path:

@@ -11,6 +11,11 @@ first reading is, its size and shape. A small network over those (:data:`FEATURE
 reading a probability fitted on generated scenes; the detector's score for photos is that
 probability.
 
+Since session 29 it may also read a context classifier's probabilities (:data:`CONTEXT_FEATURES`): the
+classifier's network trained on windows four times each index, which sees the card's pips or picture where
+a blurred index of a dozen pixels shows only grey. Alone it reads worse than the index classifier; the
+two err in different places, and the rescorer weighs them by the box's size.
+
 The network is a 32-unit MLP stored as JSON (``dokocam train-rescorer``); it runs in numpy.
 """
 
@@ -41,27 +46,42 @@ FEATURES = (
     "log_aspect",  # short side over long side
     "log_locator",  # the locator's own score
     "log_votes",  # how many locator passes found the box (the photo at several sizes, and turned)
+    "log_relative_size",  # the box's size over the median of the photo's sure boxes (a cluster of pips is larger than an index)
+    "log_context_probability",  # the context classifier's probability of this card (a window 4x the box)
+    "log_context_background",  # ... that no index is there
 )
+# Read by a detector with a context classifier only (the model card's ``context_classifier``).
+CONTEXT_FEATURES = ("log_context_probability", "log_context_background")
+# What every detector with a classifier gives.
+PLAIN_FEATURES = tuple(name for name in FEATURES if name not in CONTEXT_FEATURES)
 EPS = 1e-4
 # Boxes of similar size: a card's two corners are printed alike.
 SIZE_RATIO = 1.6
+# Boxes this sure (locator x "an index is there") set a photo's typical index size.
+SURE_LOCATED = 0.5
 
 
 class RescorerFileError(ValueError):
     """A file is not a rescorer written by ``dokocam train-rescorer``."""
 
 
-def reading_features(xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray, weight: float, votes: np.ndarray | None = None) -> np.ndarray:
+def reading_features(
+    xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray, weight: float, votes: np.ndarray | None = None, context: np.ndarray | None = None
+) -> np.ndarray:
     """``(n, cards, len(FEATURES))``: the features of every card's reading of each of ``n`` boxes.
 
     ``probs`` are the classifier's card probabilities (``(n, cards)``, background left out, so a
     row sums to one minus "no index"), ``located`` the locator's score times "an index is there",
     ``weight`` the model card's ``locate_weight``, ``votes`` the number of locator passes that found
-    each box (``data["votes"]`` of :func:`~vision.detector.model.merge_passes`; ``None``: one each).
+    each box (``data["votes"]`` of :func:`~vision.detector.model.merge_passes`; ``None``: one each),
+    ``context`` the context classifier's probabilities (``(n, cards + 1)``, background last; ``None``:
+    no context classifier, and the :data:`CONTEXT_FEATURES` are NaN).
 
     >>> f = reading_features(np.array([[0, 0, 10, 14], [50, 0, 60, 14]]), np.array([[0.7, 0.2], [0.9, 0.05]]), np.array([0.8, 0.9]), 0.35)
     >>> f.shape, float(f[0, 0, FEATURES.index("is_best")]), round(float(np.exp(f[0, 0, FEATURES.index("log_partner")])), 2)
-    ((2, 2, 15), 1.0, 0.81)
+    ((2, 2, 18), 1.0, 0.81)
+    >>> bool(np.isnan(f[..., FEATURES.index("log_context_probability")]).all())
+    True
     """
     xyxy = np.asarray(xyxy, np.float64).reshape(-1, 4)
     probs = np.asarray(probs, np.float64)
@@ -84,6 +104,9 @@ def reading_features(xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray, w
     second = ordered[:, -2] if cards > 1 else np.zeros(n)
     background = np.clip(1 - probs.sum(1), 0.0, 1.0)
 
+    sure = located >= SURE_LOCATED
+    typical = np.median(size[sure]) if sure.any() else (np.median(size) if n else 1.0)
+
     def each_card(per_box: np.ndarray) -> np.ndarray:
         return np.broadcast_to(per_box[:, None], (n, cards))
 
@@ -103,8 +126,24 @@ def reading_features(xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray, w
         "log_aspect": each_card(np.log(short / size)),
         "log_locator": each_card(np.log(located / np.maximum(1 - background, EPS) + EPS)),
         "log_votes": each_card(np.log(np.maximum(votes, 1.0))),
+        "log_relative_size": each_card(np.log(size / typical)),
+        "log_context_probability": np.full((n, cards), np.nan),
+        "log_context_background": np.full((n, cards), np.nan),
     }
+    if context is not None:
+        context = np.asarray(context, np.float64).reshape(n, cards + 1)
+        columns["log_context_probability"] = np.log(context[:, :cards] + EPS)
+        columns["log_context_background"] = each_card(np.log(context[:, cards] + EPS))
     return np.stack([columns[name] for name in FEATURES], -1)
+
+
+def features_for(context: bool) -> tuple[str, ...]:
+    """The :data:`FEATURES` a detector can give: all, or without a context classifier those but :data:`CONTEXT_FEATURES`.
+
+    >>> len(features_for(True)) - len(features_for(False))
+    2
+    """
+    return FEATURES if context else PLAIN_FEATURES
 
 
 def feature_columns(names: tuple[str, ...]) -> list[int]:
@@ -137,7 +176,7 @@ def collect_readings(folder: Any, detector: Any, *, floor: float = 0.05, reading
         found = detector.reads(image, floor)
         if not len(found):
             continue
-        features = reading_features(found.xyxy, found.data["probs"], found.data["located"], detector.card.locate_weight, found.data["votes"])
+        features = reading_features(found.xyxy, found.data["probs"], found.data["located"], detector.card.locate_weight, found.data["votes"], found.data.get("context"))
         labels, label_class = item.label_xyxy(w, h), np.asarray(item.label_class, np.int64)
         iou = box_iou(found.xyxy, labels) if len(labels) else np.zeros((len(found), 0))
         # (boxes, cards): the box lies on a label of that card.
@@ -173,21 +212,31 @@ class Rescorer:
     weight: float = 0.35
     info: dict[str, Any] | None = None
     reading_floor: float | None = None
-    features: tuple[str, ...] = FEATURES
+    features: tuple[str, ...] = PLAIN_FEATURES
 
-    def scores(self, xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray, votes: np.ndarray | None = None) -> np.ndarray:
+    @property
+    def needs_context(self) -> bool:
+        """It reads a context classifier's probabilities (:data:`CONTEXT_FEATURES`)."""
+        return bool(set(self.features) & set(CONTEXT_FEATURES))
+
+    def scores(self, xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray, votes: np.ndarray | None = None, context: np.ndarray | None = None) -> np.ndarray:
         """``(n, cards)``: each card's score for each box (boxes of one image, read together); 0 for
-        a reading it never saw in fitting (:func:`readings_mask`).
+        a reading it never saw in fitting (:func:`readings_mask`). ``context``: see :func:`reading_features`.
 
-        >>> k = len(FEATURES)
+        Raises:
+            ValueError: it was fitted on a context classifier's readings and ``context`` is ``None``.
+
+        >>> k = len(PLAIN_FEATURES)
         >>> r = Rescorer(mean=np.zeros(k), std=np.ones(k), w1=np.eye(k, 1), b1=np.zeros(1), w2=np.ones(1), b2=0.0)
         >>> r.scores(np.array([[0, 0, 10, 14]]), np.array([[0.9, 0.0001]]), np.array([0.9])).round(2).tolist()
         [[0.5, 0.0]]
         """
         probs = np.asarray(probs, np.float64)
+        if context is None and self.needs_context:
+            raise ValueError("this rescorer reads a context classifier's probabilities; the detector has no context classifier")
         if not len(probs):
             return np.zeros(probs.shape)
-        features = reading_features(xyxy, probs, located, self.weight, votes)
+        features = reading_features(xyxy, probs, located, self.weight, votes, context)
         return np.where(readings_mask(features, self.floor if self.reading_floor is None else self.reading_floor), self.apply(features), 0.0)
 
     def apply(self, features: np.ndarray) -> np.ndarray:
@@ -239,7 +288,7 @@ class Rescorer:
 
 
 def fit_rescorer(
-    features: np.ndarray, hits: np.ndarray, *, hidden: int = 32, epochs: int = 600, seed: int = 0, floor: float = 0.05, reading_floor: float | None = None, weight: float = 0.35, info: dict[str, Any] | None = None, names: tuple[str, ...] = FEATURES
+    features: np.ndarray, hits: np.ndarray, *, hidden: int = 32, epochs: int = 600, seed: int = 0, floor: float = 0.05, reading_floor: float | None = None, weight: float = 0.35, info: dict[str, Any] | None = None, names: tuple[str, ...] = PLAIN_FEATURES
 ) -> Rescorer:
     """Fits :class:`Rescorer` to ``features`` (``(m, len(FEATURES))``) and whether each reading was right
     (``hits``, ``(m,)``): full-batch Adam on the logistic loss, a few seconds to a minute on a CPU.
@@ -250,7 +299,10 @@ def fit_rescorer(
     if unknown or not names:
         raise ValueError(f"a rescorer reads some of {', '.join(FEATURES)}; not {', '.join(unknown) or 'none'}")
     torch.manual_seed(seed)
-    x = torch.tensor(np.asarray(features)[:, feature_columns(names)], dtype=torch.float32)
+    columns = np.asarray(features)[:, feature_columns(names)]
+    if np.isnan(columns).any():
+        raise ValueError(f"the readings lack {', '.join(n for n in CONTEXT_FEATURES if n in names)}: collect them with a detector that has a context classifier, or fit without those features")
+    x = torch.tensor(columns, dtype=torch.float32)
     y = torch.tensor(np.asarray(hits), dtype=torch.float32)
     mean, std = x.mean(0), x.std(0) + 1e-6
     net = torch.nn.Sequential(torch.nn.Linear(x.shape[1], hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 1))

@@ -158,12 +158,13 @@ def ship(
     refiner: str | Path | None = None,
     table_classifier: str | Path | None = None,
     rescorer: str | Path | None = None,
+    context_classifier: str | Path | None = None,
     **extra: object,
 ) -> Path:
     """Copies a run's best weights to ``destination`` and writes ``card`` as its model card JSON beside it.
 
-    ``classifier``, ``refiner``, ``table_classifier`` and ``rescorer``, file paths, are copied beside
-    the weights and named in the card.
+    ``classifier``, ``refiner``, ``table_classifier``, ``rescorer`` and ``context_classifier``, file
+    paths, are copied beside the weights and named in the card.
     """
     destination = Path(destination)
     destination.parent.mkdir(parents=True, exist_ok=True)
@@ -177,5 +178,5 @@ def ship(
             shutil.copyfile(checkpoint, destination.parent / name)
         return name
 
-    replace(card, classifier=beside(classifier), refiner=beside(refiner), table_classifier=beside(table_classifier), rescorer=beside(rescorer)).save(destination, **extra)
+    replace(card, classifier=beside(classifier), refiner=beside(refiner), table_classifier=beside(table_classifier), rescorer=beside(rescorer), context_classifier=beside(context_classifier)).save(destination, **extra)
     return destination

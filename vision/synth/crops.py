@@ -297,7 +297,7 @@ def write_crops(path: str | Path, n: int, seed: int, config: CropConfig = CropCo
             ys.append(y)
             yield len(y)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, x=np.concatenate(xs), y=np.concatenate(ys), size=config.size)
+    np.savez_compressed(path, x=np.concatenate(xs), y=np.concatenate(ys), size=config.size, pad=config.pad)
 
 
 CHUNK = 2000
