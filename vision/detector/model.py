@@ -617,8 +617,7 @@ class CardDetector:
     def _context(self, image: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
         """The context classifier's probabilities (``(n, 25)``) for the boxes ``xyxy``."""
         start = time.perf_counter()
-        pool = self._executor() if self.workers > 1 else None
-        probs = self.context.probabilities(image, xyxy, pool=pool, shares=self.workers)
+        probs = self._read(image, xyxy, self.context)
         self.timing.classify += (time.perf_counter() - start) * 1000
         return probs
 
@@ -693,10 +692,10 @@ class CardDetector:
         width = image.shape[1]
         return found[: len(sizes)] + [f.with_columns(xyxy=turned_back(f.xyxy, width)) for f in found[len(sizes) :]]
 
-    def _read(self, image: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
-        """The classifier's probabilities for ``xyxy``, its views shared by the workers' threads."""
+    def _read(self, image: np.ndarray, xyxy: np.ndarray, reader: Any = None) -> np.ndarray:
+        """``reader``'s (default: the classifier's) probabilities for ``xyxy``, its views shared by the workers' threads."""
         pool = self._executor() if self.workers > 1 else None
-        return self.reader.probabilities(image, xyxy, pool=pool, shares=self.workers)
+        return (self.reader if reader is None else reader).probabilities(image, xyxy, pool=pool, shares=self.workers)
 
     def _executor(self) -> ThreadPoolExecutor:
         if self._pool is None:
