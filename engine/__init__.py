@@ -2,14 +2,14 @@
 
 Pure Python, no third-party dependencies.
 
->>> from engine import Card, Game
+>>> from dokocam.engine import Card, Game
 >>> Card.parse("10H").german_name
 'Herz-Zehn'
 """
 
-from engine.cards import ALL_CARDS, CARD_CODES, Card, Rank, Suit, parse_cards
-from engine.contract import CardOrder, Contract, ContractType, SoloKind
-from engine.errors import (
+from dokocam.engine.cards import ALL_CARDS, CARD_CODES, Card, Rank, Suit, parse_cards
+from dokocam.engine.contract import CardOrder, Contract, ContractType, SoloKind
+from dokocam.engine.errors import (
     EngineError,
     IllegalCallError,
     IllegalPlayError,
@@ -17,10 +17,10 @@ from engine.errors import (
     RecordError,
     RulesError,
 )
-from engine.game import Call, CallEvent, CloseTrickEvent, Flag, Game, Party, PlayEvent, SchweinchenEvent
-from engine.rules import Rules, armut_possible, schmeissen_reason
-from engine.scoring import GameResult, ScoreItem
-from engine.trick import Trick
+from dokocam.engine.game import Call, CallEvent, CloseTrickEvent, Flag, Game, Party, PlayEvent, SchweinchenEvent
+from dokocam.engine.rules import Rules, armut_possible, schmeissen_reason
+from dokocam.engine.scoring import GameResult, ScoreItem
+from dokocam.engine.trick import Trick
 
 __all__ = [
     "ALL_CARDS",

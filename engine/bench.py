@@ -1,7 +1,7 @@
 """Engine benchmark: replay and score complete recorded games in a loop on one core.
 
-``run`` loads ``dokocam-game/1`` records (the reference games under ``tests/reference_games``
-when no paths are given, plus random legal games made with a fixed seed), then replays every
+``run`` loads ``dokocam-game/1`` records (such as the reference games under
+``tests/reference_games`` of a checkout) plus random legal games made with a fixed seed, then replays every
 record into a fresh ``Game`` and scores it with ``result()`` until the time is up. This is what
 ``dokocam bench-engine`` prints. It also holds ``random_game``, the random legal game the
 property tests and the benchmark share.
@@ -21,17 +21,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from engine.cards import ALL_CARDS, Card, Rank, Suit
-from engine.contract import Contract, ContractType, SoloKind
-from engine.errors import IllegalCallError
-from engine.game import Call, Game, Party, PlayEvent
-from engine.record import GameRecord, load_record
-from engine.rules import Rules
+from dokocam.engine.cards import ALL_CARDS, Card, Rank, Suit
+from dokocam.engine.contract import Contract, ContractType, SoloKind
+from dokocam.engine.errors import IllegalCallError
+from dokocam.engine.game import Call, Game, Party, PlayEvent
+from dokocam.engine.record import GameRecord, load_record
+from dokocam.engine.rules import Rules
 
-__all__ = ["REFERENCE_GAMES", "random_rules", "random_contract", "deal_hands", "random_game", "run", "format_report"]
+__all__ = ["random_rules", "random_contract", "deal_hands", "random_game", "run", "format_report"]
 
-#: Where the converted reference games live in a checkout.
-REFERENCE_GAMES = Path(__file__).resolve().parent.parent / "tests" / "reference_games"
 
 _QC = Card(Rank.QUEEN, Suit.CLUBS)
 _FOX = Card(Rank.ACE, Suit.DIAMONDS)
@@ -210,13 +208,9 @@ def random_game(
 
 
 def _load(paths: Sequence[str | Path], random_games: int, seed: int) -> tuple[list[GameRecord], int]:
-    if paths:
-        files = [Path(p) for p in paths]
-    else:
-        files = sorted(REFERENCE_GAMES.glob("*.json"))
-    records = [load_record(f) for f in files]
+    records = [load_record(Path(p)) for p in paths]
     loaded = len(records)
-    if not paths and random_games:
+    if random_games:
         rng = random.Random(seed)
         records += [GameRecord.from_game(random_game(rng)) for _ in range(random_games)]
     return records, loaded
@@ -232,8 +226,8 @@ def run(
     """Replay and score complete games in a loop for about ``seconds`` on this core.
 
     Args:
-        paths: ``dokocam-game/1`` record files; when empty, the reference games plus
-            ``random_games`` random legal games (seeded with ``seed``).
+        paths: ``dokocam-game/1`` record files, replayed beside ``random_games`` random legal
+            games (seeded with ``seed``).
         seconds: how long to loop (at least one pass over the records is made).
 
     Returns:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from engine.errors import InvalidCardError
+from dokocam.engine.errors import InvalidCardError
 
 __all__ = ["Suit", "Rank", "Card", "CARD_CODES", "ALL_CARDS", "AUGEN_TOTAL", "parse_cards"]
 
@@ -140,7 +140,7 @@ class Card:
         >>> Card.parse("XX")
         Traceback (most recent call last):
         ...
-        engine.errors.InvalidCardError: 'XX' is not a card code; expected rank 9 10 J Q K A + suit C S H D, e.g. QC or 10H
+        dokocam.engine.errors.InvalidCardError: 'XX' is not a card code; expected rank 9 10 J Q K A + suit C S H D, e.g. QC or 10H
         """
         card = _BY_CODE.get(text) if isinstance(text, str) else None
         if card is None and isinstance(text, str):

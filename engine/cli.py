@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from engine.errors import EngineError
+from dokocam.engine.errors import EngineError
 
 __all__ = ["register", "score_command", "bench_command", "format_result"]
 
@@ -36,14 +36,18 @@ def register(subparsers: Any) -> None:
         help="replay and score game records as fast as possible; prints games per second",
         description="Benchmark the rules engine on recorded games (one core).",
     )
-    bench.add_argument("games", nargs="*", help="dokocam-game/1 records (default: engine.bench's own set)")
+    bench.add_argument(
+        "games",
+        nargs="*",
+        help="dokocam-game/1 records, e.g. tests/reference_games/*.json of a checkout (default: random games only)",
+    )
     bench.add_argument("--seconds", type=float, default=3.0, help="how long to run (default 3)")
     bench.set_defaults(func=bench_command)
 
 
 def score_command(args: argparse.Namespace) -> int:
     """Exit status: 0 scored, 1 the game is not over, 2 the record is broken."""
-    from engine.record import load_record
+    from dokocam.engine.record import load_record
 
     try:
         record = load_record(args.game)
@@ -104,7 +108,7 @@ def format_result(game: Any, result: Any) -> str:
         lines.append(f"  {sign}{item.value}  {item.party.german_name:<7} {item.name}")
     lines.append(f"  = {result.base_value}")
     if result.bock:
-        lines.append(f"  x{2 ** result.bock} Bock = {result.game_value}")
+        lines.append(f"  x{2**result.bock} Bock = {result.game_value}")
     if result.solo is not None:
         lines.append(f"  solo: {names[result.solo]} counts three times")
     lines.append("Points: " + "  ".join(f"{names[s]} {p:+d}" for s, p in enumerate(result.points)))
@@ -120,7 +124,7 @@ def format_result(game: Any, result: Any) -> str:
 def bench_command(args: argparse.Namespace) -> int:
     import importlib
 
-    bench = importlib.import_module("engine.bench")
+    bench = importlib.import_module("dokocam.engine.bench")
     try:
         report = bench.run(list(args.games), args.seconds)
     except EngineError as exc:

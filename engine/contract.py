@@ -18,11 +18,11 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
-from engine.cards import ALL_CARDS, Card, Rank, Suit
-from engine.errors import RulesError
+from dokocam.engine.cards import ALL_CARDS, Card, Rank, Suit
+from dokocam.engine.errors import RulesError
 
 __all__ = ["ContractType", "SoloKind", "Contract", "CardOrder", "TRUMP", "SUIT_NAMES"]
 
@@ -114,7 +114,7 @@ def _colour_trumps(suit: Suit) -> list[Card]:
     return [_DULLE, *_QUEENS, *_JACKS, *[c for c in low if c != _DULLE]]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _build_order(kind: SoloKind | None, schweinchen: bool) -> CardOrder:
     if kind is SoloKind.QUEENS:
         trumps = list(_QUEENS)
@@ -202,8 +202,7 @@ class Contract:
                 kind = SoloKind(data.get("kind"))
             except ValueError:
                 raise RulesError(
-                    f"unknown solo kind {data.get('kind')!r}; expected one of "
-                    f"{', '.join(k.value for k in SoloKind)}"
+                    f"unknown solo kind {data.get('kind')!r}; expected one of {', '.join(k.value for k in SoloKind)}"
                 ) from None
             return cls.solo(kind, declarer)
         if ctype is ContractType.ARMUT:
@@ -262,7 +261,9 @@ class Contract:
 
     def card_order(self, schweinchen: bool = False) -> CardOrder:
         """The trump/plain-suit table; ``schweinchen`` puts both Karo-Asse on top."""
-        return _build_order(self.kind if self.type is ContractType.SOLO else None, schweinchen and self.allows_schweinchen)
+        return _build_order(
+            self.kind if self.type is ContractType.SOLO else None, schweinchen and self.allows_schweinchen
+        )
 
 
 def _seat(value: Any, what: str = "seat") -> int:

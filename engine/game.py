@@ -12,7 +12,7 @@ is ``strict`` and knows the hands).
 >>> game.call(3, Call.NO90)
 Traceback (most recent call last):
 ...
-engine.errors.IllegalCallError: seat 3 cannot say keine 90: the Re party has not announced Re yet
+dokocam.engine.errors.IllegalCallError: seat 3 cannot say keine 90: the Re party has not announced Re yet
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from engine.cards import ALL_CARDS, Card, Rank, Suit
-from engine.contract import SUIT_NAMES, CardOrder, Contract, ContractType
-from engine.errors import IllegalCallError, IllegalPlayError, RulesError
-from engine.rules import Rules
-from engine.trick import Trick
+from dokocam.engine.cards import ALL_CARDS, Card, Rank, Suit
+from dokocam.engine.contract import SUIT_NAMES, CardOrder, Contract, ContractType
+from dokocam.engine.errors import IllegalCallError, IllegalPlayError, RulesError
+from dokocam.engine.rules import Rules
+from dokocam.engine.trick import Trick
 
 if TYPE_CHECKING:
-    from engine.scoring import GameResult
+    from dokocam.engine.scoring import GameResult
 
 __all__ = ["Party", "Call", "PlayEvent", "CallEvent", "CloseTrickEvent", "SchweinchenEvent", "Event", "Flag", "Game"]
 
@@ -244,9 +244,7 @@ class Game:
     def hands(self) -> tuple[Counter[Card], ...] | None:
         """The four hands as dealt (Counters), or None when unknown."""
         if self._hands is None and self._hand_counts is not None:
-            self._hands = tuple(
-                Counter({card: n for card, n in zip(ALL_CARDS, row) if n}) for row in self._hand_counts
-            )
+            self._hands = tuple(Counter({card: n for card, n in zip(ALL_CARDS, row) if n}) for row in self._hand_counts)
         return self._hands
 
     def _schweinchen_from_hands(self) -> int | None:
@@ -420,12 +418,20 @@ class Game:
     def _flag_out_of_turn(self, seat: int, card: Card) -> None:
         t = len(self.tricks)
         self.flags.append(
-            Flag("out_of_turn", t, seat, card, f"seat {seat} played {card} in trick {t + 1} but seat {self.to_move} was to move")
+            Flag(
+                "out_of_turn",
+                t,
+                seat,
+                card,
+                f"seat {seat} played {card} in trick {t + 1} but seat {self.to_move} was to move",
+            )
         )
 
     def _flag_third_copy(self, seat: int, card: Card) -> None:
         n, copies = self._seen[card.index], self._copies[card.index]
-        self.flags.append(Flag("third_copy", len(self.tricks), seat, card, f"{card} seen {n} times; the deck holds {copies}"))
+        self.flags.append(
+            Flag("third_copy", len(self.tricks), seat, card, f"{card} seen {n} times; the deck holds {copies}")
+        )
 
     def _flag_renege(self, seat: int, card: Card, cls: int, failed: int) -> None:
         self.flags.append(
@@ -567,7 +573,11 @@ class Game:
                 if not opposing or held < opposing[-1].required - 1:
                     raise IllegalCallError(
                         f"seat {seat} cannot say {name}: it holds {held} cards, {name} needs at least {required}"
-                        + (f" (or {opposing[-1].required - 1} to reply to {opposing[-1].call.german_name})" if opposing else "")
+                        + (
+                            f" (or {opposing[-1].required - 1} to reply to {opposing[-1].call.german_name})"
+                            if opposing
+                            else ""
+                        )
                     )
         else:
             if not any(r.call.level == 0 for r in made):
@@ -577,8 +587,7 @@ class Game:
             top = max(r.call.level for r in made)
             if top >= call.level:
                 raise IllegalCallError(
-                    f"seat {seat} cannot say {name}: the {party.german_name} party already said "
-                    f"{_LEVEL_NAME[top]}"
+                    f"seat {seat} cannot say {name}: the {party.german_name} party already said {_LEVEL_NAME[top]}"
                 )
             if held < required:
                 raise IllegalCallError(
@@ -713,7 +722,9 @@ class Game:
         if seat not in (0, 1, 2, 3):
             raise IllegalCallError(f"seat must be 0..3, not {seat!r}")
         if not (self.rules.schweinchen and self.contract.allows_schweinchen):
-            raise IllegalCallError(f"seat {seat} cannot say Schweinchen: not played under these rules in a {self.contract.name}")
+            raise IllegalCallError(
+                f"seat {seat} cannot say Schweinchen: not played under these rules in a {self.contract.name}"
+            )
         others = [s for s in self._fox_seats if s != seat]
         if others:
             raise IllegalCallError(f"seat {seat} cannot say Schweinchen: seat {others[0]} played a Karo-Ass")
@@ -798,13 +809,13 @@ class Game:
         Raises:
             ValueError: the game is not over.
         """
-        from engine.scoring import score_game
+        from dokocam.engine.scoring import score_game
 
         return score_game(self, penalties=penalties)
 
     def to_dict(self) -> dict[str, object]:
         """The game as a ``dokocam-game/1`` record object."""
-        from engine.record import GameRecord
+        from dokocam.engine.record import GameRecord
 
         return GameRecord.from_game(self).to_dict()
 

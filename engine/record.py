@@ -24,7 +24,7 @@ with fewer than four cards, ``Game.close_trick``) or ``{"seat": S, "announce": "
 ...     "contract": {"type": "normal"}, "events": [{"seat": 0, "play": "XX"}]})
 Traceback (most recent call last):
 ...
-engine.errors.RecordError: event 0: 'XX' is not a card code; expected rank 9 10 J Q K A + suit C S H D, e.g. QC or 10H
+dokocam.engine.errors.RecordError: event 0: 'XX' is not a card code; expected rank 9 10 J Q K A + suit C S H D, e.g. QC or 10H
 """
 
 from __future__ import annotations
@@ -36,11 +36,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.cards import Card
-from engine.contract import Contract
-from engine.errors import EngineError, RecordError
-from engine.game import Call, CallEvent, CloseTrickEvent, Event, Game, PlayEvent, SchweinchenEvent
-from engine.rules import Rules
+from dokocam.engine.cards import Card
+from dokocam.engine.contract import Contract
+from dokocam.engine.errors import EngineError, RecordError
+from dokocam.engine.game import Call, CallEvent, CloseTrickEvent, Event, Game, PlayEvent, SchweinchenEvent
+from dokocam.engine.rules import Rules
 
 __all__ = ["FORMAT", "GameRecord", "load_record", "save_record"]
 

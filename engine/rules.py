@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from engine.cards import Card, Rank
-from engine.errors import RulesError
+from dokocam.engine.cards import Card, Rank
+from dokocam.engine.errors import RulesError
 
 __all__ = ["Rules", "PRESETS", "schmeissen_reason", "armut_possible"]
 
@@ -145,7 +145,7 @@ PRESETS: dict[str, Rules] = {
 def schmeissen_reason(hand: Iterable[Card], rules: Rules) -> str | None:
     """Why this hand may be thrown in under ``rules`` (5+ nines or 5+ kings), else None.
 
-    >>> from engine.cards import parse_cards
+    >>> from dokocam.engine.cards import parse_cards
     >>> schmeissen_reason(parse_cards("9C 9C 9S 9H 9D QC"), Rules.pub())
     '5 nines'
     >>> schmeissen_reason(parse_cards("9C 9C 9S 9H 9D QC"), Rules.tournament()) is None
@@ -166,7 +166,7 @@ def armut_possible(hand: Iterable[Card], rules: Rules) -> bool:
 
     With Schweinchen on, a hand holding both Karo-Asse counts them as trumps like any other.
 
-    >>> from engine.cards import parse_cards
+    >>> from dokocam.engine.cards import parse_cards
     >>> rules = Rules.from_dict({"armut": True})
     >>> armut_possible(parse_cards("QC JD AD AC AC 10C KS KS AH AH KH 9S"), rules)
     True
@@ -175,7 +175,7 @@ def armut_possible(hand: Iterable[Card], rules: Rules) -> bool:
     """
     if not rules.armut:
         return False
-    from engine.contract import Contract
+    from dokocam.engine.contract import Contract
 
     order = Contract.normal().card_order()
     return sum(1 for card in hand if order.is_trump(card)) <= 3

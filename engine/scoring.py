@@ -15,7 +15,7 @@ Karlchen fangen. The special points of both parties are netted, so the winner's 
 become negative. A solo (also a silent or unresolved Hochzeit) has no special points and counts
 three times for the soloist. Each Bock doubles the value.
 
->>> from engine import Game
+>>> from dokocam.engine import Game
 >>> game = Game()
 >>> for code in ("AC 9C 10C KC AC 9C 10C KC 9S AS KS 10S AS 9S KS 10S AH 9H KH 9H AH KH JD 9D "
 ...              "JH QC JS 10D QS QD QC KD 10H QH JC AD 10H QH JC AD QS QD JS 10D JH JD KD 9D").split():
@@ -30,12 +30,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
-from engine.cards import Card, Rank, Suit
-from engine.contract import ContractType
-from engine.game import Call, Flag, Party
+from dokocam.engine.cards import Card, Rank, Suit
+from dokocam.engine.contract import ContractType
+from dokocam.engine.game import Call, Flag, Party
 
 if TYPE_CHECKING:
-    from engine.game import Game
+    from dokocam.engine.game import Game
 
 __all__ = ["ScoreItem", "GameResult", "score_game"]
 
@@ -140,9 +140,7 @@ def score_game(game: Game, *, penalties: bool = False) -> GameResult:
         ValueError: the game is not over.
     """
     if not game.is_over:
-        raise ValueError(
-            f"the game is not over: {len(game.tricks)} of {game.rules.hand_size} tricks played"
-        )
+        raise ValueError(f"the game is not over: {len(game.tricks)} of {game.rules.hand_size} tricks played")
     rules = game.rules
     parties, solo = _final_parties(game)
     # Parties as indices (0 = Re, 1 = Kontra): enum-keyed dicts are slow on this hot path.

@@ -50,10 +50,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from engine.contract import Contract, ContractType
-from engine.errors import EngineError
-from engine.game import Game
-from engine.rules import Rules
+from dokocam.engine.contract import Contract, ContractType
+from dokocam.engine.errors import EngineError
+from dokocam.engine.game import Game
+from dokocam.engine.rules import Rules
 
 __all__ = [
     "BockStacking",
@@ -122,7 +122,7 @@ def check_entries(entries: Sequence[int], *, game: int | None = None) -> None:
     >>> check_entries([2, -1, -1, 0], game=4)
     Traceback (most recent call last):
     ...
-    engine.sheet.ScoreCheckError: game 4: entries [2, -1, -1, 0] mix even and odd values; DDV 7.3.3 wants all even or all odd
+    dokocam.engine.sheet.ScoreCheckError: game 4: entries [2, -1, -1, 0] mix even and odd values; DDV 7.3.3 wants all even or all odd
     """
     where = f"game {game}: " if game is not None else ""
     values = list(entries)
@@ -130,13 +130,9 @@ def check_entries(entries: Sequence[int], *, game: int | None = None) -> None:
         raise ScoreCheckError(f"{where}expected {SEATS} entries, one per seat, got {len(values)}")
     total = sum(values)
     if total != 0:
-        raise ScoreCheckError(
-            f"{where}entries {values} sum to {total}; DDV 7.3.3 wants every game to sum to 0"
-        )
+        raise ScoreCheckError(f"{where}entries {values} sum to {total}; DDV 7.3.3 wants every game to sum to 0")
     if len({value % 2 for value in values}) != 1:
-        raise ScoreCheckError(
-            f"{where}entries {values} mix even and odd values; DDV 7.3.3 wants all even or all odd"
-        )
+        raise ScoreCheckError(f"{where}entries {values} mix even and odd values; DDV 7.3.3 wants all even or all odd")
 
 
 @dataclass(frozen=True)
@@ -300,8 +296,7 @@ class Partie:
         self.pflichtsolo = self.rules.pflichtsolo
         if self.pflichtsolo and (games is not None or target is not None):
             raise SheetError(
-                "Pflichtsolo needs a Partie by rounds (or open-ended): "
-                "the owed solo is forced in the last round"
+                "Pflichtsolo needs a Partie by rounds (or open-ended): the owed solo is forced in the last round"
             )
         self.first_dealer = first_dealer
         self.games = games
@@ -427,9 +422,7 @@ class Partie:
                 "on this deal; build the game with Partie.new_game() or with bock=0"
             )
         solo_seat, label = _solo_seat_and_label(contract)
-        return self.record_points(
-            points, solo_seat=solo_seat, contract=label, bock_trigger=bool(result.bock_trigger)
-        )
+        return self.record_points(points, solo_seat=solo_seat, contract=label, bock_trigger=bool(result.bock_trigger))
 
     def record_game(self, game: Game) -> SheetEntry:
         """Score a finished `engine.Game` (its `result()` and `contract`) under the current deal.
@@ -591,9 +584,7 @@ class Partie:
     def _score(self, state: _State, deal: Deal, item: _Input) -> SheetEntry:
         assert item.points is not None
         if len(item.points) != SEATS:
-            raise ScoreCheckError(
-                f"game {deal.number}: expected {SEATS} points, one per seat, got {list(item.points)}"
-            )
+            raise ScoreCheckError(f"game {deal.number}: expected {SEATS} points, one per seat, got {list(item.points)}")
         solo_player = deal.seats[item.solo_seat] if item.solo_seat is not None else None
         if deal.forced_solo is not None and solo_player != deal.forced_solo:
             raise PflichtsoloError(
@@ -606,9 +597,7 @@ class Partie:
         points = dict(zip(deal.seats, entries))
         for player, value in points.items():
             state.totals[player] += value
-        pflichtsolo = (
-            self.pflichtsolo and solo_player is not None and solo_player not in state.solos_played
-        )
+        pflichtsolo = self.pflichtsolo and solo_player is not None and solo_player not in state.solos_played
         if solo_player is not None:
             state.solos_played.add(solo_player)
         if state.bocks:

@@ -1,6 +1,6 @@
 """A trick: who led, the cards played into it, the led suit, the winner and its Augen.
 
->>> from engine.contract import Contract
+>>> from dokocam.engine.contract import Contract
 >>> trick = Trick(0, Contract.normal().card_order())
 >>> for seat, code in enumerate(["AH", "KH", "9D", "AH"]):
 ...     trick.add(seat, Card.parse(code))
@@ -18,8 +18,8 @@ Of two identical cards the first wins, except Herz-Zehnen when the second Dulle 
 
 from __future__ import annotations
 
-from engine.cards import Card
-from engine.contract import SUIT_NAMES, TRUMP, CardOrder
+from dokocam.engine.cards import Card
+from dokocam.engine.contract import SUIT_NAMES, TRUMP, CardOrder
 
 __all__ = ["Trick"]
 
@@ -59,9 +59,7 @@ class Trick:
         best_cls = order.suit_class[best.index]
         if cls == best_cls:
             power, best_power = order.power[card.index], order.power[best.index]
-            if power > best_power or (
-                power == best_power and self._second_dulle and card.index == order.dulle
-            ):
+            if power > best_power or (power == best_power and self._second_dulle and card.index == order.dulle):
                 self._winner_pos = len(plays) - 1
         elif cls == TRUMP:
             self._winner_pos = len(plays) - 1

@@ -18,13 +18,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
-
 import urllib.error
 import urllib.request
-from service.recorded import game_events
+from pathlib import Path
 
-_ROOT = Path(__file__).resolve().parent.parent
+from dokocam.service.recorded import game_events
 
 
 def run_bench(*, pages: int, interval: float, seed: int) -> int:
@@ -37,8 +35,21 @@ def run_bench(*, pages: int, interval: float, seed: int) -> int:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
         url = f"http://127.0.0.1:{port}"
-        cmd = [sys.executable, "-m", "service.cli", "serve", "--db", f"{tmp}/bench.db", "--port", str(port), "--source", str(source), "--players", "Anna,Ben,Cem,Dora"]
-        server = subprocess.Popen(cmd, cwd=_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cmd = [
+            sys.executable,
+            "-m",
+            "dokocam.service.cli",
+            "serve",
+            "--db",
+            f"{tmp}/bench.db",
+            "--port",
+            str(port),
+            "--source",
+            str(source),
+            "--players",
+            "Anna,Ben,Cem,Dora",
+        ]
+        server = subprocess.Popen(cmd, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             _wait_ready(url)
             plays = sum(1 for e in events if e["kind"] == "card_played")
@@ -52,7 +63,9 @@ def run_bench(*, pages: int, interval: float, seed: int) -> int:
     delays_ms = sorted(d * 1000 for d in delays)
     p95 = delays_ms[min(len(delays_ms) - 1, int(round(0.95 * (len(delays_ms) - 1))))]
     print(f"pages: {pages}  events: {plays}  messages received: {received} (expected {pages * plays})")
-    print(f"engine event -> page (SSE): median {statistics.median(delays_ms):.1f} ms  p95 {p95:.1f} ms  max {delays_ms[-1]:.1f} ms")
+    print(
+        f"engine event -> page (SSE): median {statistics.median(delays_ms):.1f} ms  p95 {p95:.1f} ms  max {delays_ms[-1]:.1f} ms"
+    )
     return 0
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 # Modules providing ``register(subparsers) -> None``; each registered parser sets ``func``,
 # a callable taking the parsed namespace and returning an exit status.
-_COMMAND_MODULES = ("engine.cli", "vision.cli", "service.commands")
+_COMMAND_MODULES = ("dokocam.engine.cli", "dokocam.vision.cli", "dokocam.service.commands")
 
 
 def build_parser() -> argparse.ArgumentParser:

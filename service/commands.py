@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from service.feed import Feed
+    from dokocam.service.feed import Feed
 
-DEMO_DIR = Path(__file__).resolve().parent.parent / "datasets" / "demo"
+from dokocam.demo import DEMO_DIR
+
 DEMO_PLAYERS = "Anna,Ben,Cem,Dora"
 _VIDEO_SUFFIXES = (".mp4", ".mkv", ".avi", ".mov", ".webm")
 RECORDED_DEMO = "demo:recorded"  # a generated game's events, when no demo video can be played
@@ -28,7 +29,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         description="Starts the table pipeline on SRC and the dashboard (http://HOST:PORT). "
         "State-changing calls need the printed table token when HOST is not loopback.",
     )
-    serve.add_argument("--source", metavar="SRC", help="camera index, video file, or recorded events (.json/.jsonl); none: cards entered by hand")
+    serve.add_argument(
+        "--source",
+        metavar="SRC",
+        help="camera index, video file, or recorded events (.json/.jsonl); none: cards entered by hand",
+    )
     _server_options(serve)
     serve.set_defaults(func=_serve)
 
@@ -56,17 +61,27 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", help="address to listen on (default 127.0.0.1: this machine only; env DOKOCAM_HOST)")
     parser.add_argument("--port", type=int, help="port (default 8000; env DOKOCAM_PORT)")
     parser.add_argument("--db", help="event log file (serve: dokocam.db, env DOKOCAM_DB; demo: a fresh temporary file)")
-    parser.add_argument("--players", help=f"start a Partie with these 4 or 5 names (comma-separated, clockwise; the last deals first; with 5 the dealer sits out) when the log has none, e.g. {DEMO_PLAYERS}")
-    parser.add_argument("--fast", action="store_true", help="play a file source as fast as it decodes, not in real time")
+    parser.add_argument(
+        "--players",
+        help=f"start a Partie with these 4 or 5 names (comma-separated, clockwise; the last deals first; with 5 the dealer sits out) when the log has none, e.g. {DEMO_PLAYERS}",
+    )
+    parser.add_argument(
+        "--fast", action="store_true", help="play a file source as fast as it decodes, not in real time"
+    )
     parser.add_argument("--model", help="detector weights for a camera or video source (default: the shipped model)")
-    parser.add_argument("--stride", type=int, default=None, help="video files: detect on every N-th frame (default: about 8 frames a video second)")
+    parser.add_argument(
+        "--stride",
+        type=int,
+        default=None,
+        help="video files: detect on every N-th frame (default: about 8 frames a video second)",
+    )
 
 
 def _settings(args: argparse.Namespace, **values: object) -> object:
     """Settings from the command line where given, else from DOKOCAM_* variables and defaults."""
     from pydantic import ValidationError
 
-    from service.config import Settings
+    from dokocam.service.config import Settings
 
     given = {k: getattr(args, k) for k in ("host", "port", "db") if getattr(args, k) is not None}
     try:
@@ -95,7 +110,13 @@ def _demo(args: argparse.Namespace) -> int:
     settings = _settings(args, db=db, source=source or RECORDED_DEMO, realtime=not args.fast)
     if settings is None:
         return 2
-    return _run(settings, args.players or DEMO_PLAYERS, model=args.model, stride=args.stride if args.stride is None else max(1, args.stride), fallback_to_recorded=True)
+    return _run(
+        settings,
+        args.players or DEMO_PLAYERS,
+        model=args.model,
+        stride=args.stride if args.stride is None else max(1, args.stride),
+        fallback_to_recorded=True,
+    )
 
 
 def find_demo_source() -> str | None:
@@ -110,13 +131,18 @@ def find_demo_source() -> str | None:
 
 
 def _run(
-    settings: object, players: str | None, *, model: str | None = None, stride: int | None = None, fallback_to_recorded: bool = False
+    settings: object,
+    players: str | None,
+    *,
+    model: str | None = None,
+    stride: int | None = None,
+    fallback_to_recorded: bool = False,
 ) -> int:
     import uvicorn
 
-    from service.config import Settings
-    from service.feed import RecordedFeed, is_recorded, open_feed
-    from service.main import create_app
+    from dokocam.service.config import Settings
+    from dokocam.service.feed import RecordedFeed, is_recorded, open_feed
+    from dokocam.service.main import create_app
 
     assert isinstance(settings, Settings)
     settings = settings.with_token()
@@ -139,7 +165,7 @@ def _run(
             resume = feed is not None
             source = source if feed is not None else RECORDED_DEMO
     if source == RECORDED_DEMO:
-        from service.recorded import game_events
+        from dokocam.service.recorded import game_events
 
         feed = RecordedFeed(game_events(7, start=3.0, interval=1.5, uncertain=(9,)), realtime=settings.realtime)
     app = create_app(settings, feed=feed, resume=resume, players=names)
@@ -158,14 +184,14 @@ def _demo_with_truth(video: str, why: Exception, *, realtime: bool) -> Feed | No
     if not truth.is_file():
         print(f"cannot play {video} ({why}): playing a recorded demo game instead", file=sys.stderr)
         return None
-    from service.vision_feed import TruthDetector, VisionFeed
+    from dokocam.service.vision_feed import TruthDetector, VisionFeed
 
     print(f"{why}\nplaying the demo video with its recorded ground truth in place of the detector", file=sys.stderr)
     return VisionFeed(video, realtime=realtime, stride=1, detector=TruthDetector(truth, stride=1))
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from service.bench import run_bench
+    from dokocam.service.bench import run_bench
 
     if args.pages < 1:
         print("--pages must be at least 1", file=sys.stderr)

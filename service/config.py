@@ -35,9 +35,7 @@ class Settings(BaseSettings):
         None, description="camera index, video file, or a recorded event list (.json/.jsonl); None: no camera"
     )
     realtime: bool = Field(True, description="play a file source at its own pace (False: as fast as it decodes)")
-    token: str | None = Field(
-        None, description="the table token; generated at start when the host is not loopback"
-    )
+    token: str | None = Field(None, description="the table token; generated at start when the host is not loopback")
     frame_fps: float = Field(5.0, gt=0, le=30, description="how often pages get a new camera image")
 
     @field_validator("host")

@@ -8,8 +8,8 @@ from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request, status
 
-from service.config import Settings
-from service.live import LiveTable
+from dokocam.service.config import Settings
+from dokocam.service.live import LiveTable
 
 
 def get_settings(request: Request) -> Settings:
@@ -51,7 +51,9 @@ async def require_token(request: Request, settings: SettingsDep) -> None:
         )
     assert settings.token is not None
     if not hmac.compare_digest(given.encode(), settings.token.encode()):
-        raise HTTPException(status.HTTP_403_FORBIDDEN, detail="wrong table token; ask the host for the token printed at start")
+        raise HTTPException(
+            status.HTTP_403_FORBIDDEN, detail="wrong table token; ask the host for the token printed at start"
+        )
 
 
 TokenDep = Depends(require_token)

@@ -141,7 +141,9 @@ class RecordedFeed:
         FeedError: the file is missing or an entry has no ``kind`` or a non-increasing ``time``.
     """
 
-    def __init__(self, entries: str | Path | Iterable[Mapping[str, Any]], *, realtime: bool = True, speed: float = 1.0) -> None:
+    def __init__(
+        self, entries: str | Path | Iterable[Mapping[str, Any]], *, realtime: bool = True, speed: float = 1.0
+    ) -> None:
         if isinstance(entries, (str, Path)):
             entries = load_event_list(entries)
         self.events = [_to_item(i, e) for i, e in enumerate(entries)]
@@ -190,8 +192,13 @@ def _to_item(position: int, entry: Mapping[str, Any]) -> FeedItem:
         when = float(entry.get("time", position))
         if entry["kind"] != "frame":
             return FeedEvent(entry["kind"], when, data)
-        boxes = [Box(tuple(float(v) for v in b["xyxy"]), str(b["card"]), float(b.get("confidence", 1.0))) for b in data.get("boxes", [])]  # type: ignore[misc]
-        return FeedFrame(int(data["index"]), when, base64.b64decode(data["jpeg"]), int(data["width"]), int(data["height"]), boxes)
+        boxes = [
+            Box(tuple(float(v) for v in b["xyxy"]), str(b["card"]), float(b.get("confidence", 1.0)))
+            for b in data.get("boxes", [])
+        ]  # type: ignore[misc]
+        return FeedFrame(
+            int(data["index"]), when, base64.b64decode(data["jpeg"]), int(data["width"]), int(data["height"]), boxes
+        )
     except (KeyError, TypeError, ValueError) as exc:
         raise FeedError(f"recorded event #{position} ({entry['kind']}) is malformed: {exc!r}") from exc
 
@@ -208,6 +215,6 @@ def open_feed(source: str, *, realtime: bool = True, model: str | None = None, s
     """
     if is_recorded(source):
         return RecordedFeed(source, realtime=realtime)
-    from service.vision_feed import VisionFeed  # heavy: cv2, the detector
+    from dokocam.service.vision_feed import VisionFeed  # heavy: cv2, the detector
 
     return VisionFeed(source, realtime=realtime, model=model, stride=stride)

@@ -60,7 +60,7 @@ class Hub:
             while True:
                 try:
                     yield await asyncio.wait_for(sub.queue.get(), timeout=15)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     yield ": keep-alive\n\n"  # proxies and phones drop silent connections
         finally:
             with self._lock:

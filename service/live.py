@@ -14,13 +14,13 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from engine import Call, Card, Game, Rules
-from engine.sheet import Partie
-from service import table as t
-from service.feed import CARD_PLAYED, NEEDS_CONFIRMATION, Feed, FeedEvent, FeedFrame, FollowsGame
-from service.hub import Hub
-from service.store import EventStore, StoredEvent
-from service.views import frame_message, table_view
+from dokocam.engine import Call, Card, Game, Rules
+from dokocam.engine.sheet import Partie
+from dokocam.service import table as t
+from dokocam.service.feed import CARD_PLAYED, NEEDS_CONFIRMATION, Feed, FeedEvent, FeedFrame, FollowsGame
+from dokocam.service.hub import Hub
+from dokocam.service.store import EventStore, StoredEvent
+from dokocam.service.views import frame_message, table_view
 
 log = logging.getLogger(__name__)
 
@@ -314,22 +314,41 @@ class LiveTable:
                 if target is not None:
                     return self.submit(
                         t.CARD_DOUBTED,
-                        {"target": target.event_id, "candidates": data.get("candidates", []), "message": data.get("message", ""), **origin},
+                        {
+                            "target": target.event_id,
+                            "candidates": data.get("candidates", []),
+                            "message": data.get("message", ""),
+                            **origin,
+                        },
                     )
             elif event.kind == NEEDS_CONFIRMATION and data.get("reason") == "card_withdrawn":
                 # The pipeline took back a card it had counted as a lead (it left with the trick
                 # before); mirror that with an undo when it is still the last thing logged.
                 target = t.last_undoable(self._events)
-                if target is not None and target.kind == t.CARD_OBSERVED and target.payload.get("card") == data.get("card"):
+                if (
+                    target is not None
+                    and target.kind == t.CARD_OBSERVED
+                    and target.payload.get("card") == data.get("card")
+                ):
                     self.submit(t.UNDO, origin)
                 return self.submit(
                     t.PIPELINE_FLAG,
-                    {"kind": "card_withdrawn", "trick": data.get("trick"), "message": str(data.get("message", "")), **origin},
+                    {
+                        "kind": "card_withdrawn",
+                        "trick": data.get("trick"),
+                        "message": str(data.get("message", "")),
+                        **origin,
+                    },
                 )
             elif event.kind == NEEDS_CONFIRMATION:
                 return self.submit(
                     t.PIPELINE_FLAG,
-                    {"kind": str(data.get("reason", "check")), "trick": data.get("trick"), "message": str(data.get("message", "")), **origin},
+                    {
+                        "kind": str(data.get("reason", "check")),
+                        "trick": data.get("trick"),
+                        "message": str(data.get("message", "")),
+                        **origin,
+                    },
                 )
         except (ValueError, LookupError) as exc:
             log.warning("pipeline event %s at %.2fs not applied: %s", event.kind, event.time, exc)

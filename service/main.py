@@ -4,20 +4,21 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from importlib.resources import files
 from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-from service.config import Settings
-from service.feed import Feed
-from service.live import LiveTable
-from service.routes import events, games, partie, settings, stream
-from service.store import EventStore
-from service.table import PARTIE_STARTED
+from dokocam.service.config import Settings
+from dokocam.service.feed import Feed
+from dokocam.service.live import LiveTable
+from dokocam.service.routes import events, games, partie, settings, stream
+from dokocam.service.store import EventStore
+from dokocam.service.table import PARTIE_STARTED
 
-STATIC = Path(__file__).parent / "static"
+STATIC = Path(str(files("dokocam.service") / "static"))
 
 
 def create_app(
@@ -43,7 +44,15 @@ def create_app(
         table = LiveTable(store, frame_fps=config.frame_fps)
         app.state.table = table
         if players is not None and table.state.partie is None:
-            table.submit(PARTIE_STARTED, {"players": list(players), "first_dealer": players[-1], "rules": table.state.rules.to_dict(), "length": {}})
+            table.submit(
+                PARTIE_STARTED,
+                {
+                    "players": list(players),
+                    "first_dealer": players[-1],
+                    "rules": table.state.rules.to_dict(),
+                    "length": {},
+                },
+            )
         if feed is not None:
             table.attach(feed, resume=resume)
         try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine import CARD_CODES, Game
+from dokocam.engine import CARD_CODES, Game
 
 
 def deal(seed: int) -> list[list[str]]:
@@ -32,7 +32,9 @@ def legal_plays(seed: int) -> list[tuple[int, str]]:
     return plays
 
 
-def game_events(seed: int, *, start: float = 0.0, interval: float = 1.0, uncertain: tuple[int, ...] = ()) -> list[dict[str, Any]]:
+def game_events(
+    seed: int, *, start: float = 0.0, interval: float = 1.0, uncertain: tuple[int, ...] = ()
+) -> list[dict[str, Any]]:
     """The pipeline events of one legal game, as a recorded event list.
 
     Args:
@@ -44,9 +46,27 @@ def game_events(seed: int, *, start: float = 0.0, interval: float = 1.0, uncerta
     events: list[dict[str, Any]] = []
     for i, (seat, card) in enumerate(legal_plays(seed)):
         when = round(start + i * interval, 3)
-        events.append({"time": when, "kind": "card_played", "seat": seat, "card": card, "confidence": 0.55 if i in uncertain else 0.97, "trick": i // 4})
+        events.append(
+            {
+                "time": when,
+                "kind": "card_played",
+                "seat": seat,
+                "card": card,
+                "confidence": 0.55 if i in uncertain else 0.97,
+                "trick": i // 4,
+            }
+        )
         if i in uncertain:
-            events.append({"time": when, "kind": "needs_confirmation", "reason": "uncertain_card", "trick": i // 4, "seat": seat, "card": card})
+            events.append(
+                {
+                    "time": when,
+                    "kind": "needs_confirmation",
+                    "reason": "uncertain_card",
+                    "trick": i // 4,
+                    "seat": seat,
+                    "card": card,
+                }
+            )
         if i % 4 == 3:
             events.append({"time": when, "kind": "trick_complete", "trick": i // 4})
     return events

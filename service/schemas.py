@@ -16,7 +16,9 @@ Seat = int  # documented range 0..3; validated with Field(ge=0, le=3) where it i
 
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    token: str | None = Field(None, description="the table token, when the server asks for one (or send it as a Bearer header)")
+    token: str | None = Field(
+        None, description="the table token, when the server asks for one (or send it as a Bearer header)"
+    )
 
 
 # -- requests -----------------------------------------------------------------------------

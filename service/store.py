@@ -92,9 +92,7 @@ class EventStore:
         text = json.dumps(dict(payload), separators=(",", ":"), sort_keys=True)
         now = time.time()
         with self._lock:
-            cursor = self._db.execute(
-                "INSERT INTO events (time, kind, payload) VALUES (?, ?, ?)", (now, kind, text)
-            )
+            cursor = self._db.execute("INSERT INTO events (time, kind, payload) VALUES (?, ?, ?)", (now, kind, text))
             event_id = cursor.lastrowid
         assert event_id is not None
         return StoredEvent(event_id, now, kind, json.loads(text))

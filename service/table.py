@@ -21,9 +21,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import Call, Card, Contract, Game, Rules
-from engine.sheet import Partie, SheetEntry
-from service.store import StoredEvent
+from dokocam.engine import Call, Card, Contract, Game, Rules
+from dokocam.engine.sheet import Partie, SheetEntry
+from dokocam.service.store import StoredEvent
 
 # Event kinds in the log.
 RULES_SET = "rules_set"
@@ -39,7 +39,18 @@ PIPELINE_FLAG = "pipeline_flag"
 UNDO = "undo"
 
 # What ``undo`` may take back; starting a Partie and the rules are not table actions.
-UNDOABLE = frozenset({CONTRACT_SET, CARD_OBSERVED, CARD_DOUBTED, CARD_CONFIRMED, CARD_CORRECTED, CALL_MADE, GAME_ENDED_EARLY, PIPELINE_FLAG})
+UNDOABLE = frozenset(
+    {
+        CONTRACT_SET,
+        CARD_OBSERVED,
+        CARD_DOUBTED,
+        CARD_CONFIRMED,
+        CARD_CORRECTED,
+        CALL_MADE,
+        GAME_ENDED_EARLY,
+        PIPELINE_FLAG,
+    }
+)
 
 
 _SEAT = re.compile(r"\bseat ([0-3])\b")

@@ -9,13 +9,15 @@ import time
 from dataclasses import fields
 from typing import Any
 
-from engine import Card, Rules
-from engine.rules import PRESETS
-from service import table as t
-from service.feed import FeedFrame
+from dokocam.engine import Card, Rules
+from dokocam.engine.rules import PRESETS
+from dokocam.service import table as t
+from dokocam.service.feed import FeedFrame
 
 # The engine's names of special points (``engine.scoring``), shown as they happen.
-_SPECIALS = frozenset({"Doppelkopf", "Fuchs gefangen", "Karlchen", "Fuchs am End", "Karlchen gefangen", "gegen die Alten"})
+_SPECIALS = frozenset(
+    {"Doppelkopf", "Fuchs gefangen", "Karlchen", "Fuchs am End", "Karlchen gefangen", "gegen die Alten"}
+)
 
 
 def card_view(card: Card) -> dict[str, str]:
@@ -29,7 +31,13 @@ def _switches(rules: Rules) -> dict[str, bool]:
 def rules_view(rules: Rules, *, settable: bool) -> dict[str, Any]:
     differs = {k: v for k, v in rules.to_dict().items() if k != "preset"}
     presets = {name: _switches(preset) for name, preset in sorted(PRESETS.items())}
-    return {"preset": rules.preset, "differs": differs, "switches": _switches(rules), "presets": presets, "settable": settable}
+    return {
+        "preset": rules.preset,
+        "differs": differs,
+        "switches": _switches(rules),
+        "presets": presets,
+        "settable": settable,
+    }
 
 
 def table_view(state: t.TableState, *, can_undo: str | None = None) -> dict[str, Any]:
@@ -188,9 +196,12 @@ def contract_view(contract: Any, current: t.GameState) -> dict[str, Any]:
     out: dict[str, Any] = {"type": data.get("type", "normal"), "kind": data.get("kind")}
     for key in ("declarer", "partner"):
         out[key] = current.table_seat(data[key]) if data.get(key) is not None else None
-    label = {"normal": "Normalspiel", "hochzeit": "Hochzeit", "silent_hochzeit": "stille Hochzeit", "armut": "Armut"}.get(
-        out["type"], "Solo"
-    )
+    label = {
+        "normal": "Normalspiel",
+        "hochzeit": "Hochzeit",
+        "silent_hochzeit": "stille Hochzeit",
+        "armut": "Armut",
+    }.get(out["type"], "Solo")
     if out["type"] == "solo" and getattr(contract, "kind", None) is not None:
         label = contract.kind.german_name
     if out["declarer"] is not None:
@@ -217,7 +228,9 @@ def _party_name(party: Any) -> str | None:
     return str(getattr(party, "value", party)).lower()
 
 
-def _specials(result: dict[str, Any] | None, tricks: list[dict[str, Any]], party_of: dict[int, str | None], contract: Any) -> list[str]:
+def _specials(
+    result: dict[str, Any] | None, tricks: list[dict[str, Any]], party_of: dict[int, str | None], contract: Any
+) -> list[str]:
     """Special points: the result's items once over; before that what the tricks already show."""
     if result is not None:
         return [f"{i['name']} ({i['party']})" for i in result["items"] if _is_special(i["name"])]
@@ -230,7 +243,13 @@ def _specials(result: dict[str, Any] | None, tricks: list[dict[str, Any]], party
         for play in trick["plays"]:
             winner_party = party_of.get(trick["winner"])
             loser_party = party_of.get(play["seat"])
-            if play["card"]["code"] == "AD" and play["seat"] != trick["winner"] and winner_party and loser_party and winner_party != loser_party:
+            if (
+                play["card"]["code"] == "AD"
+                and play["seat"] != trick["winner"]
+                and winner_party
+                and loser_party
+                and winner_party != loser_party
+            ):
                 found.append(f"Fuchs gefangen in trick {trick['number']} ({winner_party})")
     return found
 
@@ -248,5 +267,12 @@ def frame_message(frame: FeedFrame) -> dict[str, Any]:
             label = f"{card.symbol} {card.german_name}"
         except ValueError:
             label = box.card
-        boxes.append({"xyxy": [round(v, 1) for v in box.xyxy], "card": box.card, "label": label, "confidence": round(box.confidence, 2)})
+        boxes.append(
+            {
+                "xyxy": [round(v, 1) for v in box.xyxy],
+                "card": box.card,
+                "label": label,
+                "confidence": round(box.confidence, 2),
+            }
+        )
     return {"index": frame.index, "time": frame.time, "width": frame.width, "height": frame.height, "boxes": boxes}

@@ -12,11 +12,11 @@ from typing import Any
 
 import cv2
 
-from engine import CARD_CODES, Game
-from service.feed import Box, FeedEvent, FeedFrame, FeedItem, Pacer
-from vision.detections import Detections
-from vision.table.pipeline import TablePipeline
-from vision.table.sources import open_source
+from dokocam.engine import CARD_CODES, Game
+from dokocam.service.feed import Box, FeedEvent, FeedFrame, FeedItem, Pacer
+from dokocam.vision.detections import Detections
+from dokocam.vision.table.pipeline import TablePipeline
+from dokocam.vision.table.sources import open_source
 
 _JPEG_QUALITY = 75
 _MAX_WIDTH = 960  # pages need no more; smaller JPEGs reach phones sooner
@@ -30,7 +30,7 @@ class TruthDetector:
     """
 
     def __init__(self, frames_jsonl: str | Path, *, stride: int = 1) -> None:
-        from vision.table.pipeline import truth_frames
+        from dokocam.vision.table.pipeline import truth_frames
 
         self._frames = iter(truth_frames(frames_jsonl, stride=stride))
 
@@ -68,7 +68,7 @@ class VisionFeed:
     ) -> None:
         self.source = open_source(source, stride=stride)  # first: a wrong path fails before the model loads
         if detector is None:
-            from vision.table.focus import table_detector
+            from dokocam.vision.table.focus import table_detector
 
             detector = table_detector(model)
         self.detector = detector

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-_AREAS = ("vision.synth.cli", "vision.detector.cli", "vision.table.cli")
+_AREAS = ("dokocam.vision.synth.cli", "dokocam.vision.detector.cli", "dokocam.vision.table.cli")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -65,7 +65,9 @@ class Detections:
 
     @classmethod
     def empty(cls) -> Detections:
-        return cls(xyxy=np.zeros((0, 4), np.float32), confidence=np.zeros(0, np.float32), class_id=np.zeros(0, np.int64))
+        return cls(
+            xyxy=np.zeros((0, 4), np.float32), confidence=np.zeros(0, np.float32), class_id=np.zeros(0, np.int64)
+        )
 
     @classmethod
     def merge(cls, parts: Iterable[Detections]) -> Detections:

@@ -7,8 +7,8 @@ from typing import Any
 
 from fastapi import HTTPException, status
 
-from service.live import LiveTable, NotFoundError
-from service.table import TableError
+from dokocam.service.live import LiveTable, NotFoundError
+from dokocam.service.table import TableError
 
 
 def submit(table: LiveTable, kind: str, payload: Mapping[str, Any]) -> dict[str, Any]:

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Query
 
-from service import table as t
-from service.deps import TableDep, TokenDep
-from service.routes import submit
-from service.schemas import Accepted, EventPublic, TokenOnly
+from dokocam.service import table as t
+from dokocam.service.deps import TableDep, TokenDep
+from dokocam.service.routes import submit
+from dokocam.service.schemas import Accepted, EventPublic, TokenOnly
 
 router = APIRouter(prefix="/events", tags=["events"])
 
 
 @router.get("")
-def list_events(*, table: TableDep, after: int = Query(0, ge=0, description="only events with a larger id")) -> list[EventPublic]:
+def list_events(
+    *, table: TableDep, after: int = Query(0, ge=0, description="only events with a larger id")
+) -> list[EventPublic]:
     """The append-only log the state is replayed from, oldest first."""
     return [EventPublic.model_validate(e.to_dict()) for e in table.events(after)]
 

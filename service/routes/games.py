@@ -6,10 +6,19 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Path, status
 
-from service import table as t
-from service.deps import TableDep, TokenDep
-from service.routes import submit
-from service.schemas import Accepted, CallCreate, CardCorrection, CardCreate, ContractSet, GameEnd, GamePublic, TokenOnly
+from dokocam.service import table as t
+from dokocam.service.deps import TableDep, TokenDep
+from dokocam.service.routes import submit
+from dokocam.service.schemas import (
+    Accepted,
+    CallCreate,
+    CardCorrection,
+    CardCreate,
+    ContractSet,
+    GameEnd,
+    GamePublic,
+    TokenOnly,
+)
 
 router = APIRouter(prefix="/games", tags=["games"])
 
@@ -73,5 +82,8 @@ def export_game(*, table: TableDep, number: int = Path(..., ge=1, le=100000)) ->
     """One game as a ``dokocam-game/1`` record (the engine's JSON game format)."""
     record = table.game_record(number)
     if record is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, detail=f"no game {number} in this Partie; GET /partie lists the games on the sheet")
+        raise HTTPException(
+            status.HTTP_404_NOT_FOUND,
+            detail=f"no game {number} in this Partie; GET /partie lists the games on the sheet",
+        )
     return record

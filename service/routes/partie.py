@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter, HTTPException, Response, status
 
-from service import table as t
-from service.deps import TableDep, TokenDep
-from service.routes import submit
-from service.schemas import Accepted, PartieCreate, PartiePublic
+from dokocam.service import table as t
+from dokocam.service.deps import TableDep, TokenDep
+from dokocam.service.routes import submit
+from dokocam.service.schemas import Accepted, PartieCreate, PartiePublic
 
 router = APIRouter(prefix="/partie", tags=["partie"])
 

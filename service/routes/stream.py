@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Query, Request, Response, status
 from fastapi.responses import StreamingResponse
 
-from service.deps import TableDep
-from service.schemas import TablePublic
+from dokocam.service.deps import TableDep
+from dokocam.service.schemas import TablePublic
 
 router = APIRouter(tags=["stream"])
 
@@ -20,7 +20,9 @@ def read_state(*, table: TableDep) -> TablePublic:
 @router.get(
     "/stream",
     response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}, "description": "events `state`, `frame`, `feed`, `pipeline`"}},
+    responses={
+        200: {"content": {"text/event-stream": {}}, "description": "events `state`, `frame`, `feed`, `pipeline`"}
+    },
 )
 async def stream(*, table: TableDep, request: Request) -> StreamingResponse:
     """Live updates as Server-Sent Events: ``state`` (a ``TablePublic``) on every change, ``frame`` for camera images."""
@@ -39,10 +41,16 @@ async def stream(*, table: TableDep, request: Request) -> StreamingResponse:
 
 
 @router.get("/frame.jpg", response_class=Response, responses={200: {"content": {"image/jpeg": {}}}})
-def read_frame(*, table: TableDep, index: int | None = Query(None, ge=0, description="a frame named by a `frame` message")) -> Response:
+def read_frame(
+    *, table: TableDep, index: int | None = Query(None, ge=0, description="a frame named by a `frame` message")
+) -> Response:
     """The newest camera image (or the one ``index`` names while it is kept), as JPEG."""
     frame = table.frame(index)
     if frame is None:
-        detail = "no camera image yet" if index is None else f"frame {index} is no longer kept; load /frame.jpg for the newest"
+        detail = (
+            "no camera image yet"
+            if index is None
+            else f"frame {index} is no longer kept; load /frame.jpg for the newest"
+        )
         raise HTTPException(status.HTTP_404_NOT_FOUND, detail=detail)
     return Response(frame.jpeg, media_type="image/jpeg", headers={"Cache-Control": "no-store"})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine import Call, Contract, Game, Rules
+from dokocam.engine import Call, Contract, Game, Rules
 
 
 def play_line(game: Game, line: str) -> Game:

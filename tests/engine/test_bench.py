@@ -8,17 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from engine import Card, Contract, ContractType, Rules, SoloKind
-from engine.bench import REFERENCE_GAMES, deal_hands, format_report, random_game, run
-from engine.errors import RecordError
-from engine.record import GameRecord, save_record
+from dokocam.engine import Card, Contract, ContractType, Rules, SoloKind
+from dokocam.engine.bench import deal_hands, format_report, random_game, run
+from dokocam.engine.errors import RecordError
+from dokocam.engine.record import GameRecord, save_record
 
 QC = Card.parse("QC")
+REFERENCE_GAMES = Path(__file__).parents[1] / "reference_games"
 
 
 def test_run_on_the_reference_and_random_games() -> None:
-    report = run([], 0.05, random_games=3, seed=1)
-    n_files = len(list(REFERENCE_GAMES.glob("*.json")))
+    paths = [str(p) for p in sorted(REFERENCE_GAMES.glob("*.json"))]
+    report = run(paths, 0.05, random_games=3, seed=1)
+    n_files = len(paths)
     assert n_files > 0
     assert report["files"] == n_files and report["random_records"] == 3
     assert report["records"] == n_files + 3 and report["skipped"] == 0
@@ -33,7 +35,7 @@ def test_run_on_the_reference_and_random_games() -> None:
 
 def test_run_on_given_paths_only(tmp_path: Path) -> None:
     paths = [str(p) for p in sorted(REFERENCE_GAMES.glob("*.json"))[:2]]
-    report = run(paths, 0.0)
+    report = run(paths, 0.0, random_games=0)
     assert report["files"] == 2 and report["random_records"] == 0
     assert report["passes"] == 1 and report["games"] == 2
 
@@ -44,7 +46,7 @@ def test_incomplete_records_are_skipped(tmp_path: Path) -> None:
     record.events = record.events[:10]
     path = tmp_path / "short.json"
     save_record(record, path)
-    report = run([str(path)], 0.0)
+    report = run([str(path)], 0.0, random_games=0)
     assert report["skipped"] == 1 and report["games"] == 0 and report["records"] == 0
     assert "1 incomplete records skipped" in format_report(report)
 

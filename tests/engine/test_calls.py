@@ -3,7 +3,7 @@
 import pytest
 from doko_builders import GAME_158, make_game, play_line
 
-from engine import Call, Contract, Game, IllegalCallError, Party, Rules
+from dokocam.engine import Call, Contract, Game, IllegalCallError, Party, Rules
 
 TRICK = "AC 9C 10C KC | "
 
@@ -18,9 +18,7 @@ def test_re_allowed_until_the_second_own_card():
     late.call(1, Call.KONTRA)  # seat 1 still holds 11
 
 
-@pytest.mark.parametrize(
-    ("call", "allowed_tricks"), [(Call.NO90, 2), (Call.NO60, 3), (Call.NO30, 4), (Call.BLACK, 5)]
-)
+@pytest.mark.parametrize(("call", "allowed_tricks"), [(Call.NO90, 2), (Call.NO60, 3), (Call.NO30, 4), (Call.BLACK, 5)])
 def test_each_absage_needs_one_card_fewer(call, allowed_tricks):
     # Seat 1 says Re before any card; after k full tricks it holds 12 - k cards.
     ok = make_game("1:re " + TRICK * allowed_tricks)
@@ -89,7 +87,7 @@ def test_wrong_party_is_refused_when_the_cards_tell():
 
 def deal_with_queens_at(a, b):
     """A deal in card order with one Kreuz-Dame each at seats ``a`` and ``b``."""
-    from engine import ALL_CARDS
+    from dokocam.engine import ALL_CARDS
 
     deck = [c for c in ALL_CARDS for _ in range(2) if str(c) != "QC"]
     hands: list[list[str]] = [[], [], [], []]

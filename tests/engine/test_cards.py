@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from engine import ALL_CARDS, CARD_CODES, Card, InvalidCardError, Rank, Suit
+from dokocam.engine import ALL_CARDS, CARD_CODES, Card, InvalidCardError, Rank, Suit
 
 
 def test_index_order_matches_the_detector_classes():
@@ -47,7 +47,12 @@ def test_german_names_and_symbols():
 
 def test_augen_sum_to_240_over_both_copies():
     assert {r: Card(r, Suit.CLUBS).augen for r in Rank} == {
-        Rank.ACE: 11, Rank.TEN: 10, Rank.KING: 4, Rank.QUEEN: 3, Rank.JACK: 2, Rank.NINE: 0
+        Rank.ACE: 11,
+        Rank.TEN: 10,
+        Rank.KING: 4,
+        Rank.QUEEN: 3,
+        Rank.JACK: 2,
+        Rank.NINE: 0,
     }
     assert 2 * sum(card.augen for card in ALL_CARDS) == 240
 

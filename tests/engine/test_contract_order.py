@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine import Card, Contract, ContractType, RulesError, SoloKind, Suit, Trick
+from dokocam.engine import Card, Contract, ContractType, RulesError, SoloKind, Suit, Trick
 
 
 def codes(cards):
@@ -14,8 +14,13 @@ NORMAL_TRUMPS = ["10H", "QC", "QS", "QH", "QD", "JC", "JS", "JH", "JD", "AD", "1
 
 @pytest.mark.parametrize(
     "contract",
-    [Contract.normal(), Contract.hochzeit(1), Contract.silent_hochzeit(2), Contract.armut(0, 3),
-     Contract.solo(SoloKind.DIAMONDS, 1)],
+    [
+        Contract.normal(),
+        Contract.hochzeit(1),
+        Contract.silent_hochzeit(2),
+        Contract.armut(0, 3),
+        Contract.solo(SoloKind.DIAMONDS, 1),
+    ],
 )
 def test_normal_trump_order(contract):
     order = contract.card_order()
@@ -55,8 +60,13 @@ def test_schweinchen_puts_both_karo_asse_on_top_but_not_in_solos():
 
 @pytest.mark.parametrize(
     "data",
-    [{"type": "normal"}, {"type": "hochzeit", "declarer": 1}, {"type": "silent_hochzeit", "declarer": 3},
-     {"type": "solo", "kind": "fleischlos", "declarer": 2}, {"type": "armut", "declarer": 0, "partner": 2}],
+    [
+        {"type": "normal"},
+        {"type": "hochzeit", "declarer": 1},
+        {"type": "silent_hochzeit", "declarer": 3},
+        {"type": "solo", "kind": "fleischlos", "declarer": 2},
+        {"type": "armut", "declarer": 0, "partner": 2},
+    ],
 )
 def test_contract_dict_round_trip(data):
     contract = Contract.from_dict(data)
@@ -66,8 +76,12 @@ def test_contract_dict_round_trip(data):
 
 @pytest.mark.parametrize(
     ("data", "words"),
-    [({"type": "bogus"}, "unknown contract type"), ({"type": "solo", "kind": "x", "declarer": 0}, "unknown solo kind"),
-     ({"type": "hochzeit"}, "declarer must be a seat"), ({"type": "armut", "declarer": 1, "partner": 1}, "another player")],
+    [
+        ({"type": "bogus"}, "unknown contract type"),
+        ({"type": "solo", "kind": "x", "declarer": 0}, "unknown solo kind"),
+        ({"type": "hochzeit"}, "declarer must be a seat"),
+        ({"type": "armut", "declarer": 1, "partner": 1}, "another player"),
+    ],
 )
 def test_contract_errors_say_why(data, words):
     with pytest.raises(RulesError, match=words):

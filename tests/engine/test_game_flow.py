@@ -4,7 +4,7 @@ strict games, legal cards, party knowledge, undo/replay, Dullen and Schweinchen.
 import pytest
 from doko_builders import GAME_120, GAME_158, hands_of, make_game, play_line
 
-from engine import (
+from dokocam.engine import (
     Call,
     CallEvent,
     Card,
@@ -14,8 +14,8 @@ from engine import (
     InvalidCardError,
     Party,
     PlayEvent,
-    SchweinchenEvent,
     Rules,
+    SchweinchenEvent,
     SoloKind,
 )
 
@@ -203,7 +203,7 @@ def test_penalty_for_a_proven_renege_on_request():
 
 
 def test_a_renege_in_a_decided_game_counts_as_played():
-    from engine.scoring import _decided_before
+    from dokocam.engine.scoring import _decided_before
 
     game = make_game(GAME_158)
     side = [0, 1, 0, 1]
@@ -217,7 +217,7 @@ def test_a_renege_in_a_decided_game_counts_as_played():
 
 
 def test_hochzeit_hands_must_hold_both_kreuz_damen():
-    from engine import RulesError
+    from dokocam.engine import RulesError
 
     hands = hands_of(GAME_158)  # seats 0 and 2 hold one Kreuz-Dame each
     with pytest.raises(RulesError, match="needs both Kreuz-Damen in the hand of seat 0"):
@@ -227,7 +227,7 @@ def test_hochzeit_hands_must_hold_both_kreuz_damen():
 
 
 def test_hands_must_match_the_deck():
-    from engine import RulesError
+    from dokocam.engine import RulesError
 
     hands = hands_of(GAME_158)
     hands[0][0], hands[1][0] = hands[1][0], "QC"
@@ -253,7 +253,7 @@ def test_schweinchen_announced_with_the_first_karo_ass():
 
 
 def test_schweinchen_announcement_is_checked():
-    from engine import IllegalCallError
+    from dokocam.engine import IllegalCallError
 
     with pytest.raises(IllegalCallError, match="not played under these rules"):
         Game().announce_schweinchen(0)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from engine import (
+from dokocam.engine import (
     Call,
     Card,
     Contract,
@@ -27,9 +27,9 @@ from engine import (
     PlayEvent,
     Rules,
 )
-from engine.bench import random_game
-from engine.errors import IllegalCallError
-from engine.sheet import Partie, check_entries
+from dokocam.engine.bench import random_game
+from dokocam.engine.errors import IllegalCallError
+from dokocam.engine.sheet import Partie, check_entries
 
 # A game draws a few hundred choices; the suppressed checks only say that this is a lot of data.
 SLOW_OK = [HealthCheck.too_slow, HealthCheck.large_base_example, HealthCheck.data_too_large]
@@ -396,11 +396,7 @@ def test_every_renege_flag_is_a_real_renege_and_every_provable_one_is_flagged(rn
     played_after = {
         (seat, t, cls)
         for seat, t, cls in truth
-        if any(
-            s == seat and order.suit_class[c.index] == cls
-            for trick in game.tricks[t + 1 :]
-            for s, c in trick.plays
-        )
+        if any(s == seat and order.suit_class[c.index] == cls for trick in game.tricks[t + 1 :] for s, c in trick.plays)
     }
     proven = {(f.seat, f.trick, order.suit_class[f.card.index]) for f in flags}
     first_per_suit: dict[tuple[int, int], tuple[int, int, int]] = {}

@@ -5,8 +5,8 @@ import json
 import pytest
 from doko_builders import GAME_158, hands_of, make_game
 
-from engine import Contract, RecordError, Rules, SoloKind
-from engine.record import GameRecord, load_record, save_record
+from dokocam.engine import Contract, RecordError, Rules, SoloKind
+from dokocam.engine.record import GameRecord, load_record, save_record
 
 
 def record_dict(**changes):
@@ -51,8 +51,14 @@ def test_broken_records_name_the_reason(changes, words):
 
 
 def test_rule_breaking_events_name_the_event_when_replayed():
-    events = [{"seat": 0, "play": "AC"}, {"seat": 1, "play": "9C"}, {"seat": 2, "play": "10C"},
-              {"seat": 3, "play": "KC"}, {"seat": 0, "play": "AS"}, {"seat": 0, "call": "re"}]
+    events = [
+        {"seat": 0, "play": "AC"},
+        {"seat": 1, "play": "9C"},
+        {"seat": 2, "play": "10C"},
+        {"seat": 3, "play": "KC"},
+        {"seat": 0, "play": "AS"},
+        {"seat": 0, "call": "re"},
+    ]
     with pytest.raises(RecordError, match=r"event 5: seat 0 cannot say Re: it holds 10 cards"):
         load_record(record_dict(events=events)).to_game()
 
@@ -67,8 +73,13 @@ def test_extra_keys_are_kept_and_ignored(tmp_path):
 
 
 def test_game_round_trips_through_a_record_with_hands_and_bock():
-    game = make_game(GAME_158, rules=Rules.from_dict({"fuchs_am_end": True}),
-                     contract=Contract.solo(SoloKind.DIAMONDS, 2), hands=hands_of(GAME_158), bock=1)
+    game = make_game(
+        GAME_158,
+        rules=Rules.from_dict({"fuchs_am_end": True}),
+        contract=Contract.solo(SoloKind.DIAMONDS, 2),
+        hands=hands_of(GAME_158),
+        bock=1,
+    )
     data = game.to_dict()
     assert data["bock"] == 1 and data["rules"] == {"preset": "tournament", "fuchs_am_end": True}
     again = load_record(json.loads(json.dumps(data))).to_game(strict=True)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.record import load_record
+from dokocam.engine.record import load_record
 
 GAMES = sorted((Path(__file__).resolve().parents[1] / "reference_games").glob("*.json"))
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine import Rules, RulesError, parse_cards, schmeissen_reason
+from dokocam.engine import Rules, RulesError, parse_cards, schmeissen_reason
 
 
 def test_tournament_is_plain_ddv():
@@ -27,8 +27,11 @@ def test_from_dict_overrides_switches_and_to_dict_lists_only_differences():
 
 @pytest.mark.parametrize(
     ("data", "words"),
-    [({"preset": "casino"}, "unknown rules preset"), ({"dulle": True}, "unknown rule switch"),
-     ({"schweinchen": "yes"}, "must be true or false")],
+    [
+        ({"preset": "casino"}, "unknown rules preset"),
+        ({"dulle": True}, "unknown rule switch"),
+        ({"schweinchen": "yes"}, "must be true or false"),
+    ],
 )
 def test_bad_rules_say_why(data, words):
     with pytest.raises(RulesError, match=words):

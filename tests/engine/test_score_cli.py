@@ -5,7 +5,7 @@ import json
 import pytest
 from doko_builders import GAME_158, make_game
 
-from engine.cli import register
+from dokocam.engine.cli import register
 
 
 def run(argv, capsys):
@@ -64,8 +64,10 @@ def test_unfinished_game_exits_1_with_flags(tmp_path, capsys):
 
 
 def test_flags_are_printed(tmp_path, capsys):
-    line = GAME_158.replace("AC 9C 10C KC | AC 9C 10C KC | 9S AS KS 10S | AS 9S KS 10S",
-                            "AC 9S 10C KC | AC 9C 10C KC | 9S AS KS 10S | AS 9C KS 10S")
+    line = GAME_158.replace(
+        "AC 9C 10C KC | AC 9C 10C KC | 9S AS KS 10S | AS 9S KS 10S",
+        "AC 9S 10C KC | AC 9C 10C KC | 9S AS KS 10S | AS 9C KS 10S",
+    )
     path = tmp_path / "renege.json"
     path.write_text(json.dumps(make_game(line).to_dict()))
     code, out, _ = run(["score", str(path)], capsys)
@@ -79,8 +81,8 @@ def test_bench_engine_calls_engine_bench_run(monkeypatch, capsys):
     import types
 
     calls = []
-    fake = types.ModuleType("engine.bench")
+    fake = types.ModuleType("dokocam.engine.bench")
     fake.run = lambda paths, seconds: calls.append((paths, seconds)) or {"games_per_second": 1.0}
-    monkeypatch.setitem(sys.modules, "engine.bench", fake)
+    monkeypatch.setitem(sys.modules, "dokocam.engine.bench", fake)
     code, out, _ = run(["bench-engine", "a.json", "--seconds", "0.5"], capsys)
     assert code == 0 and calls == [(["a.json"], 0.5)] and json.loads(out) == {"games_per_second": 1.0}

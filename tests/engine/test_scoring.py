@@ -3,7 +3,7 @@
 import pytest
 from doko_builders import GAME_120, GAME_158, GAME_TWO_FOXES, OPENING, make_game
 
-from engine import Contract, Party, Rules, SoloKind
+from dokocam.engine import Contract, Party, Rules, SoloKind
 
 RE, KONTRA = Party.RE, Party.KONTRA
 # Tournament rules with Bockrunden (the pub preset would also turn Schweinchen on).
@@ -74,8 +74,13 @@ def test_failed_absage_loses_and_the_opponents_collect_it():
     # Re needed 181; Kontra needed 60 and has 120.
     assert result.winner is KONTRA
     assert names(result, KONTRA) == [
-        "120 gegen keine 90", "90 gegen keine 60", "Re angesagt", "gegen die Alten", "gewonnen",
-        "keine 60 abgesagt (Re)", "keine 90 abgesagt (Re)",
+        "120 gegen keine 90",
+        "90 gegen keine 60",
+        "Re angesagt",
+        "gegen die Alten",
+        "gewonnen",
+        "keine 60 abgesagt (Re)",
+        "keine 90 abgesagt (Re)",
     ]
     assert result.game_value == 1 + 2 + 1 + 1 + 1 + 1 + 1 - 1
 
@@ -96,7 +101,7 @@ def test_special_points_net_to_a_negative_value_for_the_winner():
 
 def test_doppelkopf_trick_of_40_augen():
     line = OPENING.replace("AC 9C 10C KC | AC 9C 10C KC", "AC 10C AC 10C | KC 9C 9C KC")
-    game = make_game(line + GAME_158[len(OPENING):])
+    game = make_game(line + GAME_158[len(OPENING) :])
     assert game.tricks[0].augen == 42 and game.tricks[1].augen == 8
     result = game.result()
     assert result.augen[RE] == 158 and names(result, RE).count("Doppelkopf") == 1
@@ -161,8 +166,9 @@ def test_hochzeit_without_partner_is_a_solo_for_the_declarer():
     game = make_game(GAME_158, contract=Contract.hochzeit(0))
     # Seat 0 wins tricks 1 and 2, seat 1 trick 3: seat 1 is the partner.
     assert game.hochzeit_partner == 1 and game.result().solo is None
-    alone = make_game("AC 9C 10C KC | AC 9C 10C KC | AS 9S KS 10S | " + GAME_158.split("| ", 3)[3],
-                      contract=Contract.hochzeit(0))
+    alone = make_game(
+        "AC 9C 10C KC | AC 9C 10C KC | AS 9S KS 10S | " + GAME_158.split("| ", 3)[3], contract=Contract.hochzeit(0)
+    )
     assert alone.hochzeit_partner is None and alone.plays_alone == 0
     assert alone.result().solo == 0
 
@@ -203,7 +209,9 @@ def test_against_schwarz_takes_one_trick_to_win_and_30_augen_for_the_point():
     # Kontra says schwarz and loses; Re reached 158 against it: 120, 90, 60 and 30 points.
     result = make_game(with_calls(GAME_158, ["1:kontra", "1:black"])).result()
     assert result.winner is RE
-    assert {"120 gegen keine 90", "90 gegen keine 60", "60 gegen keine 30", "30 gegen schwarz"} <= set(names(result, RE))
+    assert {"120 gegen keine 90", "90 gegen keine 60", "60 gegen keine 30", "30 gegen schwarz"} <= set(
+        names(result, RE)
+    )
 
 
 def test_a_trick_below_30_augen_wins_against_schwarz_without_the_point():
@@ -217,8 +225,13 @@ def test_a_trick_below_30_augen_wins_against_schwarz_without_the_point():
     result = game.result()
     assert result.augen == {RE: 232, KONTRA: 8} and result.winner is KONTRA
     assert names(result, KONTRA) == [
-        "Re angesagt", "gegen die Alten", "gewonnen", "keine 30 abgesagt (Re)", "keine 60 abgesagt (Re)",
-        "keine 90 abgesagt (Re)", "schwarz abgesagt (Re)",
+        "Re angesagt",
+        "gegen die Alten",
+        "gewonnen",
+        "keine 30 abgesagt (Re)",
+        "keine 60 abgesagt (Re)",
+        "keine 90 abgesagt (Re)",
+        "schwarz abgesagt (Re)",
     ]
     assert names(result, RE) == ["Fuchs gefangen", "Fuchs gefangen"]
     assert result.base_value == 1 + 2 + 4 + 1 - 2 and result.points == (-6, 6, -6, 6)

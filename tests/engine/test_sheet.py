@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from engine import Contract, Rules, SoloKind
-from engine.record import load_record
-from engine.sheet import (
+from dokocam.engine import Contract, Rules, SoloKind
+from dokocam.engine.record import load_record
+from dokocam.engine.sheet import (
     BockStacking,
     Partie,
     PartieOverError,

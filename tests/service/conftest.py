@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from service.config import Settings
-from service.main import create_app
+from dokocam.service.config import Settings
+from dokocam.service.main import create_app
 
 
 @pytest.fixture

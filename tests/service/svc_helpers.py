@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 from fastapi.testclient import TestClient
 
-from service.recorded import legal_plays
+from dokocam.service.recorded import legal_plays
 
 PLAYERS = ["Anna", "Ben", "Cem", "Dora"]
 
@@ -60,7 +60,7 @@ class Server:
     def __init__(self, db: Path, *extra: str, players: list[str] | None = PLAYERS) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        args = [sys.executable, "-m", "service.cli", "serve", "--db", str(db), "--port", str(self.port), *extra]
+        args = [sys.executable, "-m", "dokocam.service.cli", "serve", "--db", str(db), "--port", str(self.port), *extra]
         if players is not None:
             args += ["--players", ",".join(players)]
         self.log = db.parent / f"server-{self.port}.log"

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-
-from engine.record import load_record
-from service.config import Settings
-from service.main import create_app
-from service.recorded import deal, legal_plays
 from svc_helpers import PLAYERS, play, play_game, play_game_rest, start
+
+from dokocam.engine.record import load_record
+from dokocam.service.config import Settings
+from dokocam.service.main import create_app
+from dokocam.service.recorded import deal, legal_plays
 
 
 def _events(client: TestClient) -> int:
@@ -75,7 +75,9 @@ def test_re_in_time_reveals_the_party(client: TestClient) -> None:
     response = client.post("/games/current/calls", json={"seat": seat, "call": "re"})
     assert response.status_code == 201, response.text
     game = response.json()["state"]["game"]
-    assert game["calls"] == [{"event_id": response.json()["event"]["id"], "seat": seat, "player": PLAYERS[seat], "call": "re"}]
+    assert game["calls"] == [
+        {"event_id": response.json()["event"]["id"], "seat": seat, "player": PLAYERS[seat], "call": "re"}
+    ]
     assert game["parties"][PLAYERS[seat]] == "re"
     again = client.post("/games/current/calls", json={"seat": seat, "call": "re"})
     assert again.status_code == 409
@@ -90,7 +92,12 @@ BAD_REQUESTS = [
     ("post", "/games/current/calls", {"seat": 0, "call": "re", "extra": 1}, 422),
     ("put", "/games/current/contract", {"type": "solo", "declarer": 1}, 422),
     ("put", "/games/current/contract", {"type": "hochzeit"}, 422),
-    ("put", "/games/current/contract", {"type": "armut", "declarer": 0, "partner": 1}, 422),  # not under tournament rules
+    (
+        "put",
+        "/games/current/contract",
+        {"type": "armut", "declarer": 0, "partner": 1},
+        422,
+    ),  # not under tournament rules
     ("put", "/games/current/contract", {"type": "grand"}, 422),
     ("patch", "/games/cards/999999", {"card": "QC"}, 404),
     ("patch", "/games/cards/0", {"card": "QC"}, 422),
@@ -104,7 +111,12 @@ BAD_REQUESTS = [
     ("post", "/partie", {"players": PLAYERS, "rules": {"preset": "casino"}, "replace": True}, 422),
     ("post", "/partie", {"players": PLAYERS, "rules": {"dulle": True}, "replace": True}, 422),
     ("post", "/partie", {"players": PLAYERS, "length": {"rounds": 0}, "replace": True}, 422),
-    ("post", "/partie", {"players": PLAYERS, "rules": {"pflichtsolo": True}, "length": {"games": 3}, "replace": True}, 422),
+    (
+        "post",
+        "/partie",
+        {"players": PLAYERS, "rules": {"pflichtsolo": True}, "length": {"games": 3}, "replace": True},
+        422,
+    ),
     ("post", "/games/current/end", {"left": "Zoe"}, 422),
 ]
 
@@ -147,7 +159,9 @@ def test_correcting_a_card_recomputes_everything_after_it(client: TestClient) ->
     winner_play = next(p for p in first["plays"] if p["seat"] == first["winner"])
     # Make the winning card the weakest card there is: the trick goes to someone else.
     loser = next(p for p in first["plays"] if p["seat"] != first["winner"])
-    response = client.patch(f"/games/cards/{winner_play['event_id']}", json={"card": "9S" if loser["card"]["code"] != "9S" else "9C"})
+    response = client.patch(
+        f"/games/cards/{winner_play['event_id']}", json={"card": "9S" if loser["card"]["code"] != "9S" else "9C"}
+    )
     assert response.status_code == 200, response.text
     fixed = response.json()["state"]["game"]
     new_first = fixed["tricks"][0]
@@ -253,7 +267,9 @@ def test_changes_need_the_token_when_the_network_can_reach_the_server(db_path: P
         assert client.post("/partie", json=body, headers={"Authorization": "Bearer nope"}).status_code == 403
         assert client.post("/partie", json={**body, "token": "s3cret"}).status_code == 201
         assert client.post("/games/current/cards", json={"seat": 0, "card": "QC"}).status_code == 401
-        ok = client.post("/games/current/cards", json={"seat": 0, "card": "QC"}, headers={"Authorization": "Bearer s3cret"})
+        ok = client.post(
+            "/games/current/cards", json={"seat": 0, "card": "QC"}, headers={"Authorization": "Bearer s3cret"}
+        )
         assert ok.status_code == 201
         assert client.post("/events/undo").status_code == 401
         assert client.get("/state").status_code == 200 and client.get("/").status_code == 200
@@ -269,10 +285,19 @@ def test_a_token_is_made_up_when_listening_on_the_network(db_path: Path) -> None
 def test_every_action_is_in_the_openapi_document(client: TestClient) -> None:
     paths = client.get("/openapi.json").json()["paths"]
     expected = {
-        ("/partie", "post"), ("/partie/sheet.csv", "get"), ("/games/current/contract", "put"),
-        ("/games/current/calls", "post"), ("/games/current/cards", "post"), ("/games/cards/{event_id}/confirm", "post"),
-        ("/games/cards/{event_id}", "patch"), ("/games/current/end", "post"), ("/games/{number}/record", "get"),
-        ("/events/undo", "post"), ("/settings/rules", "put"), ("/stream", "get"), ("/state", "get"),
+        ("/partie", "post"),
+        ("/partie/sheet.csv", "get"),
+        ("/games/current/contract", "put"),
+        ("/games/current/calls", "post"),
+        ("/games/current/cards", "post"),
+        ("/games/cards/{event_id}/confirm", "post"),
+        ("/games/cards/{event_id}", "patch"),
+        ("/games/current/end", "post"),
+        ("/games/{number}/record", "get"),
+        ("/events/undo", "post"),
+        ("/settings/rules", "put"),
+        ("/stream", "get"),
+        ("/state", "get"),
     }
     assert expected <= {(path, method) for path, methods in paths.items() for method in methods}
 

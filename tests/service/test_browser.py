@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from svc_helpers import Server
 
-from engine import Call, Card, Game
-from service.recorded import deal, game_events, legal_plays
+from dokocam.engine import Call, Card, Game
+from dokocam.service.recorded import deal, game_events, legal_plays
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -20,7 +20,9 @@ SEED = 21
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium; scripts/test.sh does)"),
+    pytest.mark.skipif(
+        not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium; scripts/test.sh does)"
+    ),
 ]
 
 
@@ -29,7 +31,8 @@ def browser() -> Iterator[object]:
     playwright = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
     with playwright.sync_playwright() as p:
         chromium = p.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
         )
         yield chromium
         chromium.close()
@@ -66,7 +69,15 @@ def _camera_frame() -> dict:
     cv2.rectangle(image, (300, 150), (360, 240), (250, 250, 250), -1)
     jpeg = cv2.imencode(".jpg", image)[1].tobytes()
     box = {"xyxy": [300, 150, 360, 240], "card": "QC", "confidence": 0.93}
-    return {"time": 0.5, "kind": "frame", "index": 1, "jpeg": base64.b64encode(jpeg).decode(), "width": 640, "height": 360, "boxes": [box]}
+    return {
+        "time": 0.5,
+        "kind": "frame",
+        "index": 1,
+        "jpeg": base64.b64encode(jpeg).decode(),
+        "width": 640,
+        "height": 360,
+        "boxes": [box],
+    }
 
 
 def test_dashboard_follows_the_game_and_takes_corrections(tmp_path: Path, browser: object) -> None:

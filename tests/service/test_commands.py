@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from service.cli import build_parser
+from dokocam.service.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,27 +30,45 @@ def test_importing_the_commands_loads_nothing_heavy() -> None:
 
 def test_a_missing_source_is_a_clear_error(tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "service.cli", "serve", "--source", str(tmp_path / "nope.mp4"), "--db", str(tmp_path / "t.db")],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "dokocam.service.cli",
+            "serve",
+            "--source",
+            str(tmp_path / "nope.mp4"),
+            "--db",
+            str(tmp_path / "t.db"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 2
     assert "nope.mp4: no such file or folder" in result.stderr
     bad = tmp_path / "events.json"
-    bad.write_text("[{\"time\": 1}]")
+    bad.write_text('[{"time": 1}]')
     result = subprocess.run(
-        [sys.executable, "-m", "service.cli", "serve", "--source", str(bad), "--db", str(tmp_path / "t.db")],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        [sys.executable, "-m", "dokocam.service.cli", "serve", "--source", str(bad), "--db", str(tmp_path / "t.db")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 2 and "needs a 'kind'" in result.stderr
     result = subprocess.run(
-        [sys.executable, "-m", "service.cli", "serve", "--port", "70000", "--db", str(tmp_path / "t.db")],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        [sys.executable, "-m", "dokocam.service.cli", "serve", "--port", "70000", "--db", str(tmp_path / "t.db")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 2 and "invalid settings: port" in result.stderr
 
 
 def test_settings_come_from_dokocam_variables(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from service.commands import _settings
+    from dokocam.service.commands import _settings
 
     monkeypatch.setenv("DOKOCAM_PORT", "8123")
     monkeypatch.setenv("DOKOCAM_DB", str(tmp_path / "env.db"))
@@ -60,8 +78,11 @@ def test_settings_come_from_dokocam_variables(monkeypatch: pytest.MonkeyPatch, t
 
 def test_bench_dashboard_reports_every_message_to_every_page() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "service.cli", "bench-dashboard", "--pages", "3", "--interval", "0.02"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        [sys.executable, "-m", "dokocam.service.cli", "bench-dashboard", "--pages", "3", "--interval", "0.02"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr
     assert "pages: 3  events: 48  messages received: 144 (expected 144)" in result.stdout
@@ -70,7 +91,9 @@ def test_bench_dashboard_reports_every_message_to_every_page() -> None:
 
 def test_building_the_whole_cli_loads_nothing_heavy() -> None:
     # `dokocam score` builds every command's parser first; OpenCV, matplotlib or torch there cost it a third of a second
-    code = ("import sys; from service.cli import build_parser; build_parser(); "
-            "print(sorted(m for m in ('cv2', 'numpy', 'matplotlib', 'torch', 'ultralytics', 'fastapi') if m in sys.modules))")
+    code = (
+        "import sys; from service.cli import build_parser; build_parser(); "
+        "print(sorted(m for m in ('cv2', 'numpy', 'matplotlib', 'torch', 'ultralytics', 'fastapi') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

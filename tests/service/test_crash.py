@@ -11,7 +11,7 @@ import httpx
 import pytest
 from svc_helpers import Server
 
-from service.recorded import deal, game_events, legal_plays
+from dokocam.service.recorded import deal, game_events, legal_plays
 
 
 @pytest.fixture
@@ -35,7 +35,9 @@ def test_sigkill_in_the_middle_of_a_trick_loses_no_event(tmp_path: Path, servers
     for seat, card in legal_plays(11):  # game 1 (Dora deals: game seats are table seats)
         assert first.post("/games/current/cards", {"seat": seat, "card": card}).status_code == 201
     card = first.get("/state")["last_game"]["tricks"][1]["plays"][2]
-    assert httpx.patch(f"{first.url}/games/cards/{card['event_id']}", json={"card": "9H"}, timeout=10).status_code == 200
+    assert (
+        httpx.patch(f"{first.url}/games/cards/{card['event_id']}", json={"card": "9H"}, timeout=10).status_code == 200
+    )
     for seat, card in legal_plays(12)[:6]:  # game 2: Ben (table seat 1) is Vorhand
         assert first.post("/games/current/cards", {"seat": (seat + 1) % 4, "card": card}).status_code == 201
     before_events = first.get("/events")

@@ -10,10 +10,10 @@ import pytest
 from fastapi.testclient import TestClient
 from svc_helpers import PLAYERS
 
-from service.config import Settings
-from service.feed import Box, FeedError, FeedEvent, FeedFrame, Pacer, RecordedFeed, load_event_list
-from service.main import create_app
-from service.recorded import game_events, legal_plays
+from dokocam.service.config import Settings
+from dokocam.service.feed import Box, FeedError, FeedEvent, FeedFrame, Pacer, RecordedFeed, load_event_list
+from dokocam.service.main import create_app
+from dokocam.service.recorded import game_events, legal_plays
 
 
 def _wait(client: TestClient, until, timeout: float = 10.0) -> dict:  # type: ignore[no-untyped-def]
@@ -86,7 +86,7 @@ def test_recorded_lists_are_checked(tmp_path: Path) -> None:
 
 
 def test_the_pacer_catches_up_fast_then_plays_in_real_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    from service import feed as feed_module
+    from dokocam.service import feed as feed_module
 
     clock = [100.0]
     slept: list[float] = []
@@ -143,7 +143,9 @@ def test_the_pipeline_game_follows_the_table(tmp_path: Path) -> None:
         assert feed.abandoned == 1
         assert feed.game_factory is not None and feed.game_factory().players == ("Ben", "Cem", "Dora", "Anna")
         client.put("/games/current/contract", json={"type": "solo", "kind": "queens", "declarer": 2})
-        assert [c.to_dict() for c in feed.contracts] == [{"type": "solo", "kind": "queens", "declarer": 1}]  # Cem: game seat 1
+        assert [c.to_dict() for c in feed.contracts] == [
+            {"type": "solo", "kind": "queens", "declarer": 1}
+        ]  # Cem: game seat 1
         assert feed.game_factory().contract.to_dict()["kind"] == "queens"
 
 

@@ -11,11 +11,11 @@ import pytest
 from fastapi.testclient import TestClient
 from svc_helpers import Server
 
-from engine.record import load_record
-from service.commands import register
-from service.config import Settings
-from service.main import create_app
-from service.recorded import deal, legal_plays
+from dokocam.engine.record import load_record
+from dokocam.service.commands import register
+from dokocam.service.config import Settings
+from dokocam.service.main import create_app
+from dokocam.service.recorded import deal, legal_plays
 
 FIVE = ["Anna", "Ben", "Cem", "Dora", "Emil"]
 
@@ -111,7 +111,9 @@ def test_seats_name_this_games_players_when_they_shift(client: TestClient) -> No
 def test_three_or_six_players_are_refused_and_change_nothing(client: TestClient, players: list[str]) -> None:
     response = client.post("/partie", json={"players": players})
     assert response.status_code == 422
-    assert f"a Partie needs 4 or 5 players (with five, the dealer sits out each game), got {len(players)}" in response.text
+    assert (
+        f"a Partie needs 4 or 5 players (with five, the dealer sits out each game), got {len(players)}" in response.text
+    )
     assert client.get("/events").json() == []
     assert client.get("/partie").status_code == 404
 
@@ -132,7 +134,12 @@ def test_when_one_of_five_leaves_the_four_play_on_with_nobody_sitting_out(client
     state = response.json()["state"]
     assert state["partie"]["present"] == ["Anna", "Ben", "Cem", "Dora"]
     game = state["game"]
-    assert (game["dealer"], game["sitting_out"], game["seats"], game["vorhand"]) == ("Anna", None, ["Anna", "Ben", "Cem", "Dora"], 1)
+    assert (game["dealer"], game["sitting_out"], game["seats"], game["vorhand"]) == (
+        "Anna",
+        None,
+        ["Anna", "Ben", "Cem", "Dora"],
+        1,
+    )
     assert state["partie"]["sheet"][0]["ended_early"] and state["partie"]["sheet"][0]["sitting_out"] == "Emil"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from service.hub import Hub
+from dokocam.service.hub import Hub
 
 
 def test_messages_from_a_thread_reach_every_page_in_order() -> None:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from service.store import EventStore, StoreError
+from dokocam.service.store import EventStore, StoreError
 
 
 def test_append_is_committed_and_survives_reopening(tmp_path: Path) -> None:

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from service.config import Settings
-from service.main import create_app
+from dokocam.service.config import Settings
+from dokocam.service.main import create_app
 
 pytestmark = pytest.mark.slow
 STRIDE = 2
@@ -22,7 +22,7 @@ STRIDE = 2
 
 @pytest.fixture(scope="module")
 def video(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from service.cli import main
+    from dokocam.service.cli import main
 
     out = tmp_path_factory.mktemp("video") / "game.mp4"
     assert main(["render-game", str(out), "--seed", "3", "--tricks", "1", "--size", "480x270", "--fps", "8"]) == 0
@@ -30,10 +30,15 @@ def video(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_a_rendered_trick_reaches_the_table_with_its_frames(tmp_path: Path, video: Path) -> None:
-    from service.vision_feed import TruthDetector, VisionFeed
+    from dokocam.service.vision_feed import TruthDetector, VisionFeed
 
     truth = json.loads(video.with_suffix(".json").read_text())
-    feed = VisionFeed(str(video), realtime=False, stride=STRIDE, detector=TruthDetector(video.with_suffix(".frames.jsonl"), stride=STRIDE))
+    feed = VisionFeed(
+        str(video),
+        realtime=False,
+        stride=STRIDE,
+        detector=TruthDetector(video.with_suffix(".frames.jsonl"), stride=STRIDE),
+    )
     app = create_app(Settings(db=tmp_path / "t.db"), feed=feed, players=truth["players"])
     with TestClient(app) as client:
         deadline = time.monotonic() + 60
@@ -41,7 +46,9 @@ def test_a_rendered_trick_reaches_the_table_with_its_frames(tmp_path: Path, vide
             assert time.monotonic() < deadline, "the trick never completed"
             time.sleep(0.1)
         game = client.get("/games/current").json()
-        assert [(p["seat"], p["card"]["code"]) for p in game["tricks"][0]["plays"]] == [(e["seat"], e["play"]) for e in truth["events"]]
+        assert [(p["seat"], p["card"]["code"]) for p in game["tricks"][0]["plays"]] == [
+            (e["seat"], e["play"]) for e in truth["events"]
+        ]
         frame = app.state.table.frame()
         assert frame is not None and frame.jpeg[:2] == b"\xff\xd8" and frame.width == 480
         response = client.get("/frame.jpg")
@@ -49,9 +56,9 @@ def test_a_rendered_trick_reaches_the_table_with_its_frames(tmp_path: Path, vide
 
 
 def test_vorhand_moves_around_the_table_with_each_game(video: Path) -> None:
-    from engine import Game
-    from service.vision_feed import TruthDetector, VisionFeed
-    from vision.table.pipeline import TablePipeline
+    from dokocam.engine import Game
+    from dokocam.service.vision_feed import TruthDetector, VisionFeed
+    from dokocam.vision.table.pipeline import TablePipeline
 
     feed = VisionFeed(str(video), detector=TruthDetector(video.with_suffix(".frames.jsonl")))
     pipeline = TablePipeline.for_video(480, 270)
@@ -67,9 +74,9 @@ def test_vorhand_moves_around_the_table_with_each_game(video: Path) -> None:
 
 
 def test_with_five_at_the_table_the_dealers_place_is_skipped(video: Path) -> None:
-    from engine import Game
-    from service.vision_feed import TruthDetector, VisionFeed
-    from vision.table.pipeline import TablePipeline
+    from dokocam.engine import Game
+    from dokocam.service.vision_feed import TruthDetector, VisionFeed
+    from dokocam.vision.table.pipeline import TablePipeline
 
     feed = VisionFeed(str(video), detector=TruthDetector(video.with_suffix(".frames.jsonl")))
     feed.seating = lambda: ("A", "B", "C", "D", "E")

@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from service.cli import main
-from vision.detector.contrast import contrast_lut, stretch_contrast
-from vision.detector.model import CardDetector, ModelCard
+from dokocam.service.cli import main
+from dokocam.vision.detector.contrast import contrast_lut, stretch_contrast
+from dokocam.vision.detector.model import CardDetector, ModelCard
 
 
 def _card_photo(ink: int, paper: int, table: int) -> np.ndarray:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.synth.crops import BACKGROUND, CropConfig, _DeckFaces, _render_crop, render_crops
+from dokocam.vision.synth.crops import BACKGROUND, CropConfig, _DeckFaces, _render_crop, render_crops
 
 
 def test_same_seed_same_crops_and_another_seed_others() -> None:
@@ -63,15 +63,17 @@ def test_the_index_is_drawn_where_the_label_says() -> None:
 
 
 def test_crops_file_trains_the_classifier_and_a_wrong_size_is_refused(tmp_path: Path) -> None:
-    from service.cli import main
-    from vision.detector.classifier import CropFileError, IndexReader, load_crops
+    from dokocam.service.cli import main
+    from dokocam.vision.detector.classifier import CropFileError, IndexReader, load_crops
 
     crops = tmp_path / "c.npz"
     assert main(["dataset", "crops", str(crops), "--crops", "60", "--seed", "1", "--size", "24"]) == 0
     x, y = load_crops(crops, 24)
     assert x.shape == (60, 24, 24, 3) and len(y) == 60
     out = tmp_path / "cls.pt"
-    assert main(["train-classifier", "--crops", str(crops), "--crop-size", "24", "--out", str(out), "--epochs", "1"]) == 0
+    assert (
+        main(["train-classifier", "--crops", str(crops), "--crop-size", "24", "--out", str(out), "--epochs", "1"]) == 0
+    )
     reader = IndexReader.load(out)
     assert reader.crop_size == 24
     image = np.full((100, 100, 3), 200, np.uint8)
@@ -89,7 +91,7 @@ def test_crops_file_trains_the_classifier_and_a_wrong_size_is_refused(tmp_path: 
 def test_rotation_averaging_is_invariant_to_quarter_turns(tmp_path: Path) -> None:
     import torch
 
-    from vision.detector.classifier import IndexClassifier, IndexReader
+    from dokocam.vision.detector.classifier import IndexClassifier, IndexReader
 
     torch.manual_seed(0)
     reader = IndexReader(IndexClassifier().eval(), turns=4)
@@ -100,10 +102,12 @@ def test_rotation_averaging_is_invariant_to_quarter_turns(tmp_path: Path) -> Non
     assert not np.allclose(single.read(batch), single.read(turned), atol=1e-5)
 
 
-def test_a_loaded_reader_reads_with_folded_batch_norms_as_the_saved_network_does(tmp_path: Path, scramble_batch_norms: Callable[..., None]) -> None:
+def test_a_loaded_reader_reads_with_folded_batch_norms_as_the_saved_network_does(
+    tmp_path: Path, scramble_batch_norms: Callable[..., None]
+) -> None:
     import torch
 
-    from vision.detector.classifier import IndexClassifier, IndexReader, _save
+    from dokocam.vision.detector.classifier import IndexClassifier, IndexReader, _save
 
     torch.manual_seed(2)
     model = IndexClassifier(width=8)
@@ -125,7 +129,7 @@ def test_views_shared_by_threads_read_as_one_batch() -> None:
 
     import torch
 
-    from vision.detector.classifier import MIN_VIEWS, IndexClassifier, IndexReader
+    from dokocam.vision.detector.classifier import MIN_VIEWS, IndexClassifier, IndexReader
 
     torch.manual_seed(0)
     reader = IndexReader(IndexClassifier().eval(), turns=4)
@@ -151,7 +155,7 @@ def test_views_shared_by_threads_read_as_one_batch() -> None:
 def test_training_geometry_squashes_indices_along_one_axis_within_the_bound() -> None:
     import torch
 
-    from vision.detector.classifier import STRETCH, random_affine
+    from dokocam.vision.detector.classifier import STRETCH, random_affine
 
     theta = random_affine(4000, torch.Generator().manual_seed(0))
     linear = theta[:, :, :2]
@@ -170,7 +174,7 @@ def test_training_geometry_squashes_indices_along_one_axis_within_the_bound() ->
 
 
 def test_suit_variants_change_the_shape_but_not_the_suit_box() -> None:
-    from vision.synth.faces import UnknownCardCodeError, suit_polygons
+    from dokocam.vision.synth.faces import UnknownCardCodeError, suit_polygons
 
     for suit in "CSHD":
         classic = np.concatenate(suit_polygons(suit))
@@ -186,8 +190,8 @@ def test_suit_variants_change_the_shape_but_not_the_suit_box() -> None:
 def test_small_indices_get_their_own_number_of_crops(tmp_path: Path) -> None:
     import cv2
 
-    from vision.detector.classifier import extract_crops
-    from vision.detector.dataset import read_folder
+    from dokocam.vision.detector.classifier import extract_crops
+    from dokocam.vision.detector.dataset import read_folder
 
     (tmp_path / "images").mkdir()
     (tmp_path / "labels").mkdir()
@@ -206,8 +210,8 @@ def test_small_indices_get_their_own_number_of_crops(tmp_path: Path) -> None:
 def test_a_narrow_classifier_is_widened_keeping_its_readings_and_a_narrowing_is_refused(tmp_path: Path) -> None:
     import torch
 
-    from service.cli import main
-    from vision.detector.classifier import IndexReader, widen
+    from dokocam.service.cli import main
+    from dokocam.vision.detector.classifier import IndexReader, widen
 
     crops = tmp_path / "c.npz"
     assert main(["dataset", "crops", str(crops), "--crops", "40", "--seed", "2", "--size", "24"]) == 0
@@ -227,11 +231,13 @@ def test_a_narrow_classifier_is_widened_keeping_its_readings_and_a_narrowing_is_
         main([*common, "--width", "4", "--init", str(wide), "--out", str(tmp_path / "back.pt")])
 
 
-def test_defocus_blurs_a_share_of_the_training_crops_the_more_the_larger_its_sigma(capsys: pytest.CaptureFixture[str]) -> None:
+def test_defocus_blurs_a_share_of_the_training_crops_the_more_the_larger_its_sigma(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     import torch
 
-    from service.cli import main
-    from vision.detector.classifier import gaussian_blur, photometric
+    from dokocam.service.cli import main
+    from dokocam.vision.detector.classifier import gaussian_blur, photometric
 
     # Fine stripes, 3 px a period: what survives of them is what a blurred crop keeps of an index's strokes.
     stripes = torch.zeros(600, 3, 48, 48)
@@ -241,7 +247,9 @@ def test_defocus_blurs_a_share_of_the_training_crops_the_more_the_larger_its_sig
         return (batch[..., 1:] - batch[..., :-1]).abs().mean(dim=(1, 2, 3))
 
     assert float(contrast(gaussian_blur(stripes[:1], 2.0))) < 0.1 * float(contrast(gaussian_blur(stripes[:1], 0.3)))
-    assert torch.allclose(gaussian_blur(torch.full((1, 3, 48, 48), 0.5), 3.0), torch.full((1, 3, 48, 48), 0.5))  # keeps the level
+    assert torch.allclose(
+        gaussian_blur(torch.full((1, 3, 48, 48), 0.5), 3.0), torch.full((1, 3, 48, 48), 0.5)
+    )  # keeps the level
     plain = contrast(photometric(stripes.clone(), torch.Generator().manual_seed(0)))
     defocused = contrast(photometric(stripes.clone(), torch.Generator().manual_seed(0), (1.0, 2.0, 3.0)))
     # The usual blur already flattens some crops' stripes; defocus flattens about 30% of the rest too.

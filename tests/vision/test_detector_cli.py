@@ -16,9 +16,9 @@ import cv2
 import numpy as np
 import pytest
 
-from service.cli import main
-from vision.detector.model import DEFAULT_MODEL, CardDetector
-from vision.detector.train import FromScratchError, InitWeightsError, ResumeError, train_locator
+from dokocam.service.cli import main
+from dokocam.vision.detector.model import DEFAULT_MODEL, CardDetector
+from dokocam.vision.detector.train import FromScratchError, InitWeightsError, ResumeError, train_locator
 
 pytestmark = pytest.mark.slow
 
@@ -27,14 +27,73 @@ pytestmark = pytest.mark.slow
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("tiny")
     data = root / "data"
-    assert main(["dataset", "generate", str(data), "--images", "8", "--seed", "3", "--imgsz", "160", "--val-fraction", "0.25"]) == 0
+    assert (
+        main(
+            [
+                "dataset",
+                "generate",
+                str(data),
+                "--images",
+                "8",
+                "--seed",
+                "3",
+                "--imgsz",
+                "160",
+                "--val-fraction",
+                "0.25",
+            ]
+        )
+        == 0
+    )
     run = root / "run"
-    assert main(["train", "--data", str(data / "data.yaml"), "--model", "yolo11t.yaml", "--epochs", "1", "--imgsz", "64", "--batch", "4", "--single-cls", "--out", str(run), "--workers", "0"]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "--data",
+                str(data / "data.yaml"),
+                "--model",
+                "yolo11t.yaml",
+                "--epochs",
+                "1",
+                "--imgsz",
+                "64",
+                "--batch",
+                "4",
+                "--single-cls",
+                "--out",
+                str(run),
+                "--workers",
+                "0",
+            ]
+        )
+        == 0
+    )
     assert (run / "weights" / "last.pt").exists()
     classifier = root / "tiny.classifier.pt"
-    assert main(["train-classifier", "--data", str(data), "--out", str(classifier), "--epochs", "1", "--variants", "1"]) == 0
+    assert (
+        main(["train-classifier", "--data", str(data), "--out", str(classifier), "--epochs", "1", "--variants", "1"])
+        == 0
+    )
     model = root / "models" / "tiny.pt"
-    assert main(["ship-detector", str(run), str(model), "--classifier", str(classifier), "--imgsz", "64", "--conf", "0.01", "--table-imgsz", "96"]) == 0
+    assert (
+        main(
+            [
+                "ship-detector",
+                str(run),
+                str(model),
+                "--classifier",
+                str(classifier),
+                "--imgsz",
+                "64",
+                "--conf",
+                "0.01",
+                "--table-imgsz",
+                "96",
+            ]
+        )
+        == 0
+    )
     return {"data": data, "model": model, "run": run}
 
 
@@ -89,7 +148,22 @@ def test_training_continues_own_weights_only(tiny: dict[str, Path], tmp_path: Pa
     with pytest.raises(SystemExit, match="gone.pt: not a local .pt file"):
         main(["train", "--data", "data.yaml", "--model", "yolo11t.yaml", "--init", str(tmp_path / "gone.pt")])
     run = tmp_path / "again"
-    args = ["train", "--data", str(tiny["data"] / "data.yaml"), "--model", "yolo11t.yaml", "--epochs", "1", "--imgsz", "64", "--batch", "4", "--single-cls", "--workers", "0"]
+    args = [
+        "train",
+        "--data",
+        str(tiny["data"] / "data.yaml"),
+        "--model",
+        "yolo11t.yaml",
+        "--epochs",
+        "1",
+        "--imgsz",
+        "64",
+        "--batch",
+        "4",
+        "--single-cls",
+        "--workers",
+        "0",
+    ]
     with caplog.at_level(logging.INFO, logger="ultralytics"):
         assert main([*args, "--out", str(run), "--init", str(tiny["run"] / "weights" / "last.pt")]) == 0
     transferred = re.findall(r"Transferred (\d+)/(\d+) items", caplog.text)
@@ -105,7 +179,24 @@ def test_missing_model_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFi
 def test_shipped_model_finds_a_clear_card(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     # Phone-style synthetic close-ups (not in the training seed): big, clear corner indices.
     data = tmp_path / "data"
-    assert main(["dataset", "generate", str(data), "--images", "6", "--seed", "11", "--closeup-fraction", "1", "--val-fraction", "0"]) == 0
+    assert (
+        main(
+            [
+                "dataset",
+                "generate",
+                str(data),
+                "--images",
+                "6",
+                "--seed",
+                "11",
+                "--closeup-fraction",
+                "1",
+                "--val-fraction",
+                "0",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     rc = main(["detect", str(data / "images" / "train"), "--json"])
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
@@ -120,7 +211,9 @@ def test_bench_detect_reports_its_locator_passes(tiny: dict[str, Path], capsys: 
     assert result["passes"] == 2 and result["frames"] == 2 and result["median_ms"] > 0
 
 
-def test_export_onnx_carries_the_classifier_and_reads_as_torch(tiny: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+def test_export_onnx_carries_the_classifier_and_reads_as_torch(
+    tiny: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
     models = tmp_path / "models"
     shutil.copytree(tiny["model"].parent, models)
     model = models / tiny["model"].name
@@ -131,8 +224,10 @@ def test_export_onnx_carries_the_classifier_and_reads_as_torch(tiny: dict[str, P
     assert onnx_detector.reader.session is not None and torch_detector.reader.session is None
     image = cv2.imread(str(next((tiny["data"] / "images" / "val").iterdir())))
     boxes = np.array([[10, 10, 40, 50], [60, 20, 75, 45], [100, 100, 150, 140]], float)
-    assert np.allclose(onnx_detector.reader.probabilities(image, boxes), torch_detector.reader.probabilities(image, boxes), atol=1e-5)
-    from vision.detector.classifier import export_source_digest, file_digest
+    assert np.allclose(
+        onnx_detector.reader.probabilities(image, boxes), torch_detector.reader.probabilities(image, boxes), atol=1e-5
+    )
+    from dokocam.vision.detector.classifier import export_source_digest, file_digest
 
     assert export_source_digest(model.with_suffix(".onnx")) == file_digest(model)  # the locator's export is tagged too
 
@@ -140,7 +235,7 @@ def test_export_onnx_carries_the_classifier_and_reads_as_torch(tiny: dict[str, P
 def test_table_frames_read_with_their_own_classifier_shipped_and_exported_beside(tiny: dict[str, Path], tmp_path: Path):
     import torch
 
-    from vision.detector.classifier import IndexReader
+    from dokocam.vision.detector.classifier import IndexReader
 
     # Another classifier for table frames: the tiny one with its weights changed, so the two read differently.
     photo = tiny["model"].parent / "tiny.classifier.pt"
@@ -149,14 +244,27 @@ def test_table_frames_read_with_their_own_classifier_shipped_and_exported_beside
     state["model"] = {k: v * 1.5 if v.is_floating_point() else v for k, v in state["model"].items()}
     torch.save(state, table)
     model = tmp_path / "models" / "t.pt"
-    args = ["ship-detector", str(tiny["run"]), str(model), "--classifier", str(photo), "--imgsz", "64", "--table-classifier", str(table)]
+    args = [
+        "ship-detector",
+        str(tiny["run"]),
+        str(model),
+        "--classifier",
+        str(photo),
+        "--imgsz",
+        "64",
+        "--table-classifier",
+        str(table),
+    ]
     assert main(args) == 0
     assert json.loads(model.with_suffix(".json").read_text())["table_classifier"] == "table.classifier.pt"
     assert (model.parent / "table.classifier.pt").exists()
 
     image = cv2.imread(str(next((tiny["data"] / "images" / "val").iterdir())))
     boxes = np.array([[10, 10, 40, 50], [60, 20, 75, 45]], float)
-    photos, frames = CardDetector.load(model).reader.probabilities(image, boxes), CardDetector.load(model, table=True).reader.probabilities(image, boxes)
+    photos, frames = (
+        CardDetector.load(model).reader.probabilities(image, boxes),
+        CardDetector.load(model, table=True).reader.probabilities(image, boxes),
+    )
     assert not np.allclose(photos, frames)
     assert np.allclose(frames, IndexReader.load(table).probabilities(image, boxes), atol=1e-6)
 
@@ -167,8 +275,10 @@ def test_table_frames_read_with_their_own_classifier_shipped_and_exported_beside
     assert np.allclose(exported.probabilities(image, boxes), frames, atol=1e-5)
 
 
-def test_the_default_model_is_the_export_only_while_it_matches_the_pt(tiny: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture):
-    from vision.detector import model as model_module
+def test_the_default_model_is_the_export_only_while_it_matches_the_pt(
+    tiny: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+):
+    from dokocam.vision.detector import model as model_module
 
     models = tmp_path / "models"
     shutil.copytree(tiny["model"].parent, models)
@@ -179,12 +289,14 @@ def test_the_default_model_is_the_export_only_while_it_matches_the_pt(tiny: dict
     assert model_module.default_model() == pt.with_suffix(".onnx")
     assert CardDetector.load().path == pt.with_suffix(".onnx")
     shutil.copy(tiny["run"] / "weights" / "last.pt", pt)  # other weights shipped, the export not redone
-    with caplog.at_level(logging.WARNING, logger="vision.detector.model"):
+    with caplog.at_level(logging.WARNING, logger="dokocam.vision.detector.model"):
         assert model_module.default_model() == pt
     assert "was not exported from" in caplog.text
 
 
-def test_a_stale_missing_or_damaged_classifier_export_is_not_used(tiny: dict[str, Path], tmp_path: Path, caplog: pytest.LogCaptureFixture):
+def test_a_stale_missing_or_damaged_classifier_export_is_not_used(
+    tiny: dict[str, Path], tmp_path: Path, caplog: pytest.LogCaptureFixture
+):
     import torch
 
     models = tmp_path / "models"
@@ -196,30 +308,59 @@ def test_a_stale_missing_or_damaged_classifier_export_is_not_used(tiny: dict[str
     state = torch.load(str(checkpoint), weights_only=True)
     state["model"] = {k: v + 0.5 if v.is_floating_point() else v for k, v in state["model"].items()}
     torch.save(state, str(checkpoint))
-    with caplog.at_level(logging.WARNING, logger="vision.detector.classifier"):
+    with caplog.at_level(logging.WARNING, logger="dokocam.vision.detector.classifier"):
         detector = CardDetector.load(model.with_suffix(".onnx"))
     assert detector.reader.session is None
     assert "exported from another checkpoint" in caplog.text
     checkpoint.with_suffix(".onnx").unlink()
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="vision.detector.classifier"):
+    with caplog.at_level(logging.WARNING, logger="dokocam.vision.detector.classifier"):
         assert CardDetector.load(model.with_suffix(".onnx")).reader.session is None
     assert "no ONNX export of the classifier" in caplog.text
     checkpoint.with_suffix(".onnx").write_bytes(b"half a file")
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="vision.detector.classifier"):
+    with caplog.at_level(logging.WARNING, logger="dokocam.vision.detector.classifier"):
         assert CardDetector.load(model.with_suffix(".onnx")).reader.session is None
     assert "not a readable ONNX model" in caplog.text
 
 
-def test_train_refiner_learns_from_the_locators_boxes_and_ships_beside_the_model(tiny: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+def test_train_refiner_learns_from_the_locators_boxes_and_ships_beside_the_model(
+    tiny: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
     refiner = tmp_path / "tiny.refiner.pt"
-    args = ["train-refiner", "--data", str(tiny["data"]), "--val", str(tiny["data"]), "--model", str(tiny["model"]), "--out", str(refiner), "--epochs", "1"]
+    args = [
+        "train-refiner",
+        "--data",
+        str(tiny["data"]),
+        "--val",
+        str(tiny["data"]),
+        "--model",
+        str(tiny["model"]),
+        "--out",
+        str(refiner),
+        "--epochs",
+        "1",
+    ]
     assert main(args) == 0
     result = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert result["refiner"] == str(refiner) and result["epoch"] == 1 and 0 <= result["iou_after"] <= 1
     model = tmp_path / "models" / "tiny.pt"
-    assert main(["ship-detector", str(tiny["run"]), str(model), "--classifier", str(next(tiny["model"].parent.glob("*.classifier.pt"))), "--refiner", str(refiner), "--imgsz", "64"]) == 0
+    assert (
+        main(
+            [
+                "ship-detector",
+                str(tiny["run"]),
+                str(model),
+                "--classifier",
+                str(next(tiny["model"].parent.glob("*.classifier.pt"))),
+                "--refiner",
+                str(refiner),
+                "--imgsz",
+                "64",
+            ]
+        )
+        == 0
+    )
     detector = CardDetector.load(model)
     assert detector.refiner is not None and (model.parent / refiner.name).exists()
     # Exported with the model, and read through onnxruntime beside an exported locator.
@@ -229,9 +370,31 @@ def test_train_refiner_learns_from_the_locators_boxes_and_ships_beside_the_model
 
 def test_train_refiner_refuses_a_foreign_init_and_a_missing_folder(tiny: dict[str, Path], tmp_path: Path):
     with pytest.raises(SystemExit, match="train-refiner: .*not a dokocam box refiner"):
-        main(["train-refiner", "--data", str(tiny["data"]), "--model", str(tiny["model"]), "--out", str(tmp_path / "r.pt"), "--init", str(next(tiny["model"].parent.glob("*.classifier.pt")))])
+        main(
+            [
+                "train-refiner",
+                "--data",
+                str(tiny["data"]),
+                "--model",
+                str(tiny["model"]),
+                "--out",
+                str(tmp_path / "r.pt"),
+                "--init",
+                str(next(tiny["model"].parent.glob("*.classifier.pt"))),
+            ]
+        )
     with pytest.raises(SystemExit, match="train-refiner: "):
-        main(["train-refiner", "--data", str(tmp_path / "nowhere"), "--model", str(tiny["model"]), "--out", str(tmp_path / "r.pt")])
+        main(
+            [
+                "train-refiner",
+                "--data",
+                str(tmp_path / "nowhere"),
+                "--model",
+                str(tiny["model"]),
+                "--out",
+                str(tmp_path / "r.pt"),
+            ]
+        )
 
 
 def test_detect_json_stdout_is_only_json_lines_with_an_exported_model(tiny: dict[str, Path], tmp_path: Path):
@@ -245,8 +408,20 @@ def test_detect_json_stdout_is_only_json_lines_with_an_exported_model(tiny: dict
     image = next((tiny["data"] / "images" / "train").iterdir())
     # A process of its own: Ultralytics' log handler keeps the stdout it found at import.
     run = subprocess.run(
-        [sys.executable, "-c", "import sys; from service.cli import main; sys.exit(main(sys.argv[1:]))", "detect", str(image), "--json", "--model", str(model.with_suffix(".onnx"))],
-        capture_output=True, text=True, timeout=300, check=False,
+        [
+            sys.executable,
+            "-c",
+            "import sys; from service.cli import main; sys.exit(main(sys.argv[1:]))",
+            "detect",
+            str(image),
+            "--json",
+            "--model",
+            str(model.with_suffix(".onnx")),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
@@ -254,24 +429,100 @@ def test_detect_json_stdout_is_only_json_lines_with_an_exported_model(tiny: dict
     assert "ONNX Runtime" in run.stderr  # the load is still reported, where a person reads it
 
 
-def test_a_context_classifier_is_trained_fitted_on_and_shipped_for_photos_only(tiny: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]):
-    from vision.detector.classifier import IndexReader
-    from vision.detector.model import ModelNotFoundError
-    from vision.detector.rescorer import CONTEXT_FEATURES
+def test_a_context_classifier_is_trained_fitted_on_and_shipped_for_photos_only(
+    tiny: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    from dokocam.vision.detector.classifier import IndexReader
+    from dokocam.vision.detector.model import ModelNotFoundError
+    from dokocam.vision.detector.rescorer import CONTEXT_FEATURES
 
     context = tmp_path / "ctx.pt"
-    assert main(["train-classifier", "--data", str(tiny["data"]), "--out", str(context), "--epochs", "1", "--variants", "1", "--pad", "1.5"]) == 0
-    assert IndexReader.load(context).pad == 1.5 and IndexReader.load(tiny["model"].parent / "tiny.classifier.pt").pad == 0.15
+    assert (
+        main(
+            [
+                "train-classifier",
+                "--data",
+                str(tiny["data"]),
+                "--out",
+                str(context),
+                "--epochs",
+                "1",
+                "--variants",
+                "1",
+                "--pad",
+                "1.5",
+            ]
+        )
+        == 0
+    )
+    assert (
+        IndexReader.load(context).pad == 1.5
+        and IndexReader.load(tiny["model"].parent / "tiny.classifier.pt").pad == 0.15
+    )
     # The readings of a detector with a context classifier carry it, and the rescorer is fitted on it.
     with_context = tmp_path / "c" / "t.pt"
     photo = tiny["model"].parent / "tiny.classifier.pt"
-    assert main(["ship-detector", str(tiny["run"]), str(with_context), "--classifier", str(photo), "--imgsz", "64", "--conf", "0.01", "--context-classifier", str(context)]) == 0
+    assert (
+        main(
+            [
+                "ship-detector",
+                str(tiny["run"]),
+                str(with_context),
+                "--classifier",
+                str(photo),
+                "--imgsz",
+                "64",
+                "--conf",
+                "0.01",
+                "--context-classifier",
+                str(context),
+            ]
+        )
+        == 0
+    )
     rescorer = tmp_path / "r.json"
-    assert main(["train-rescorer", str(tiny["data"]), "--out", str(rescorer), "--model", str(with_context), "--floor", "0.001", "--hidden", "4", "--epochs", "20"]) == 0
+    assert (
+        main(
+            [
+                "train-rescorer",
+                str(tiny["data"]),
+                "--out",
+                str(rescorer),
+                "--model",
+                str(with_context),
+                "--floor",
+                "0.001",
+                "--hidden",
+                "4",
+                "--epochs",
+                "20",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert set(CONTEXT_FEATURES) <= set(json.loads(rescorer.read_text())["features"])
     model = tmp_path / "models" / "t.pt"
-    assert main(["ship-detector", str(tiny["run"]), str(model), "--classifier", str(photo), "--imgsz", "64", "--conf", "0.01", "--rescorer", str(rescorer), "--context-classifier", str(context)]) == 0
+    assert (
+        main(
+            [
+                "ship-detector",
+                str(tiny["run"]),
+                str(model),
+                "--classifier",
+                str(photo),
+                "--imgsz",
+                "64",
+                "--conf",
+                "0.01",
+                "--rescorer",
+                str(rescorer),
+                "--context-classifier",
+                str(context),
+            ]
+        )
+        == 0
+    )
     photos, frames = CardDetector.load(model), CardDetector.load(model, table=True)
     assert photos.context is not None and photos.context.pad == 1.5 and photos.rescorer.needs_context
     assert frames.context is None and frames.rescorer is None
@@ -287,7 +538,24 @@ def test_a_context_classifier_is_trained_fitted_on_and_shipped_for_photos_only(t
     mined = tmp_path / "hard.npz"
     assert main(["mine-crops", str(tiny["data"]), "--out", str(mined), "--model", str(model), "--pad", "1.5"]) == 0
     assert float(np.load(mined)["pad"]) == 1.5
-    assert main(["train-classifier", "--crops", str(mined), "--out", str(tmp_path / "x.pt"), "--epochs", "1", "--crop-size", "32", "--pad", "1.5"]) == 0
+    assert (
+        main(
+            [
+                "train-classifier",
+                "--crops",
+                str(mined),
+                "--out",
+                str(tmp_path / "x.pt"),
+                "--epochs",
+                "1",
+                "--crop-size",
+                "32",
+                "--pad",
+                "1.5",
+            ]
+        )
+        == 0
+    )
     with pytest.raises(SystemExit, match="framed with pad 1.5; this classifier reads crops framed with pad 0.15"):
         main(["train-classifier", "--crops", str(mined), "--out", str(tmp_path / "x.pt"), "--crop-size", "32"])
     # A card whose rescorer reads a context classifier it does not name is refused when loaded.
@@ -300,15 +568,52 @@ def test_a_context_classifier_is_trained_fitted_on_and_shipped_for_photos_only(t
         main(["train-classifier", "--data", str(tiny["data"]), "--out", str(tmp_path / "x.pt"), "--pad", "9"])
 
 
-def test_a_rescorer_is_fitted_shipped_and_read_for_photos_only(tiny: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+def test_a_rescorer_is_fitted_shipped_and_read_for_photos_only(
+    tiny: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
     rescorer = tmp_path / "r.json"
     # The tiny locator finds junk at best: a low floor gives it readings to fit on (nearly all misses).
-    assert main(["train-rescorer", str(tiny["data"]), "--out", str(rescorer), "--model", str(tiny["model"]), "--floor", "0.001", "--hidden", "4", "--epochs", "20"]) == 0
+    assert (
+        main(
+            [
+                "train-rescorer",
+                str(tiny["data"]),
+                "--out",
+                str(rescorer),
+                "--model",
+                str(tiny["model"]),
+                "--floor",
+                "0.001",
+                "--hidden",
+                "4",
+                "--epochs",
+                "20",
+            ]
+        )
+        == 0
+    )
     report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert report["readings"] > 0 and report["images"] == 6 and rescorer.exists()
     model = tmp_path / "models" / "t.pt"
     photo = tiny["model"].parent / "tiny.classifier.pt"
-    assert main(["ship-detector", str(tiny["run"]), str(model), "--classifier", str(photo), "--imgsz", "64", "--conf", "0.01", "--rescorer", str(rescorer)]) == 0
+    assert (
+        main(
+            [
+                "ship-detector",
+                str(tiny["run"]),
+                str(model),
+                "--classifier",
+                str(photo),
+                "--imgsz",
+                "64",
+                "--conf",
+                "0.01",
+                "--rescorer",
+                str(rescorer),
+            ]
+        )
+        == 0
+    )
     assert json.loads(model.with_suffix(".json").read_text())["rescorer"] == "r.json"
     photos, frames = CardDetector.load(model), CardDetector.load(model, table=True)
     assert photos.rescorer is not None and photos.rescorer.floor == pytest.approx(0.001) and frames.rescorer is None
@@ -320,8 +625,12 @@ def test_a_rescorer_is_fitted_shipped_and_read_for_photos_only(tiny: dict[str, P
     with pytest.raises(ValueError, match="cannot be read as a rescorer"):
         CardDetector.load(model)
     (model.parent / "r.json").unlink()
-    assert main(["detect", str(next((tiny["data"] / "images" / "val").iterdir())), "--model", str(model), "--json"]) == 2
+    assert (
+        main(["detect", str(next((tiny["data"] / "images" / "val").iterdir())), "--model", str(model), "--json"]) == 2
+    )
     assert "names r.json beside the model, but there is no such file" in capsys.readouterr().err
     assert CardDetector.load(model, table=True).rescorer is None  # table frames never needed it
     with pytest.raises(SystemExit, match="--floor must lie between 0 and 1"):
-        main(["train-rescorer", str(tiny["data"]), "--out", str(rescorer), "--model", str(tiny["model"]), "--floor", "2"])
+        main(
+            ["train-rescorer", str(tiny["data"]), "--out", str(rescorer), "--model", str(tiny["model"]), "--floor", "2"]
+        )

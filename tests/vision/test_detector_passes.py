@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import torch
 
-from service.cli import main
-from vision.detections import Detections
-from vision.detector.model import CardDetector, ModelCard, merge_passes, pass_size
+from dokocam.service.cli import main
+from dokocam.vision.detections import Detections
+from dokocam.vision.detector.model import CardDetector, ModelCard, merge_passes, pass_size
 
 
 @dataclass
@@ -60,7 +60,10 @@ def test_merge_keeps_one_box_per_index_and_every_other_box():
     merged = merge_passes([big, small], iou=0.6)
     assert len(merged) == 2
     assert sorted(merged.confidence.tolist()) == pytest.approx([0.6, 0.8])
-    assert dict(zip((merged.confidence * 10).round().astype(int).tolist(), merged.data["votes"].tolist())) == {8: 2.0, 6: 1.0}  # both passes saw the first index
+    assert dict(zip((merged.confidence * 10).round().astype(int).tolist(), merged.data["votes"].tolist())) == {
+        8: 2.0,
+        6: 1.0,
+    }  # both passes saw the first index
     alone = merge_passes([big], iou=0.6)
     assert np.array_equal(alone.xyxy, big.xyxy) and alone.data["votes"].tolist() == [1.0, 1.0]
     assert len(merge_passes([Detections.empty(), Detections.empty()], iou=0.6)) == 0
@@ -90,7 +93,10 @@ def test_detect_gives_one_box_per_index_while_cards_still_count_the_twin():
     found = detector.detect(image)
     assert len(found) == 1 and found.confidence.tolist() == pytest.approx([0.8])
     # The kept box is the twins' average weighted by score ** 4: the surer box leads.
-    assert found.xyxy[0].tolist() == pytest.approx([(10 * 0.3**4 + 18 * 0.8**4) / (0.3**4 + 0.8**4), 10, (30 * 0.3**4 + 38 * 0.8**4) / (0.3**4 + 0.8**4), 40], abs=1e-4)
+    assert found.xyxy[0].tolist() == pytest.approx(
+        [(10 * 0.3**4 + 18 * 0.8**4) / (0.3**4 + 0.8**4), 10, (30 * 0.3**4 + 38 * 0.8**4) / (0.3**4 + 0.8**4), 40],
+        abs=1e-4,
+    )
     cards = detector.cards(image)
     assert len(cards) == 1 and cards.data["corners"].tolist() == [2]  # the twin joined its card
 
@@ -113,7 +119,14 @@ def test_table_frames_keep_their_own_operating_point(tmp_path: Path):
     loaded = ModelCard.load(model)
     assert loaded == card
     table = loaded.for_table()
-    assert (table.imgsz, table.conf, table.locate_conf, table.locate_weight, table.scales, table.stretches) == (640, 0.4, 0.2, 0.5, (1.0,), ())
+    assert (table.imgsz, table.conf, table.locate_conf, table.locate_weight, table.scales, table.stretches) == (
+        640,
+        0.4,
+        0.2,
+        0.5,
+        (1.0,),
+        (),
+    )
     # Without table values the table frames use the photo ones (older model cards).
     assert ModelCard(imgsz=320, locate_conf=0.05, locate_weight=0.35).for_table().locate_conf == 0.05
 
@@ -133,8 +146,8 @@ def test_a_bad_stretch_is_refused_with_a_message(bad: str, capsys: pytest.Captur
 
 
 def test_stretched_views_average_the_crops_of_widened_and_heightened_windows():
-    from vision.detector.classifier import IndexClassifier, IndexReader, crop, stretch_boxes, to_tensor
-    from vision.detector.cropping import square_boxes
+    from dokocam.vision.detector.classifier import IndexClassifier, IndexReader, crop, stretch_boxes, to_tensor
+    from dokocam.vision.detector.cropping import square_boxes
 
     torch.manual_seed(0)
     image = np.random.default_rng(0).integers(0, 255, (120, 160, 3), dtype=np.uint8)
@@ -143,7 +156,9 @@ def test_stretched_views_average_the_crops_of_widened_and_heightened_windows():
     views = IndexReader(plain.model, turns=1, stretches=(1.3,))
     square = square_boxes(boxes)
     windows = [square, stretch_boxes(square, 1.3, 0), stretch_boxes(square, 1.3, 1)]
-    expected = np.mean([plain.read(to_tensor(np.stack([crop(image, b, plain.crop_size) for b in w]))) for w in windows], axis=0)
+    expected = np.mean(
+        [plain.read(to_tensor(np.stack([crop(image, b, plain.crop_size) for b in w]))) for w in windows], axis=0
+    )
     got = views.probabilities(image, boxes)
     assert got.shape == (2, 25)
     assert np.allclose(got, expected, atol=1e-6)
@@ -151,11 +166,17 @@ def test_stretched_views_average_the_crops_of_widened_and_heightened_windows():
     assert np.abs(got - plain.probabilities(image, boxes)).max() > 1e-6
     # The widened window is wider, not taller, than the square; the heightened one the reverse.
     wide, tall = windows[1][0], windows[2][0]
-    assert wide[2] - wide[0] == pytest.approx(1.3 * (square[0, 2] - square[0, 0])) and wide[3] - wide[1] == pytest.approx(square[0, 3] - square[0, 1])
-    assert tall[3] - tall[1] == pytest.approx(1.3 * (square[0, 3] - square[0, 1])) and tall[2] - tall[0] == pytest.approx(square[0, 2] - square[0, 0])
+    assert wide[2] - wide[0] == pytest.approx(1.3 * (square[0, 2] - square[0, 0])) and wide[3] - wide[
+        1
+    ] == pytest.approx(square[0, 3] - square[0, 1])
+    assert tall[3] - tall[1] == pytest.approx(1.3 * (square[0, 3] - square[0, 1])) and tall[2] - tall[
+        0
+    ] == pytest.approx(square[0, 2] - square[0, 0])
 
 
-def _fine_detector(answers: dict[int, list[tuple[float, float, float, float, float]]], scale: float = 2.0, zoom: float = 1.0) -> tuple[CardDetector, _Locator]:
+def _fine_detector(
+    answers: dict[int, list[tuple[float, float, float, float, float]]], scale: float = 2.0, zoom: float = 1.0
+) -> tuple[CardDetector, _Locator]:
     locator = _Locator(answers)
     card = ModelCard(imgsz=320, fine_scale=scale, fine_below=12.0, fine_zoom=zoom)
     return CardDetector(yolo=locator, card=card, conf=0.25, imgsz=320, scales=(1.0,), fine_scale=scale), locator
@@ -233,7 +254,9 @@ def test_a_turned_pass_adds_what_it_finds_in_the_photos_own_pixels():
     found = detector.detect(photo)
     assert locator.shapes == [(480, 640), (640, 480)] and detector.timing.passes == 2
     assert found.xyxy.tolist() == [[500.0, 100.0, 516.0, 120.0]]
-    assert len(CardDetector(yolo=_TallLocator(), card=card, conf=0.25, imgsz=320).detect(photo)) == 0  # no turned pass asked for
+    assert (
+        len(CardDetector(yolo=_TallLocator(), card=card, conf=0.25, imgsz=320).detect(photo)) == 0
+    )  # no turned pass asked for
 
 
 def test_turned_passes_are_in_the_model_card_and_off_for_table_frames(tmp_path: Path):
@@ -256,7 +279,7 @@ MODELS = Path(__file__).resolve().parents[2] / "models"
 def test_passes_and_crops_spread_over_two_threads_find_the_same_cards_as_one(name: str):
     import threading
 
-    from vision.synth.dataset import DeckPool, SceneConfig, generate_image
+    from dokocam.vision.synth.dataset import DeckPool, SceneConfig, generate_image
 
     if not (MODELS / name).exists():
         pytest.skip(f"no {name} in models/")
@@ -274,7 +297,9 @@ def test_passes_and_crops_spread_over_two_threads_find_the_same_cards_as_one(nam
         used.add(threading.current_thread().name)
         found = threaded(*args, **kwargs)
         if name.endswith(".onnx"):  # each pass thread's locator runs on one core (_one_core_session)
-            session_threads.add(two._local.yolo.predictor.model.backend.session.get_session_options().intra_op_num_threads)
+            session_threads.add(
+                two._local.yolo.predictor.model.backend.session.get_session_options().intra_op_num_threads
+            )
         return found
 
     two._threaded_pass = spy  # type: ignore[method-assign]
@@ -295,7 +320,7 @@ def test_passes_and_crops_spread_over_two_threads_find_the_same_cards_as_one(nam
 def test_the_cli_asks_the_shipped_locator_for_turned_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     import cv2
 
-    from vision.synth.dataset import DeckPool, SceneConfig, generate_image
+    from dokocam.vision.synth.dataset import DeckPool, SceneConfig, generate_image
 
     if not (MODELS / "dokocam-corners.onnx").exists():
         pytest.skip("no dokocam-corners.onnx in models/")
@@ -330,15 +355,18 @@ def test_merge_keeps_the_boxes_torchvision_nms_keeps():
         xy, wh = rng.uniform(0, 200, (n, 2)), rng.uniform(5, 40, (n, 2))
         boxes, scores = np.hstack([xy, xy + wh]).astype(np.float32), rng.uniform(0.05, 1, n).astype(np.float32)
         k = int(rng.integers(1, n))
-        parts = [Detections(xyxy=boxes[:k], confidence=scores[:k], class_id=np.zeros(k)), Detections(xyxy=boxes[k:], confidence=scores[k:], class_id=np.zeros(n - k))]
+        parts = [
+            Detections(xyxy=boxes[:k], confidence=scores[:k], class_id=np.zeros(k)),
+            Detections(xyxy=boxes[k:], confidence=scores[k:], class_id=np.zeros(n - k)),
+        ]
         kept = np.sort(nms(torch.from_numpy(boxes), torch.from_numpy(scores), 0.6).numpy())
         assert np.array_equal(merge_passes(parts, iou=0.6).xyxy, boxes[kept])
 
 
 def test_eval_reads_each_image_once_for_f1_and_map50_and_both_match_two_runs(tmp_path: Path):
-    from vision.detector.dataset import read_folder
-    from vision.detector.evaluate import MAP_CONF, evaluate
-    from vision.synth.dataset import SceneConfig, write_dataset
+    from dokocam.vision.detector.dataset import read_folder
+    from dokocam.vision.detector.evaluate import MAP_CONF, evaluate
+    from dokocam.vision.synth.dataset import SceneConfig, write_dataset
 
     # Twelve scenes: on eight the shipped rescorer ranks no right reading under its threshold, and the mAP50 at both thresholds is the same.
     for _ in write_dataset(tmp_path, 12, seed=18, config=SceneConfig(imgsz=640, closeup_fraction=0.5), val_fraction=0):
@@ -357,7 +385,10 @@ def test_eval_reads_each_image_once_for_f1_and_map50_and_both_match_two_runs(tmp
     detector.reads = counted  # type: ignore[method-assign]
     once = evaluate(detector, folder, map_conf=MAP_CONF)
     assert calls == len(folder.items) and detector.conf > MAP_CONF
-    at_conf, ranked = evaluate(CardDetector.load(model), folder), evaluate(CardDetector.load(model, conf=MAP_CONF), folder)
+    at_conf, ranked = (
+        evaluate(CardDetector.load(model), folder),
+        evaluate(CardDetector.load(model, conf=MAP_CONF), folder),
+    )
     assert np.array_equal(np.stack([once.tp, once.fp, once.hits]), np.stack([at_conf.tp, at_conf.fp, at_conf.hits]))
     assert once.overall == pytest.approx(at_conf.overall)
     assert once.map50 == pytest.approx(ranked.map50, abs=1e-6) and once.map50 != pytest.approx(at_conf.map50, abs=1e-3)
@@ -375,8 +406,8 @@ class _Reader:
 
 
 def test_a_box_read_mostly_as_background_is_scored_down_not_dropped():
-    from vision.detector.cropping import BACKGROUND
-    from vision.detector.grouping import corner_score
+    from dokocam.vision.detector.cropping import BACKGROUND
+    from dokocam.vision.detector.grouping import corner_score
 
     # Two indices read 45% as the Kreuz-Dame (class 3); the first 50% as background, the second 50% as
     # another card. Both say as much about the Kreuz-Dame, but the first is less surely an index at all.
@@ -385,12 +416,16 @@ def test_a_box_read_mostly_as_background_is_scored_down_not_dropped():
     torn[BACKGROUND] = 0.05
     locator = _Locator({320: [(10, 10, 30, 40, 0.8), (100, 100, 120, 130, 0.8)]})
     card = ModelCard(imgsz=320, locate_weight=0.35)
-    detector = CardDetector(yolo=locator, card=card, reader=_Reader([hidden.tolist(), torn.tolist()]), conf=0.05, imgsz=320)
+    detector = CardDetector(
+        yolo=locator, card=card, reader=_Reader([hidden.tolist(), torn.tolist()]), conf=0.05, imgsz=320
+    )
     found = detector.reads(np.zeros((200, 300, 3), np.uint8))
     assert len(found) == 2
     assert found.class_id.tolist() == [3, 7]
     assert found.data["located"].tolist() == pytest.approx([0.8 * 0.5, 0.8 * 0.95])
-    assert found.confidence.tolist() == pytest.approx([float(corner_score(0.4, 0.45, 0.35)), float(corner_score(0.76, 0.5, 0.35))])
+    assert found.confidence.tolist() == pytest.approx(
+        [float(corner_score(0.4, 0.45, 0.35)), float(corner_score(0.76, 0.5, 0.35))]
+    )
     # At a working threshold the half-background box goes: its score is under the torn one's.
     assert detector.reads(np.zeros((200, 300, 3), np.uint8), conf=0.5).class_id.tolist() == [7]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.detections import Detections
-from vision.detector.grouping import group_corners, pair_corners
-from vision.detector.matching import average_precision, box_iou, iou_assign, match_image
+from dokocam.vision.detections import Detections
+from dokocam.vision.detector.grouping import group_corners, pair_corners
+from dokocam.vision.detector.matching import average_precision, box_iou, iou_assign, match_image
 
 QC, QS, KH = 3, 9, 16
 # A card 100x150 px at the origin with its two corner-index labels.
@@ -97,7 +97,9 @@ def test_pairing_never_joins_different_cards_or_far_corners():
 
 
 def test_group_corners_gives_one_card_box_covering_both_corners():
-    corners = Detections(xyxy=[TOP_LEFT, BOTTOM_RIGHT, [300, 300, 320, 340]], confidence=[0.9, 0.7, 0.8], class_id=[QC, QC, KH])
+    corners = Detections(
+        xyxy=[TOP_LEFT, BOTTOM_RIGHT, [300, 300, 320, 340]], confidence=[0.9, 0.7, 0.8], class_id=[QC, QC, KH]
+    )
     cards = group_corners(corners)
     assert len(cards) == 2
     assert cards.xyxy[0].tolist() == [2, 2, 98, 148]
@@ -124,7 +126,10 @@ def test_a_misread_corner_is_outvoted_by_its_partner_when_probabilities_are_know
     # Upper corner reads QC clearly; the lower one leans QS but QC is close behind.
     probs = np.stack([_probs(QC=0.9, QS=0.1), _probs(QS=0.55, QC=0.45)])
     corners = Detections(
-        xyxy=[TOP_LEFT, BOTTOM_RIGHT], confidence=[0.9, 0.7], class_id=[QC, QS], data={"probs": probs, "located": np.array([0.9, 0.9])}
+        xyxy=[TOP_LEFT, BOTTOM_RIGHT],
+        confidence=[0.9, 0.7],
+        class_id=[QC, QS],
+        data={"probs": probs, "located": np.array([0.9, 0.9])},
     )
     cards = group_corners(corners)
     assert cards.class_id.tolist() == [QC] and cards.data["corners"].tolist() == [2]
@@ -139,7 +144,9 @@ def test_corners_that_agree_on_no_card_stay_two_cards():
     assert group_corners(corners).class_id.tolist() == [QC, KH]
 
 
-def _index_corners(cx: float, cy: float, angle: float, w: float = 50, h: float = 76, index: float = 20) -> list[list[float]]:
+def _index_corners(
+    cx: float, cy: float, angle: float, w: float = 50, h: float = 76, index: float = 20
+) -> list[list[float]]:
     """The four index boxes of a card printing its index in every corner, centred at (cx, cy),
     rotated by ``angle`` degrees (``w`` x ``h``: the rectangle of the index centres)."""
     a = np.radians(angle)
@@ -167,7 +174,6 @@ def test_two_four_index_copies_of_a_card_overlapping_stay_two_cards():
     first, second = _index_corners(300, 200, 10.0), _index_corners(350, 260, 100.0)
     groups = pair_corners([*first, *second], [QC] * 8, [0.9] * 8)
     assert sorted(groups) == [(0, 1, 2, 3), (4, 5, 6, 7)]
-
 
 
 def test_a_card_found_by_its_four_indices_recalls_all_four_labels():

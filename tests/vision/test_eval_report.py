@@ -9,12 +9,12 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detections import Detections
-from vision.detector.dataset import DatasetFolderError, read_folder, read_meta, read_visibility
-from vision.detector.evaluate import NONE, evaluate
-from vision.detector.grouping import group_corners
-from vision.detector.matching import average_precision
-from vision.detector.model import ModelCard
+from dokocam.vision.detections import Detections
+from dokocam.vision.detector.dataset import DatasetFolderError, read_folder, read_meta, read_visibility
+from dokocam.vision.detector.evaluate import NONE, evaluate
+from dokocam.vision.detector.grouping import group_corners
+from dokocam.vision.detector.matching import average_precision
+from dokocam.vision.detector.model import ModelCard
 
 QC, QS, KH, C9, AD = 3, 9, 16, 0, 23
 
@@ -45,7 +45,9 @@ def folder(tmp_path: Path) -> Path:
     for name in ("a", "b"):
         cv2.imwrite(str(tmp_path / "images" / f"{name}.jpg"), np.full((200, 200, 3), 128, np.uint8))
     # a: one QC card (two corners) and a KH corner; class tokens may be ids or codes.
-    (tmp_path / "labels" / "a.txt").write_text(f"3 {_yolo([10, 10, 30, 40])}\nQC {_yolo([90, 120, 110, 150])}\n16 {_yolo([150, 10, 170, 40])}\n")
+    (tmp_path / "labels" / "a.txt").write_text(
+        f"3 {_yolo([10, 10, 30, 40])}\nQC {_yolo([90, 120, 110, 150])}\n16 {_yolo([150, 10, 170, 40])}\n"
+    )
     # b: one 9C corner, and an 8H card that is not in a Doppelkopf deck.
     (tmp_path / "labels" / "b.txt").write_text(f"0 {_yolo([10, 10, 30, 40])}\n")
     (tmp_path / "ignore" / "b.txt").write_text(f"8H {_yolo([100, 100, 120, 130])}\n")
@@ -54,8 +56,16 @@ def folder(tmp_path: Path) -> Path:
 
 def test_eval_counts_hits_false_alarms_ignores_and_confusions(folder: Path, tmp_path: Path):
     frames = [
-        Detections(xyxy=[[11, 11, 29, 39], [91, 121, 109, 149], [150, 10, 170, 40]], confidence=[0.9, 0.8, 0.7], class_id=[QC, QC, QS]),
-        Detections(xyxy=[[10, 10, 30, 40], [101, 101, 119, 129], [150, 150, 170, 180]], confidence=[0.9, 0.6, 0.5], class_id=[C9, KH, AD]),
+        Detections(
+            xyxy=[[11, 11, 29, 39], [91, 121, 109, 149], [150, 10, 170, 40]],
+            confidence=[0.9, 0.8, 0.7],
+            class_id=[QC, QC, QS],
+        ),
+        Detections(
+            xyxy=[[10, 10, 30, 40], [101, 101, 119, 129], [150, 150, 170, 180]],
+            confidence=[0.9, 0.6, 0.5],
+            class_id=[C9, KH, AD],
+        ),
     ]
     out = tmp_path / "report"
     report = evaluate(ScriptedDetector(frames), read_folder(folder), out=out, examples=2)
@@ -105,7 +115,11 @@ def test_map50_is_broken_down_by_label_size(tmp_path: Path):
     (tmp_path / "labels" / "c.txt").write_text(f"QC {_yolo([10, 10, 20, 22])}\nKH {_yolo([100, 100, 140, 160])}\n")
     frames = [
         Detections(
-            xyxy=[[100, 100, 140, 160], [15, 15, 25, 27], [60, 60, 80, 80]],  # KH exact; QC off by half (IoU 0.17); AD on nothing
+            xyxy=[
+                [100, 100, 140, 160],
+                [15, 15, 25, 27],
+                [60, 60, 80, 80],
+            ],  # KH exact; QC off by half (IoU 0.17); AD on nothing
             confidence=[0.9, 0.8, 0.95],
             class_id=[KH, QC, AD],
         )
@@ -114,7 +128,10 @@ def test_map50_is_broken_down_by_label_size(tmp_path: Path):
     assert report.map50 == pytest.approx(0.5)
     assert report.map50_by_size == {"small": 0.0, "medium": None, "large": 1.0}
     assert report.labels_by_size.sum(1).tolist() == [1, 0, 1]
-    assert "mAP50 by label size (short side): <16 px 0.0000 (1 labels), 16-32 px n/a (0 labels), >=32 px 1.0000 (1 labels)" in report.table()
+    assert (
+        "mAP50 by label size (short side): <16 px 0.0000 (1 labels), 16-32 px n/a (0 labels), >=32 px 1.0000 (1 labels)"
+        in report.table()
+    )
     metrics = json.loads((tmp_path / "report" / "metrics.json").read_text())
     assert metrics["map50_by_size"]["large"] == {"short_side_px": ">=32", "labels": 1, "map50": 1.0}
 
@@ -163,7 +180,9 @@ def test_map50_is_split_by_the_generated_images_blur(tmp_path: Path):
         cv2.imwrite(str(tmp_path / "images" / f"{name}.jpg"), np.full((200, 200, 3), 128, np.uint8))
         (tmp_path / "labels" / f"{name}.txt").write_text(f"QC {_yolo([100, 100, 140, 160])}\n")
         if blurred is not None:
-            (tmp_path / "meta" / f"{name}.json").write_text(json.dumps({"look": {"motion_blur_px": 4.0 * blurred, "blurred": blurred}}))
+            (tmp_path / "meta" / f"{name}.json").write_text(
+                json.dumps({"look": {"motion_blur_px": 4.0 * blurred, "blurred": blurred}})
+            )
         else:
             (tmp_path / "meta" / f"{name}.json").write_text("{not json")  # a damaged meta file: blur unknown
     folder = read_folder(tmp_path)
@@ -174,7 +193,10 @@ def test_map50_is_split_by_the_generated_images_blur(tmp_path: Path):
     assert report.by_blur["sharp"].images == 1 and report.by_blur["blurred"].images == 1
     assert report.by_blur["sharp"].map50 == pytest.approx(1.0)
     assert report.by_blur["blurred"].map50 == pytest.approx(0.0)
-    assert "mAP50 by image blur (generated data): sharp 1.0000 (1 images, 1 labels), blurred 0.0000 (1 images, 1 labels)" in report.table()
+    assert (
+        "mAP50 by image blur (generated data): sharp 1.0000 (1 images, 1 labels), blurred 0.0000 (1 images, 1 labels)"
+        in report.table()
+    )
     metrics = json.loads((tmp_path / "report" / "metrics.json").read_text())
     assert metrics["map50_by_blur"]["blurred"]["labels"] == 1 and metrics["map50_by_blur"]["sharp"]["map50"] == 1.0
 
@@ -187,13 +209,20 @@ def test_map50_of_the_fully_visible_labels_leaves_out_partly_hidden_ones(tmp_pat
     qc, kh, c9 = [10, 10, 30, 40], [150, 10, 170, 40], [80, 80, 100, 110]
     (tmp_path / "labels" / "a.txt").write_text(f"QC {_yolo(qc)}\nKH {_yolo(kh)}\n9C {_yolo(c9)}\n")
     # The generator's record: QC whole, KH 70% visible; 9C is not in it (its visibility is unknown).
-    cards = [{"index_boxes": [qc, None], "index_visibility": [1.0, 0.0], "box": None}, {"index_boxes": [kh], "index_visibility": [0.7], "box": None}]
+    cards = [
+        {"index_boxes": [qc, None], "index_visibility": [1.0, 0.0], "box": None},
+        {"index_boxes": [kh], "index_visibility": [0.7], "box": None},
+    ]
     (tmp_path / "meta" / "a.json").write_text(json.dumps({"width": 200, "height": 200, "cards": cards}))
     (tmp_path / "meta" / "b.json").write_text(json.dumps({"width": 200, "height": 200, "cards": []}))
     folder = read_folder(tmp_path)
     assert np.allclose(folder.items[0].visibility, [1.0, 0.7, np.nan], equal_nan=True)
     assert folder.items[1].visibility is not None and len(folder.items[1].visibility) == 0
-    for damaged in ('{"width": 200, "height": 200, "cards": [1]}', '[1]', '{"width": 200, "height": 200, "cards": [{"index_boxes": [[0, 0, 1]], "index_visibility": [1]}]}'):
+    for damaged in (
+        '{"width": 200, "height": 200, "cards": [1]}',
+        "[1]",
+        '{"width": 200, "height": 200, "cards": [{"index_boxes": [[0, 0, 1]], "index_visibility": [1]}]}',
+    ):
         (tmp_path / "damaged.json").write_text(damaged)
         assert read_visibility(read_meta(tmp_path / "damaged.json"), folder.items[0].label_cxcywh) is None
     frames = [
@@ -205,7 +234,10 @@ def test_map50_of_the_fully_visible_labels_leaves_out_partly_hidden_ones(tmp_pat
     assert report.map50 == pytest.approx((1.0 + 0.0 + 0.5) / 3)  # QC, KH missed, 9C behind the false alarm
     assert report.visible is not None and report.visible.images == 2 and report.hidden_labels == 1
     assert report.visible.map50 == pytest.approx((1.0 + 0.5) / 2)  # KH and the AH on it not scored
-    assert "mAP50 of the fully visible labels (generated data, >= 95% visible): 0.7500 (2 images, 2 labels; 1 partly hidden ones not scored)" in report.table()
+    assert (
+        "mAP50 of the fully visible labels (generated data, >= 95% visible): 0.7500 (2 images, 2 labels; 1 partly hidden ones not scored)"
+        in report.table()
+    )
     metrics = json.loads((tmp_path / "report" / "metrics.json").read_text())
     assert metrics["map50_visible"]["labels"] == 2 and metrics["map50_visible"]["hidden_labels_ignored"] == 1
 
@@ -214,7 +246,9 @@ def test_a_folder_without_blur_in_its_meta_reports_no_split(folder: Path):
     frames = [Detections(xyxy=[[10, 10, 20, 20]], confidence=[0.5], class_id=[QC]), Detections.empty()]
     report = evaluate(ScriptedDetector(frames), read_folder(folder))
     assert report.by_blur == {} and "image blur" not in report.table() and report.to_dict()["map50_by_blur"] is None
-    assert report.visible is None and "fully visible" not in report.table() and report.to_dict()["map50_visible"] is None
+    assert (
+        report.visible is None and "fully visible" not in report.table() and report.to_dict()["map50_visible"] is None
+    )
 
 
 def test_map50_counts_every_reading_of_a_box_unless_top1(tmp_path: Path):
@@ -226,7 +260,11 @@ def test_map50_counts_every_reading_of_a_box_unless_top1(tmp_path: Path):
     probs[0, KH], probs[0, QC] = 0.6, 0.4  # a small index read 60/40, the wrong card first
 
     def frames() -> list[Detections]:
-        return [Detections(xyxy=[[100, 100, 140, 160]], confidence=[0.73], class_id=[KH], data={"probs": probs, "located": [0.9]})]
+        return [
+            Detections(
+                xyxy=[[100, 100, 140, 160]], confidence=[0.73], class_id=[KH], data={"probs": probs, "located": [0.9]}
+            )
+        ]
 
     every = evaluate(ScriptedDetector(frames()), read_folder(tmp_path))
     first = evaluate(ScriptedDetector(frames()), read_folder(tmp_path), top1=True)

@@ -10,12 +10,12 @@ import cv2
 import numpy as np
 import pytest
 
-from service.cli import main
-from vision.detections import Detections
-from vision.detector.classifier import load_crops
-from vision.detector.cropping import BACKGROUND
-from vision.detector.dataset import LabelledImage, YoloFolder, read_folder, read_indices
-from vision.detector.mining import mine_crops, save_crops
+from dokocam.service.cli import main
+from dokocam.vision.detections import Detections
+from dokocam.vision.detector.classifier import load_crops
+from dokocam.vision.detector.cropping import BACKGROUND
+from dokocam.vision.detector.dataset import LabelledImage, YoloFolder, read_folder, read_indices
+from dokocam.vision.detector.mining import mine_crops, save_crops
 
 QC, KH, AD = 3, 16, 23
 SIZE = 200
@@ -63,7 +63,9 @@ def test_mining_keeps_boxes_on_no_index_and_misread_labels_and_spares_hidden_ind
     assert crops.shape == (4, 16, 16, 3) and crops.dtype == np.uint8
     assert crops[1, 8, 8].tolist() == [0, 0, 255]  # the misread label's own crop comes first
     # Without the generator's meta the hidden index is a box on no known index.
-    bare = LabelledImage(image=item.image, label_class=item.label_class, label_cxcywh=item.label_cxcywh, ignore_cxcywh=item.ignore_cxcywh)
+    bare = LabelledImage(
+        image=item.image, label_class=item.label_class, label_cxcywh=item.label_cxcywh, ignore_cxcywh=item.ignore_cxcywh
+    )
     _, classes = mine_crops(YoloFolder(root=tmp_path, items=(bare,), kind="corners"), ScriptedReads(found), variants=1)
     assert sorted(classes.tolist()) == [KH, BACKGROUND, BACKGROUND]
     path = save_crops(tmp_path / "hard.npz", crops, np.array([BACKGROUND, KH, KH, KH]))
@@ -72,7 +74,7 @@ def test_mining_keeps_boxes_on_no_index_and_misread_labels_and_spares_hidden_ind
 
 
 def test_generated_scenes_record_every_drawn_index_for_mining(tmp_path: Path):
-    from vision.synth.dataset import SceneConfig, write_dataset
+    from dokocam.vision.synth.dataset import SceneConfig, write_dataset
 
     for _ in write_dataset(tmp_path, 3, seed=4, config=SceneConfig(imgsz=320), val_fraction=0):
         pass
@@ -92,9 +94,24 @@ def test_cli_mines_a_generated_folder_and_refuses_bad_input(tmp_path: Path, caps
     models = Path(__file__).parents[2] / "models"
     if not (models / "dokocam-corners.pt").exists():
         pytest.skip("no shipped model")
-    assert main(["dataset", "generate", str(tmp_path / "scenes"), "--images", "3", "--seed", "5", "--val-fraction", "0"]) == 0
+    assert (
+        main(["dataset", "generate", str(tmp_path / "scenes"), "--images", "3", "--seed", "5", "--val-fraction", "0"])
+        == 0
+    )
     capsys.readouterr()
-    assert main(["mine-crops", str(tmp_path / "scenes"), "--out", str(tmp_path / "hard.npz"), "--model", str(models / "dokocam-corners.pt")]) == 0
+    assert (
+        main(
+            [
+                "mine-crops",
+                str(tmp_path / "scenes"),
+                "--out",
+                str(tmp_path / "hard.npz"),
+                "--model",
+                str(models / "dokocam-corners.pt"),
+            ]
+        )
+        == 0
+    )
     report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     x, y = load_crops(tmp_path / "hard.npz", 48)
     assert report["images"] == 3 and report["background"] + report["misread"] == len(y)

@@ -8,9 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
-from service.cli import main
-from vision.detector.dataset import read_folder
-from vision.synth.perturb import KINDS, PHOTOMETRIC, PerturbError, perturb, write_perturbed
+from dokocam.service.cli import main
+from dokocam.vision.detector.dataset import read_folder
+from dokocam.vision.synth.perturb import KINDS, PHOTOMETRIC, PerturbError, perturb, write_perturbed
 
 # Two labelled indices and one ignored card, each drawn as a rectangle of its own colour (BGR).
 BOXES = {3: ((20, 30, 50, 70), (0, 0, 255)), 7: ((140, 10, 190, 40), (0, 255, 0))}
@@ -30,7 +30,9 @@ def _source(root: Path) -> Path:
     image[y1:y2, x1:x2] = colour
     cv2.imwrite(str(root / "images" / "a.png"), image)
     (root / "labels" / "a.txt").write_text("\n".join(rows) + "\n")
-    (root / "ignore" / "a.txt").write_text(f"8H {(x1 + x2) / 2 / WIDTH} {(y1 + y2) / 2 / HEIGHT} {(x2 - x1) / WIDTH} {(y2 - y1) / HEIGHT}\n")
+    (root / "ignore" / "a.txt").write_text(
+        f"8H {(x1 + x2) / 2 / WIDTH} {(y1 + y2) / 2 / HEIGHT} {(x2 - x1) / WIDTH} {(y2 - y1) / HEIGHT}\n"
+    )
     return root
 
 
@@ -66,7 +68,9 @@ def test_a_change_of_light_keeps_the_labels_and_is_the_same_every_run(tmp_path: 
         (item,) = read_folder(tmp_path / "one" / kind).items
         np.testing.assert_allclose(item.label_cxcywh, original.label_cxcywh, atol=1e-6)
         assert item.label_class.tolist() == original.label_class.tolist()
-        np.testing.assert_array_equal(cv2.imread(str(item.image)), cv2.imread(str(tmp_path / "two" / kind / "images" / "a.jpg")))
+        np.testing.assert_array_equal(
+            cv2.imread(str(item.image)), cv2.imread(str(tmp_path / "two" / kind / "images" / "a.jpg"))
+        )
     black_and_white = np.array([[[0, 0, 0], [255, 255, 255]]], np.uint8)
     assert perturb(black_and_white, "washed")[0, :, 0].tolist() == [80, 208]  # half the contrast, lifted off black
 
@@ -96,7 +100,7 @@ def test_the_command_writes_a_folder_eval_reads(tmp_path: Path, capsys: pytest.C
 
 
 def test_the_cli_spells_the_changes_as_the_module_does() -> None:
-    from vision.synth.cli import LIGHT_KINDS, PERTURB_KINDS
+    from dokocam.vision.synth.cli import LIGHT_KINDS, PERTURB_KINDS
 
     assert LIGHT_KINDS == tuple(PHOTOMETRIC) and PERTURB_KINDS == KINDS
 

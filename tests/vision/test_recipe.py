@@ -18,12 +18,12 @@ import polars
 import pytest
 import torch
 
-from service.cli import main
-from vision.detector.classifier import DeviceError, train_classifier
-from vision.detector.dataset import read_folder
-from vision.detector.evaluate import MAP_CONF, evaluate
-from vision.detector.model import CardDetector
-from vision.detector.recipe import STAGES, Recipe, RecipeError, RecipeMismatchError, StageError, build
+from dokocam.service.cli import main
+from dokocam.vision.detector.classifier import DeviceError, train_classifier
+from dokocam.vision.detector.dataset import read_folder
+from dokocam.vision.detector.evaluate import MAP_CONF, evaluate
+from dokocam.vision.detector.model import CardDetector
+from dokocam.vision.detector.recipe import STAGES, Recipe, RecipeError, RecipeMismatchError, StageError, build
 
 # A recipe small enough for CI: a handful of 160 px scenes, a 64 px locator, one epoch each.
 TINY = Recipe(
@@ -47,13 +47,26 @@ def test_build_runs_every_stage_then_skips_them(tmp_path: Path):
     hard = tmp_path / "b" / "hard"
     assert (hard / "hard.npz").exists() and detector.card.classifier == "dokocam-corners.classifier.pt"
     shipped = (tmp_path / "b" / "model" / "dokocam-corners.classifier.pt").read_bytes()
-    assert shipped == (hard / "dokocam-corners.classifier.pt").read_bytes() != (tmp_path / "b" / "dokocam-corners.classifier.pt").read_bytes()
+    assert (
+        shipped
+        == (hard / "dokocam-corners.classifier.pt").read_bytes()
+        != (tmp_path / "b" / "dokocam-corners.classifier.pt").read_bytes()
+    )
     assert detector.cards(np.full((120, 160, 3), 90, np.uint8)).xyxy.shape[1] == 4
     scores = first.metrics["synthetic-val"]
-    assert set(scores) >= {"precision", "recall", "f1", "map50", "map50_by_size", "map50_visible"} and 0 <= scores["f1"] <= 1
+    assert (
+        set(scores) >= {"precision", "recall", "f1", "map50", "map50_by_size", "map50_visible"}
+        and 0 <= scores["f1"] <= 1
+    )
     # mAP50 is counted at the model card's low threshold, not at the model's own.
-    ranked = evaluate(CardDetector.load(first.model, conf=MAP_CONF), read_folder(tmp_path / "b" / "scenes", split="val"))
-    assert scores["map50_conf"] == MAP_CONF and scores["map50"] == ranked.map50 and scores["map50_visible"] == ranked.visible.map50
+    ranked = evaluate(
+        CardDetector.load(first.model, conf=MAP_CONF), read_folder(tmp_path / "b" / "scenes", split="val")
+    )
+    assert (
+        scores["map50_conf"] == MAP_CONF
+        and scores["map50"] == ranked.map50
+        and scores["map50_visible"] == ranked.visible.map50
+    )
     assert json.loads((tmp_path / "b" / "eval" / "synthetic-val" / "metrics.json").read_text())["images"] == 1
 
     again = build(tmp_path / "b", TINY, log=logged.append)
@@ -65,7 +78,9 @@ def test_build_runs_every_stage_then_skips_them(tmp_path: Path):
 
     # The GPU machine's stand-in for polars reads the trainer's results.csv as polars does.
     results = (tmp_path / "b" / "locator" / "results.csv").read_bytes()
-    assert _device_polars().read_csv(results).to_dict(as_series=False) == polars.read_csv(results, infer_schema_length=None).to_dict(as_series=False)
+    assert _device_polars().read_csv(results).to_dict(as_series=False) == polars.read_csv(
+        results, infer_schema_length=None
+    ).to_dict(as_series=False)
 
     # Another folder to score runs the eval stage again, and only it.
     third = build(tmp_path / "b", TINY, eval_folders=(str(tmp_path / "b" / "scenes"),), log=logged.append)
@@ -78,12 +93,14 @@ def test_build_runs_every_stage_then_skips_them(tmp_path: Path):
     assert list(fourth.seconds) == ["refiner", "hard", "model", "eval"]
 
     # Without hard examples (--hard-epochs 0) the model ships the classifier stage's own classifier.
-    from vision.detector.recipe import _hard, _model
+    from dokocam.vision.detector.recipe import _hard, _model
 
     _hard(tmp_path / "b", replace(TINY, hard_epochs=0), logged.append)
     _model(tmp_path / "b", TINY)
     assert not (hard / "dokocam-corners.classifier.pt").exists()
-    assert (tmp_path / "b" / "model" / "dokocam-corners.classifier.pt").read_bytes() == (tmp_path / "b" / "dokocam-corners.classifier.pt").read_bytes()
+    assert (tmp_path / "b" / "model" / "dokocam-corners.classifier.pt").read_bytes() == (
+        tmp_path / "b" / "dokocam-corners.classifier.pt"
+    ).read_bytes()
 
 
 def _device_polars():
@@ -115,12 +132,18 @@ def test_a_build_killed_in_the_locator_resumes_its_last_epoch(tmp_path: Path):
     build(out, recipe, until="crops", log=lambda _: None)
     script = (
         "import sys; from vision.detector.recipe import Recipe, build; import json; "
-        f"build(sys.argv[1], Recipe.from_json(json.loads(open(sys.argv[2]).read())), until='locator')"
+        "build(sys.argv[1], Recipe.from_json(json.loads(open(sys.argv[2]).read())), until='locator')"
     )
     recipe_file = tmp_path / "recipe.json"
     recipe_file.write_text(json.dumps(recipe.to_json()))
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    child = subprocess.Popen([sys.executable, "-c", script, str(out), str(recipe_file)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, str(out), str(recipe_file)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     last = out / "locator" / "weights" / "last.pt"
     deadline = time.monotonic() + 240
     while not last.exists() and child.poll() is None and time.monotonic() < deadline:
@@ -147,7 +170,9 @@ def test_another_recipe_in_the_same_folder_is_refused(tmp_path: Path):
         build(tmp_path / "b", replace(recipe, seed=6), until="scenes")
     assert (tmp_path / "b" / "recipe.json").read_text() == saved
     # Where it runs is not what it makes: another device or worker count continues the build.
-    assert build(tmp_path / "b", replace(recipe, workers=1, device=None), until="scenes", log=lambda _: None).skipped == ["scenes"]
+    assert build(
+        tmp_path / "b", replace(recipe, workers=1, device=None), until="scenes", log=lambda _: None
+    ).skipped == ["scenes"]
     with pytest.raises(StageError, match="the stages are scenes, tiles"):
         build(tmp_path / "b", recipe, until="train")
 

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 import torch
 
-from vision.detector.classifier import crop
-from vision.detector.cropping import square_boxes
-from vision.detector.dataset import read_folder
-from vision.detector.matching import box_iou
-from vision.detector.refiner import (
+from dokocam.vision.detector.classifier import crop
+from dokocam.vision.detector.cropping import square_boxes
+from dokocam.vision.detector.dataset import read_folder
+from dokocam.vision.detector.matching import box_iou
+from dokocam.vision.detector.refiner import (
     BoxReader,
     BoxRefiner,
     Pairs,
@@ -88,7 +88,9 @@ def _rectangles(root: Path, n: int, seed: int) -> Path:
             x, y = rng.uniform(4, 124 - w), rng.uniform(4, 92 - h)
             cv2.rectangle(image, (round(x), round(y)), (round(x + w) - 1, round(y + h) - 1), (255, 255, 255), -1)
             x1, y1, x2, y2 = round(x), round(y), round(x + w), round(y + h)
-            rows.append(f"0 {(x1 + x2) / 2 / 128:.6f} {(y1 + y2) / 2 / 96:.6f} {(x2 - x1) / 128:.6f} {(y2 - y1) / 96:.6f}")
+            rows.append(
+                f"0 {(x1 + x2) / 2 / 128:.6f} {(y1 + y2) / 2 / 96:.6f} {(x2 - x1) / 128:.6f} {(y2 - y1) / 96:.6f}"
+            )
         cv2.imwrite(str(root / "images" / f"{i:03d}.png"), image)
         (root / "labels" / f"{i:03d}.txt").write_text("\n".join(rows) + "\n")
     return root
@@ -124,8 +126,8 @@ def test_pairs_from_a_locator_keep_only_its_boxes_near_a_label_and_round_trip(tm
     pairs = make_pairs(folder, lambda image: np.concatenate([near, far]), jittered=2, seed=4)
     assert len(pairs) == 3 * len(labels)
     windows = square_boxes(near)
-    assert np.allclose(pairs.located[-len(labels):], to_crop_units(near, windows), atol=1e-6)
-    assert np.allclose(pairs.target[-len(labels):], to_crop_units(labels, windows), atol=1e-6)
+    assert np.allclose(pairs.located[-len(labels) :], to_crop_units(near, windows), atol=1e-6)
+    assert np.allclose(pairs.target[-len(labels) :], to_crop_units(labels, windows), atol=1e-6)
     pairs.save(tmp_path / "p.npz")
     again = Pairs.load(tmp_path / "p.npz")
     assert np.array_equal(again.crops, pairs.crops) and np.allclose(again.target, pairs.target)
@@ -140,8 +142,10 @@ def test_a_foreign_or_damaged_checkpoint_is_a_clear_error(tmp_path: Path) -> Non
         BoxReader.load(Path("models") / "dokocam-corners.classifier.pt")
 
 
-def test_a_loaded_refiner_reads_with_folded_batch_norms_as_the_saved_network_does(tmp_path: Path, scramble_batch_norms: Callable[..., None]) -> None:
-    from vision.detector.refiner import _save
+def test_a_loaded_refiner_reads_with_folded_batch_norms_as_the_saved_network_does(
+    tmp_path: Path, scramble_batch_norms: Callable[..., None]
+) -> None:
+    from dokocam.vision.detector.refiner import _save
 
     torch.manual_seed(4)
     model = BoxRefiner(width=8)
@@ -156,11 +160,13 @@ def test_a_loaded_refiner_reads_with_folded_batch_norms_as_the_saved_network_doe
     assert np.allclose(loaded.read(crops, units), unfolded, atol=1e-5)
 
 
-def test_the_onnx_export_refines_as_torch_does_and_a_stale_one_is_not_used(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_the_onnx_export_refines_as_torch_does_and_a_stale_one_is_not_used(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     torch.manual_seed(3)
     model = BoxRefiner(width=8)
     torch.nn.init.normal_(model.head[-1].weight, std=0.05)  # not the identity, so the export is put to work
-    from vision.detector.refiner import _save
+    from dokocam.vision.detector.refiner import _save
 
     checkpoint = tmp_path / "r.pt"
     _save(model.eval(), checkpoint)
@@ -174,15 +180,15 @@ def test_the_onnx_export_refines_as_torch_does_and_a_stale_one_is_not_used(tmp_p
     assert not np.allclose(refined, boxes, atol=0.05)
     assert np.allclose(onnx_reader.refine(image, boxes), refined, atol=1e-4)
     _save(BoxRefiner(width=8).eval(), checkpoint)  # retrained after the export
-    with caplog.at_level(logging.WARNING, logger="vision.detector.refiner"):
+    with caplog.at_level(logging.WARNING, logger="dokocam.vision.detector.refiner"):
         assert BoxReader.load(checkpoint).using_onnx(checkpoint).session is None
     assert "exported from another checkpoint" in caplog.text
 
 
 @pytest.mark.slow
 def test_a_model_card_naming_a_refiner_moves_the_shipped_detectors_boxes(tmp_path: Path) -> None:
-    from vision.detector.model import DEFAULT_MODEL, CardDetector
-    from vision.detector.refiner import _save
+    from dokocam.vision.detector.model import DEFAULT_MODEL, CardDetector
+    from dokocam.vision.detector.refiner import _save
 
     models = tmp_path / "models"
     models.mkdir()

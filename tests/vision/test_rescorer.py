@@ -8,11 +8,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.detections import Detections
-from vision.detector.grouping import every_reading, group_corners
-from vision.detector.matching import average_precision
-from vision.detector.model import CardDetector, ModelCard
-from vision.detector.rescorer import CONTEXT_FEATURES, FEATURES, PLAIN_FEATURES, Rescorer, RescorerFileError, features_for, fit_rescorer, reading_features
+from dokocam.vision.detections import Detections
+from dokocam.vision.detector.grouping import every_reading, group_corners
+from dokocam.vision.detector.matching import average_precision
+from dokocam.vision.detector.model import CardDetector, ModelCard
+from dokocam.vision.detector.rescorer import (
+    CONTEXT_FEATURES,
+    FEATURES,
+    PLAIN_FEATURES,
+    Rescorer,
+    RescorerFileError,
+    features_for,
+    fit_rescorer,
+    reading_features,
+)
 
 PARTNER, TWIN = FEATURES.index("log_partner"), FEATURES.index("log_twin")
 
@@ -35,7 +44,9 @@ def test_a_corner_is_supported_by_its_cards_other_corner_only_at_a_cards_distanc
     assert np.exp(f[0, 2, TWIN]) == pytest.approx(0.6 * 0.5 + 1e-3)  # the box on the same print does
     assert f[2, :, FEATURES.index("has_partner")].tolist() == [0.0] * 4
     # A box of a very different size at that distance is no partner (two corners are printed alike).
-    small = reading_features(np.array([[0, 0, 10, 14], [50, 0, 53, 4]], float), _probs({1: 0.5}, {1: 0.9}), np.array([0.8, 0.9]), 0.35)
+    small = reading_features(
+        np.array([[0, 0, 10, 14], [50, 0, 53, 4]], float), _probs({1: 0.5}, {1: 0.9}), np.array([0.8, 0.9]), 0.35
+    )
     assert np.exp(small[0, 1, PARTNER]) == pytest.approx(1e-3)
 
 
@@ -46,7 +57,9 @@ def test_a_box_is_sized_against_the_photos_sure_indices():
     assert np.exp(f[:, 0, FEATURES.index("log_relative_size")]) == pytest.approx([1.0, 1.0, 1.0, 2.0])
     # With no sure box the median of all boxes stands in.
     g = reading_features(xyxy[2:], _probs({3: 0.9}, {1: 0.6}), np.array([0.2, 0.3]), 0.35)
-    assert np.exp(g[:, 0, FEATURES.index("log_relative_size")]) == pytest.approx([14 / 21, 28 / 21])  # median size 21 px
+    assert np.exp(g[:, 0, FEATURES.index("log_relative_size")]) == pytest.approx(
+        [14 / 21, 28 / 21]
+    )  # median size 21 px
 
 
 def test_the_fit_learns_what_the_plain_score_cannot_see():
@@ -60,11 +73,20 @@ def test_the_fit_learns_what_the_plain_score_cannot_see():
     rescorer = fit_rescorer(features, hits, hidden=8, epochs=200)
     scores = rescorer.apply(features)
     plain = rng.random(n)  # what a score blind to the partner ranks by
-    assert average_precision(scores, hits, int(hits.sum())) > 0.9 > average_precision(plain, hits, int(hits.sum())) + 0.4
+    assert (
+        average_precision(scores, hits, int(hits.sum())) > 0.9 > average_precision(plain, hits, int(hits.sum())) + 0.4
+    )
     assert rescorer.info is not None and rescorer.info["readings"] == n and rescorer.info["hits"] == int(hits.sum())
 
 
-def _one_feature_decides(name: str, when_right: float, when_wrong: float, seed: int, blind_names: tuple[str, ...], seeing_names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, Rescorer, Rescorer]:
+def _one_feature_decides(
+    name: str,
+    when_right: float,
+    when_wrong: float,
+    seed: int,
+    blind_names: tuple[str, ...],
+    seeing_names: tuple[str, ...],
+) -> tuple[np.ndarray, np.ndarray, Rescorer, Rescorer]:
     """Readings right exactly when feature ``name`` says so: a fit that reads it ranks them (AP > 0.9), one blind to it cannot."""
     rng = np.random.default_rng(seed)
     n = 3000
@@ -72,9 +94,15 @@ def _one_feature_decides(name: str, when_right: float, when_wrong: float, seed: 
     right = rng.random(n) < 0.4
     features[:, FEATURES.index(name)] = np.log(np.where(right, when_right, when_wrong))
     hits = right & (rng.random(n) < 0.95)
-    blind, seeing = (fit_rescorer(features, hits, hidden=8, epochs=200, names=names) for names in (blind_names, seeing_names))
+    blind, seeing = (
+        fit_rescorer(features, hits, hidden=8, epochs=200, names=names) for names in (blind_names, seeing_names)
+    )
     k = int(hits.sum())
-    assert average_precision(seeing.apply(features), hits, k) > 0.9 > average_precision(blind.apply(features), hits, k) + 0.3
+    assert (
+        average_precision(seeing.apply(features), hits, k)
+        > 0.9
+        > average_precision(blind.apply(features), hits, k) + 0.3
+    )
     return features, hits, blind, seeing
 
 
@@ -89,7 +117,11 @@ def test_a_rescorer_reads_only_the_features_it_was_fitted_on(tmp_path: Path):
 
 
 def test_a_context_classifiers_readings_are_features_only_for_a_rescorer_fitted_on_them(tmp_path: Path):
-    xyxy, probs, located = np.array([[0, 0, 10, 14], [50, 0, 60, 14]], float), _probs({1: 0.5, 2: 0.4}, {1: 0.9}), np.array([0.8, 0.9])
+    xyxy, probs, located = (
+        np.array([[0, 0, 10, 14], [50, 0, 60, 14]], float),
+        _probs({1: 0.5, 2: 0.4}, {1: 0.9}),
+        np.array([0.8, 0.9]),
+    )
     # Background last, as the classifier gives it: box 0's window reads card 2, box 1's "no index".
     context = np.array([[0.0, 0.1, 0.8, 0.0, 0.1], [0.0, 0.0, 0.0, 0.0, 1.0]])
     f = reading_features(xyxy, probs, located, 0.35, context=context)
@@ -97,8 +129,14 @@ def test_a_context_classifiers_readings_are_features_only_for_a_rescorer_fitted_
     assert np.exp(f[1, :, FEATURES.index("log_context_background")]) == pytest.approx([1.0001] * 4)
     assert np.isnan(reading_features(xyxy, probs, located, 0.35)[..., FEATURES.index("log_context_background")]).all()
     # Right exactly when the context agrees: only a fit that reads it can learn that.
-    features, hits, blind, seeing = _one_feature_decides("log_context_probability", 0.9, 0.05, 3, features_for(False), features_for(True))
-    assert seeing.needs_context and not blind.needs_context and Rescorer.load(seeing.save(tmp_path / "c.json")).needs_context
+    features, hits, blind, seeing = _one_feature_decides(
+        "log_context_probability", 0.9, 0.05, 3, features_for(False), features_for(True)
+    )
+    assert (
+        seeing.needs_context
+        and not blind.needs_context
+        and Rescorer.load(seeing.save(tmp_path / "c.json")).needs_context
+    )
     with pytest.raises(ValueError, match="has no context classifier"):
         seeing.scores(xyxy, probs, located)
     assert seeing.scores(xyxy, probs, located, context=context).shape == (2, 4)
@@ -112,7 +150,15 @@ def test_a_context_classifiers_readings_are_features_only_for_a_rescorer_fitted_
 def test_a_rescorer_file_round_trips_and_a_foreign_or_damaged_one_is_refused(tmp_path: Path):
     rng = np.random.default_rng(1)
     k = len(PLAIN_FEATURES)
-    rescorer = Rescorer(mean=rng.normal(size=k), std=rng.random(k) + 0.5, w1=rng.normal(size=(k, 5)), b1=rng.normal(size=5), w2=rng.normal(size=5), b2=0.3, floor=0.07)
+    rescorer = Rescorer(
+        mean=rng.normal(size=k),
+        std=rng.random(k) + 0.5,
+        w1=rng.normal(size=(k, 5)),
+        b1=rng.normal(size=5),
+        w2=rng.normal(size=5),
+        b2=0.3,
+        floor=0.07,
+    )
     path = rescorer.save(tmp_path / "r.json")
     loaded = Rescorer.load(path)
     features = rng.normal(size=(3, 4, len(FEATURES)))
@@ -144,7 +190,9 @@ def _partner_rescorer() -> Rescorer:
     k = len(PLAIN_FEATURES)
     w1 = np.zeros((k, 2))
     w1[PLAIN_FEATURES.index("log_partner"), 0], w1[PLAIN_FEATURES.index("log_probability"), 1] = 1.0, 1.0
-    return Rescorer(mean=np.zeros(k), std=np.ones(k), w1=w1, b1=np.array([7.0, 10.0]), w2=np.array([1.0, 1.0]), b2=-12.0)
+    return Rescorer(
+        mean=np.zeros(k), std=np.ones(k), w1=w1, b1=np.array([7.0, 10.0]), w2=np.array([1.0, 1.0]), b2=-12.0
+    )
 
 
 class _Reader:
@@ -169,7 +217,7 @@ class _Locator:
 
 
 def test_photos_are_scored_by_the_rescorer_with_the_cards_other_corner_and_tables_never():
-    from vision.detector.cropping import BACKGROUND
+    from dokocam.vision.detector.cropping import BACKGROUND
 
     # Two corners of one card 50 px apart read 0.55/0.4 and 0.9 as card 3, and a lone corner read 0.55 as card 5.
     probs = np.zeros((3, 25))
@@ -178,7 +226,9 @@ def test_photos_are_scored_by_the_rescorer_with_the_cards_other_corner_and_table
     probs[2, [5, BACKGROUND]] = (0.55, 0.45)
     locator = _Locator([(10, 10, 24, 30, 0.8), (60, 10, 74, 30, 0.8), (200, 100, 214, 120, 0.8)])
     card = ModelCard(imgsz=320, locate_weight=0.35, locate_conf=0.05, rescorer="r.json")
-    detector = CardDetector(yolo=locator, card=card, reader=_Reader(probs), rescorer=_partner_rescorer(), conf=0.05, imgsz=320)
+    detector = CardDetector(
+        yolo=locator, card=card, reader=_Reader(probs), rescorer=_partner_rescorer(), conf=0.05, imgsz=320
+    )
     image = np.zeros((200, 300, 3), np.uint8)
     found = detector.reads(image)
     assert found.class_id.tolist() == [3, 3, 5]
@@ -190,13 +240,15 @@ def test_photos_are_scored_by_the_rescorer_with_the_cards_other_corner_and_table
     assert high.class_id.tolist() == [3, 3] and high.confidence.tolist() == pytest.approx(found.confidence[:2].tolist())
     # mAP ranks every reading by its fitted score; the first corner's second reading is there too.
     readings = every_reading(found, 0.0)
-    assert sorted(readings.confidence.tolist()) == pytest.approx(sorted(found.data["scores"][found.data["scores"] > 0].tolist()))
+    assert sorted(readings.confidence.tolist()) == pytest.approx(
+        sorted(found.data["scores"][found.data["scores"] > 0].tolist())
+    )
     # Table frames keep the plain score: their thresholds were measured on it.
     assert card.for_table().rescorer is None
 
 
 def test_a_context_classifiers_reading_moves_a_photos_scores_when_the_rescorer_reads_it():
-    from vision.detector.cropping import BACKGROUND
+    from dokocam.vision.detector.cropping import BACKGROUND
 
     # One box read 0.5/0.45 between cards 3 and 7; its context window reads card 7.
     probs = np.zeros((1, 25))
@@ -206,10 +258,20 @@ def test_a_context_classifiers_reading_moves_a_photos_scores_when_the_rescorer_r
     k = len(FEATURES)
     w1 = np.zeros((k, 1))
     w1[FEATURES.index("log_context_probability"), 0] = 1.0
-    trusts_context = Rescorer(mean=np.zeros(k), std=np.ones(k), w1=w1, b1=np.array([5.0]), w2=np.ones(1), b2=-5.0, features=FEATURES)
+    trusts_context = Rescorer(
+        mean=np.zeros(k), std=np.ones(k), w1=w1, b1=np.array([5.0]), w2=np.ones(1), b2=-5.0, features=FEATURES
+    )
     card = ModelCard(imgsz=320, locate_weight=0.35, locate_conf=0.05, rescorer="r.json", context_classifier="x.pt")
     image = np.zeros((200, 300, 3), np.uint8)
-    detector = CardDetector(yolo=_Locator([(10, 10, 24, 30, 0.8)]), card=card, reader=_Reader(probs), rescorer=trusts_context, context=_Reader(context), conf=0.05, imgsz=320)
+    detector = CardDetector(
+        yolo=_Locator([(10, 10, 24, 30, 0.8)]),
+        card=card,
+        reader=_Reader(probs),
+        rescorer=trusts_context,
+        context=_Reader(context),
+        conf=0.05,
+        imgsz=320,
+    )
     assert detector.reads(image).class_id.tolist() == [7]  # the plain score would say 3
     # Without a rescorer (as ``collect_readings`` reads) the context travels in the data, unscored.
     detector.rescorer = None
@@ -225,7 +287,10 @@ def test_a_pair_read_two_ways_takes_its_surer_corners_fitted_score_for_the_joint
     scores = np.array([[0.0, 0.7, 0.2], [0.0, 0.3, 0.6]])
     probs = np.array([[0.0, 0.6, 0.4], [0.0, 0.45, 0.55]])
     corners = Detections(
-        xyxy=[[0, 0, 10, 14], [50, 0, 60, 14]], confidence=[0.7, 0.6], class_id=[1, 2], data={"probs": probs, "located": np.array([0.9, 0.9]), "scores": scores}
+        xyxy=[[0, 0, 10, 14], [50, 0, 60, 14]],
+        confidence=[0.7, 0.6],
+        class_id=[1, 2],
+        data={"probs": probs, "located": np.array([0.9, 0.9]), "scores": scores},
     )
     cards = group_corners(corners, locate_weight=0.35)
     assert len(cards) == 1 and cards.class_id.tolist() == [1]  # 0.6 * 0.45 beats 0.4 * 0.55
@@ -234,7 +299,9 @@ def test_a_pair_read_two_ways_takes_its_surer_corners_fitted_score_for_the_joint
 
 def test_a_lower_reading_floor_rescores_second_readings_the_box_floor_would_drop():
     k = len(PLAIN_FEATURES)
-    flat = dict(mean=np.zeros(k), std=np.ones(k), w1=np.zeros((k, 1)), b1=np.zeros(1), w2=np.zeros(1), b2=0.0)  # every counted reading: 0.5
+    flat = dict(
+        mean=np.zeros(k), std=np.ones(k), w1=np.zeros((k, 1)), b1=np.zeros(1), w2=np.zeros(1), b2=0.0
+    )  # every counted reading: 0.5
     xyxy, probs, located = np.array([[0, 0, 10, 14]], float), np.array([[0.9, 0.005, 0.0001]]), np.array([0.9])
     assert Rescorer(**flat, floor=0.05).scores(xyxy, probs, located).tolist() == [[0.5, 0.0, 0.0]]
     assert Rescorer(**flat, floor=0.05, reading_floor=0.005).scores(xyxy, probs, located).tolist() == [[0.5, 0.5, 0.0]]

@@ -10,10 +10,10 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.synth import Arm, Camera, Deck, Face, Look, PlacedCard, Table, load_face_folder, render_scene
-from vision.synth.dataset import DeckPool, SceneConfig, generate_image
-from vision.synth.faces import CARD_CODES, FaceFolderError, FaceStyle, card_index, draw_face, rounded_mask
-from vision.synth.textures import Surface
+from dokocam.vision.synth import Arm, Camera, Deck, Face, Look, PlacedCard, Table, load_face_folder, render_scene
+from dokocam.vision.synth.dataset import DeckPool, SceneConfig, generate_image
+from dokocam.vision.synth.faces import CARD_CODES, FaceFolderError, FaceStyle, card_index, draw_face, rounded_mask
+from dokocam.vision.synth.textures import Surface
 
 FLAT = Look()  # no light, blur, noise or JPEG: colours stay exact enough to find again
 GREY_TABLE = Table(Surface("plastic", ((90, 90, 90), (90, 90, 90)), 1.0, seed=0), FLAT)
@@ -46,7 +46,9 @@ def _coded_deck(codes: list[str]) -> Deck:
     return Deck.from_faces(faces, seed=0, width_cm=6.0)
 
 
-def _pixels_of(image: np.ndarray, colour: tuple[int, int, int], others: tuple[tuple[int, int, int], ...] | None = None) -> np.ndarray:
+def _pixels_of(
+    image: np.ndarray, colour: tuple[int, int, int], others: tuple[tuple[int, int, int], ...] | None = None
+) -> np.ndarray:
     """Pixels nearer to ``colour`` than to every other colour drawn (more than half covered)."""
     if others is None:
         others = tuple(c for c in PALETTE if c != colour) + ((255, 255, 255), (90, 90, 90))
@@ -92,7 +94,7 @@ def test_card_boxes_match_the_card_pixels() -> None:
     deck = _coded_deck(["KD"])
     image, annotation = render_scene(deck, GREY_TABLE, [PlacedCard("KD", (1, 1), 33)], TILTED, look=FLAT)
     card_pixels = _pixels_of(image, (255, 255, 255), others=((90, 90, 90),))
-    (class_id, box), = annotation.boxes("cards")
+    ((class_id, box),) = annotation.boxes("cards")
     assert class_id == card_index("KD")
     assert _iou(box, _box_of(card_pixels)) > 0.9
 
@@ -174,7 +176,9 @@ def test_near_closeups_show_larger_indices_and_leave_other_scenes_alone() -> Non
     assert np.median(near) >= 0.12
     # near_fraction 0 draws nothing more: the seed's scenes stay as they were.
     unchanged = SceneConfig(imgsz=160, procedural_decks=4, near_fraction=0.0)
-    assert generate_image(3, 10, unchanged, DeckPool(10, 4))[1].yolo_lines("both") == generate_image(3, 10, SceneConfig(imgsz=160, procedural_decks=4), DeckPool(10, 4))[1].yolo_lines("both")
+    assert generate_image(3, 10, unchanged, DeckPool(10, 4))[1].yolo_lines("both") == generate_image(
+        3, 10, SceneConfig(imgsz=160, procedural_decks=4), DeckPool(10, 4)
+    )[1].yolo_lines("both")
 
 
 def test_cli_rejects_a_near_fraction_out_of_range(tmp_path: Path) -> None:
@@ -232,7 +236,7 @@ def test_face_folder_rejects_badly_named_files(tmp_path: Path) -> None:
 
 
 def _cli(argv: list[str]) -> int:
-    from vision.synth import cli
+    from dokocam.vision.synth import cli
 
     parser = argparse.ArgumentParser(prog="dokocam")
     cli.register(parser.add_subparsers(dest="command"))
@@ -240,13 +244,21 @@ def _cli(argv: list[str]) -> int:
     return int(args.func(args) or 0)
 
 
-def test_cli_faces_writes_a_loadable_deck_in_the_font_asked_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from vision.synth.faces import _FONT_DIR
+def test_cli_faces_writes_a_loadable_deck_in_the_font_asked_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dokocam.vision.synth.faces import _FONT_DIR
 
     assert _cli(["dataset", "faces", str(tmp_path / "plain"), "--seed", "3", "--width", "120"]) == 0
     # Any TrueType file by path; this one is not among the generator's fonts.
-    other = _FONT_DIR / "DejaVuSansMono-Oblique.ttf" if (_FONT_DIR / "DejaVuSansMono-Oblique.ttf").exists() else _FONT_DIR / "cmtt10.ttf"
-    assert _cli(["dataset", "faces", str(tmp_path / "other"), "--seed", "3", "--width", "120", "--font", str(other)]) == 0
+    other = (
+        _FONT_DIR / "DejaVuSansMono-Oblique.ttf"
+        if (_FONT_DIR / "DejaVuSansMono-Oblique.ttf").exists()
+        else _FONT_DIR / "cmtt10.ttf"
+    )
+    assert (
+        _cli(["dataset", "faces", str(tmp_path / "other"), "--seed", "3", "--width", "120", "--font", str(other)]) == 0
+    )
     assert other.name in capsys.readouterr().out
     plain, mono = load_face_folder(tmp_path / "plain"), load_face_folder(tmp_path / "other")
     assert sorted(plain) == sorted(mono) == sorted(CARD_CODES)
@@ -255,7 +267,10 @@ def test_cli_faces_writes_a_loadable_deck_in_the_font_asked_for(tmp_path: Path, 
     x0, y0, x1, y1 = (int(v) for v in (*plain["QC"].indices[0].min(0), *plain["QC"].indices[0].max(0)))
     assert np.abs(plain["QC"].image[y0:y1, x0:x1].astype(int) - mono["QC"].image[y0:y1, x0:x1]).mean() > 5
     h, w = plain["9H"].image.shape[:2]
-    assert np.array_equal(plain["9H"].image[h // 3 : 2 * h // 3, w // 3 : 2 * w // 3], mono["9H"].image[h // 3 : 2 * h // 3, w // 3 : 2 * w // 3])
+    assert np.array_equal(
+        plain["9H"].image[h // 3 : 2 * h // 3, w // 3 : 2 * w // 3],
+        mono["9H"].image[h // 3 : 2 * h // 3, w // 3 : 2 * w // 3],
+    )
 
 
 def test_cli_faces_refuses_a_file_that_is_not_a_font(tmp_path: Path) -> None:
@@ -269,7 +284,20 @@ def test_cli_faces_refuses_a_file_that_is_not_a_font(tmp_path: Path) -> None:
 
 def test_cli_generate_writes_a_repeatable_yolo_dataset(tmp_path: Path) -> None:
     faces = _face_folder(tmp_path)
-    common = ["--images", "4", "--seed", "11", "--imgsz", "160", "--val-fraction", "0.25", "--target", "both", "--faces", str(faces)]
+    common = [
+        "--images",
+        "4",
+        "--seed",
+        "11",
+        "--imgsz",
+        "160",
+        "--val-fraction",
+        "0.25",
+        "--target",
+        "both",
+        "--faces",
+        str(faces),
+    ]
     assert _cli(["dataset", "generate", str(tmp_path / "a"), *common]) == 0
     assert _cli(["dataset", "generate", str(tmp_path / "b"), *common]) == 0
     a, b = tmp_path / "a", tmp_path / "b"
@@ -285,7 +313,7 @@ def test_cli_generate_writes_a_repeatable_yolo_dataset(tmp_path: Path) -> None:
     # Cards outside the deck: ignore/ files (seed 11 draws some), read back by eval's reader.
     ignored = sorted((a / "ignore").rglob("*.txt"))
     assert ignored and all(f.read_bytes() == (b / f.relative_to(a)).read_bytes() for f in ignored)
-    from vision.detector.dataset import read_folder
+    from dokocam.vision.detector.dataset import read_folder
 
     split = ignored[0].parent.name
     item = next(i for i in read_folder(a, split=split).items if i.image.stem == ignored[0].stem)
@@ -305,20 +333,34 @@ def test_cli_generate_writes_a_repeatable_yolo_dataset(tmp_path: Path) -> None:
 
 def test_cli_reports_a_broken_face_folder(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="lacks faces for AS"):
-        _cli(["dataset", "generate", str(tmp_path / "out"), "--images", "1", "--faces", str(_face_folder(tmp_path, skip="AS"))])
+        _cli(
+            [
+                "dataset",
+                "generate",
+                str(tmp_path / "out"),
+                "--images",
+                "1",
+                "--faces",
+                str(_face_folder(tmp_path, skip="AS")),
+            ]
+        )
 
 
 def test_workers_do_not_change_the_output(tmp_path: Path) -> None:
-    from vision.synth.dataset import write_dataset
+    from dokocam.vision.synth.dataset import write_dataset
 
     config = SceneConfig(imgsz=128, procedural_decks=2)
     for name, workers in (("one", 1), ("two", 2)):
         for _ in write_dataset(tmp_path / name, 4, seed=9, config=config, workers=workers):
             pass
-    one = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*") if p.is_file() and p.name != "data.yaml")
+    one = sorted(
+        p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*") if p.is_file() and p.name != "data.yaml"
+    )
     # 4 images, 4 labels, 4 geometry files, and an ignore file for each image that shows a card outside the deck
     assert len([p for p in one if p.parts[0] != "ignore"]) == 12
-    assert one == sorted(p.relative_to(tmp_path / "two") for p in (tmp_path / "two").rglob("*") if p.is_file() and p.name != "data.yaml")
+    assert one == sorted(
+        p.relative_to(tmp_path / "two") for p in (tmp_path / "two").rglob("*") if p.is_file() and p.name != "data.yaml"
+    )
     for rel in one:
         assert (tmp_path / "one" / rel).read_bytes() == (tmp_path / "two" / rel).read_bytes(), rel
 
@@ -332,13 +374,19 @@ def test_generation_does_not_import_torch(tmp_path: Path) -> None:
         "register(p.add_subparsers()); a = p.parse_args(['dataset', 'generate', sys.argv[1], '--images', '1', '--imgsz', '96']); "
         "a.func(a); print('torch' in sys.modules, 'ultralytics' in sys.modules)"
     )
-    result = subprocess.run([sys.executable, "-c", code, str(tmp_path / "out")], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2])
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parents[2],
+    )
     assert result.stdout.strip().splitlines()[-1] == "False False"
 
 
 @pytest.mark.parametrize("kind", ["wood", "felt", "cloth", "plastic", "stone", "pattern", "glass"])
 def test_every_surface_kind_renders_a_textured_image(kind: str) -> None:
-    from vision.synth.textures import SURFACE_KINDS
+    from dokocam.vision.synth.textures import SURFACE_KINDS
 
     assert kind in SURFACE_KINDS
     surface = Surface(kind, ((120, 150, 180), (60, 80, 100)), 1.0, seed=4)
@@ -350,7 +398,9 @@ def test_every_surface_kind_renders_a_textured_image(kind: str) -> None:
 
 def test_boxes_reject_unknown_targets_and_drop_tiny_ones() -> None:
     deck = _coded_deck(["KC"])
-    _, annotation = render_scene(deck, GREY_TABLE, [PlacedCard("KC", (0, 0), 0)], Camera(width=160, height=160, view_width_cm=20), look=FLAT)
+    _, annotation = render_scene(
+        deck, GREY_TABLE, [PlacedCard("KC", (0, 0), 0)], Camera(width=160, height=160, view_width_cm=20), look=FLAT
+    )
     assert len(annotation.boxes("corners")) == 2
     assert annotation.boxes("corners", min_size=200) == []
     with pytest.raises(ValueError, match="target must be one of"):
@@ -366,23 +416,29 @@ def test_lens_distortion_of_points_inverts_the_pixel_map(k1: float) -> None:
     c = np.array([320.0, 240.0])
     r2 = (((delivered - c) / np.hypot(320, 240)) ** 2).sum(axis=1, keepdims=True)
     np.testing.assert_allclose(c + (delivered - c) * (1 + k1 * r2), ideal, atol=1e-6)
-    assert (np.abs(delivered - ideal).max() > 5) and (k1 > 0) == (np.linalg.norm(delivered - c, axis=1) < np.linalg.norm(ideal - c, axis=1)).all()
+    assert (np.abs(delivered - ideal).max() > 5) and (k1 > 0) == (
+        np.linalg.norm(delivered - c, axis=1) < np.linalg.norm(ideal - c, axis=1)
+    ).all()
 
 
 def test_props_lie_under_the_cards_and_are_never_labelled() -> None:
-    from vision.synth import Prop
+    from dokocam.vision.synth import Prop
 
     deck = _coded_deck(["QS"])
     phone = Prop(((-4.0, -8.0), (4.0, -8.0), (4.0, 8.0), (-4.0, 8.0)), (30, 30, 30), height_cm=0.8)
-    image, annotation = render_scene(deck, GREY_TABLE, [PlacedCard("QS", (1, 1), 20)], Camera(view_width_cm=30), props=[phone], look=FLAT)
+    image, annotation = render_scene(
+        deck, GREY_TABLE, [PlacedCard("QS", (1, 1), 20)], Camera(view_width_cm=30), props=[phone], look=FLAT
+    )
     assert len(annotation.boxes("corners")) == 2 and annotation.cards[0].visible_fraction > 0.95
-    assert _pixels_of(image, (30, 30, 30), others=((90, 90, 90), (255, 255, 255))).sum() > 500  # the phone shows beside the card
+    assert (
+        _pixels_of(image, (30, 30, 30), others=((90, 90, 90), (255, 255, 255))).sum() > 500
+    )  # the phone shows beside the card
 
 
 def test_a_drawn_deck_read_back_from_its_folder_keeps_its_index_boxes(tmp_path: Path) -> None:
-    from vision.detector.matching import box_iou
-    from vision.synth.faces import CARD_CODES, FOLDER_INDEX_BOX, draw_face, write_face_folder
-    from vision.synth.scene import Deck
+    from dokocam.vision.detector.matching import box_iou
+    from dokocam.vision.synth.faces import CARD_CODES, FOLDER_INDEX_BOX, draw_face, write_face_folder
+    from dokocam.vision.synth.scene import Deck
 
     def box(quad: np.ndarray) -> np.ndarray:
         return np.concatenate([quad.min(0), quad.max(0)])[None]
@@ -403,7 +459,7 @@ def test_a_drawn_deck_read_back_from_its_folder_keeps_its_index_boxes(tmp_path: 
 
 
 def test_a_face_without_ink_in_its_corner_keeps_the_corner_region(tmp_path: Path) -> None:
-    from vision.synth.faces import FOLDER_INDEX_BOX
+    from dokocam.vision.synth.faces import FOLDER_INDEX_BOX
 
     faces = load_face_folder(_face_folder(tmp_path))  # plain grey faces
     w, h = faces["QC"].size
@@ -415,14 +471,14 @@ def test_a_dataset_from_a_face_folder_generates_with_worker_processes(tmp_path: 
     import subprocess
     import sys
 
-    from vision.synth.faces import write_face_folder
-    from vision.synth.scene import Deck
+    from dokocam.vision.synth.faces import write_face_folder
+    from dokocam.vision.synth.scene import Deck
 
     # The parent reads the folder (and finds its indices) before it forks its workers; nothing it does
     # there may leave a lock the workers then wait on for ever (OpenCV's thread pool did).
     write_face_folder(tmp_path / "deck", Deck.procedural(7, face_width=160).style, seed=7)
     run = subprocess.run(
-        [sys.executable, "-m", "service.cli", "dataset", "generate", str(tmp_path / "out"), "--images", "4", "--seed", "1", "--faces", str(tmp_path / "deck"), "--workers", "2"],
+        [sys.executable, "-m", "dokocam.service.cli", "dataset", "generate", str(tmp_path / "out"), "--images", "4", "--seed", "1", "--faces", str(tmp_path / "deck"), "--workers", "2"],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]

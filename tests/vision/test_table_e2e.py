@@ -7,13 +7,13 @@ import json
 import numpy as np
 import pytest
 
-from engine.record import load_record
-from service.cli import main
-from vision.detector.model import DEFAULT_MODEL
-from vision.table import cli as table_cli
-from vision.table.bench import noisy
-from vision.table.pipeline import TablePipeline, analyze_stream, truth_frames
-from vision.table.render import GameVideo
+from dokocam.engine.record import load_record
+from dokocam.service.cli import main
+from dokocam.vision.detector.model import DEFAULT_MODEL
+from dokocam.vision.table import cli as table_cli
+from dokocam.vision.table.bench import noisy
+from dokocam.vision.table.pipeline import TablePipeline, analyze_stream, truth_frames
+from dokocam.vision.table.render import GameVideo
 
 
 def tricks_of(game) -> list[list[tuple[int, str]]]:
@@ -48,7 +48,7 @@ def test_a_noisy_detector_is_voted_and_held_into_the_same_tricks():
 
 
 def test_the_table_benchmark_counts_the_questions_a_game_raised():
-    from vision.table.bench import run_bench
+    from dokocam.vision.table.bench import run_bench
 
     clean = run_bench(games=1, seed_base=5, fps=2.0, detector="truth")
     misread = run_bench(games=1, seed_base=5, fps=2.0, detector="noisy", misread=0.4, drop=0.1)
@@ -67,8 +67,20 @@ def test_render_game_analyze_and_run_commands_round_trip_through_files(tmp_path,
     truth = json.loads((tmp_path / "game.json").read_text())
     assert truth["format"] == "dokocam-game/1" and len(truth["events"]) == 8
     record = tmp_path / "found.json"
-    code = main(["analyze", str(out), "--json", str(record), "--truth", str(tmp_path / "game.frames.jsonl"),
-                 "--stride", "1", "--players", "Anna,Ben,Cem,Dora"])
+    code = main(
+        [
+            "analyze",
+            str(out),
+            "--json",
+            str(record),
+            "--truth",
+            str(tmp_path / "game.frames.jsonl"),
+            "--stride",
+            "1",
+            "--players",
+            "Anna,Ben,Cem,Dora",
+        ]
+    )
     assert code == 0
     found = json.loads(record.read_text())
     assert found["events"] == truth["events"] and found["players"] == ["Anna", "Ben", "Cem", "Dora"]
@@ -93,7 +105,7 @@ def test_render_game_analyze_and_run_commands_round_trip_through_files(tmp_path,
 
 
 def test_a_game_is_played_with_a_face_folder_when_given_one(tmp_path, capsys):
-    from vision.synth.faces import FaceStyle, write_face_folder
+    from dokocam.vision.synth.faces import FaceStyle, write_face_folder
 
     # An all-red deck on blue stock: no seed draws it, so its pixels can be told apart.
     style = FaceStyle(width=120, stock=(200, 60, 40), inks={s: (0, 0, 255) for s in "CSHD"})
@@ -110,16 +122,39 @@ def test_a_game_is_played_with_a_face_folder_when_given_one(tmp_path, capsys):
     # The folder's blue stock shows on the played card (BGR: blue high, red low); the drawn deck's does not.
     assert ((card[:, 0] - card[:, 2]) > 80).mean() > 0.15
     drawn_card = a[y0:y1, x0:x1].reshape(-1, 3).astype(int)
-    assert ((drawn_card[:, 0] - drawn_card[:, 2]) > 80).mean() < 0.05, ((drawn_card[:, 0] - drawn_card[:, 2]) > 80).mean()
-    assert main(["render-game", str(tmp_path / "g.mp4"), "--seed", "5", "--tricks", "1", "--faces", str(tmp_path / "none")]) == 2
+    assert ((drawn_card[:, 0] - drawn_card[:, 2]) > 80).mean() < 0.05, (
+        (drawn_card[:, 0] - drawn_card[:, 2]) > 80
+    ).mean()
+    assert (
+        main(
+            ["render-game", str(tmp_path / "g.mp4"), "--seed", "5", "--tricks", "1", "--faces", str(tmp_path / "none")]
+        )
+        == 2
+    )
     assert "--faces" in capsys.readouterr().err and not (tmp_path / "g.mp4").exists()
-    assert main(["bench-table", "--games", "1", "--faces", str(tmp_path / "none"), "--json", str(tmp_path / "b.json")]) == 2
+    assert (
+        main(["bench-table", "--games", "1", "--faces", str(tmp_path / "none"), "--json", str(tmp_path / "b.json")])
+        == 2
+    )
     assert "--faces" in capsys.readouterr().err and not (tmp_path / "b.json").exists()
 
 
 def test_analyze_refuses_a_bad_contract_with_a_message(tmp_path, capsys):
-    assert main(["analyze", str(tmp_path / "x.mp4"), "--json", str(tmp_path / "o.json"), "--contract", "solo:nope:1",
-                 "--truth", "x"]) == 2
+    assert (
+        main(
+            [
+                "analyze",
+                str(tmp_path / "x.mp4"),
+                "--json",
+                str(tmp_path / "o.json"),
+                "--contract",
+                "solo:nope:1",
+                "--truth",
+                "x",
+            ]
+        )
+        == 2
+    )
     assert "--contract 'solo:nope:1'" in capsys.readouterr().err
 
 
@@ -127,7 +162,7 @@ def test_analyze_refuses_a_bad_contract_with_a_message(tmp_path, capsys):
 @pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped detector model in models/ yet")
 @pytest.mark.parametrize("seed", [21, 27])  # 27: a deck with an index in every corner, both 10C in one trick
 def test_one_rendered_trick_is_reconstructed_by_the_shipped_detector(seed):
-    from vision.detector.model import CardDetector
+    from dokocam.vision.detector.model import CardDetector
 
     # table=True: the size the camera pipeline runs the detector at (whole tables, small indices).
     detector = CardDetector.load(table=True)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine import Game
-from vision.detections import Detections
-from vision.table.focus import TrickAreaDetector
-from vision.table.follower import GameFollower
-from vision.table.geometry import TableGeometry
-from vision.table.pipeline import TablePipeline
+from dokocam.engine import Game
+from dokocam.vision.detections import Detections
+from dokocam.vision.table.focus import TrickAreaDetector
+from dokocam.vision.table.follower import GameFollower
+from dokocam.vision.table.geometry import TableGeometry
+from dokocam.vision.table.pipeline import TablePipeline
 
 
 class Recorder:
@@ -49,7 +49,7 @@ def test_the_trick_area_is_cropped_and_boxes_come_back_in_frame_pixels():
     follower = GameFollower(Game, TableGeometry(center=(700.0, 400.0), radius=200.0))
     detector.follow(follower)
     found = detector.update(frame_with_spot(760, 350))
-    (h, w), = inner.shapes
+    ((h, w),) = inner.shapes
     assert (w, h) == (460, 460)  # the radius and its margin, both ways
     assert detector.box == (470, 170, 930, 630)
     assert found.xyxy[0].tolist() == [755, 345, 765, 355]

@@ -6,10 +6,10 @@ import math
 
 import pytest
 
-from engine import Card, Game
-from vision.table.follower import GameFollower
-from vision.table.geometry import TableGeometry
-from vision.table.tracker import CardLanded, CardLeft
+from dokocam.engine import Card, Game
+from dokocam.vision.table.follower import GameFollower
+from dokocam.vision.table.geometry import TableGeometry
+from dokocam.vision.table.tracker import CardLanded, CardLeft
 
 CENTER = (640.0, 360.0)
 
@@ -27,14 +27,33 @@ class Table:
         self.t = 0
         self.track = 0
 
-    def land(self, card: str, at: tuple[float, float], *, uncertain: bool = False, confidence: float = 0.9,
-             candidates: tuple[tuple[str, float], ...] | None = None) -> list[dict]:
+    def land(
+        self,
+        card: str,
+        at: tuple[float, float],
+        *,
+        uncertain: bool = False,
+        confidence: float = 0.9,
+        candidates: tuple[tuple[str, float], ...] | None = None,
+    ) -> list[dict]:
         """One landing; ``candidates`` (card, vote share) default to the card 0.6, 9C 0.4."""
         self.t += 1
         self.track += 1
-        votes = ((Card.parse(card).index, 0.6), (0, 0.4)) if candidates is None else tuple((Card.parse(c).index, v) for c, v in candidates)
-        event = CardLanded(self.track, Card.parse(card).index, confidence, at, self.t * 10, float(self.t),
-                           candidates=votes, uncertain=uncertain)
+        votes = (
+            ((Card.parse(card).index, 0.6), (0, 0.4))
+            if candidates is None
+            else tuple((Card.parse(c).index, v) for c, v in candidates)
+        )
+        event = CardLanded(
+            self.track,
+            Card.parse(card).index,
+            confidence,
+            at,
+            self.t * 10,
+            float(self.t),
+            candidates=votes,
+            uncertain=uncertain,
+        )
         return [e.to_dict() for e in self.follower.update([event])]
 
     def clear(self, tracks: list[int]) -> list[dict]:
@@ -119,7 +138,12 @@ def test_a_misreading_found_out_in_the_first_trick_calibrates_the_table_from_the
     assert [(s, str(c)) for s, c in table.follower.game.tricks[0].plays] == [(0, "JC"), (1, "KD"), (2, "QH"), (3, "JH")]
     assert "calibrated" in [e["type"] for e in events]
     geometry = table.follower.geometry
-    assert [geometry.seat_of(p).seat for p in [(604.6, 411.3), (554.9, 314.7), (629.2, 241.8), (730.2, 359.7)]] == [0, 1, 2, 3]
+    assert [geometry.seat_of(p).seat for p in [(604.6, 411.3), (554.9, 314.7), (629.2, 241.8), (730.2, 359.7)]] == [
+        0,
+        1,
+        2,
+        3,
+    ]
 
 
 def test_five_cards_swept_with_a_trick_of_four_drop_the_least_sure_of_them():
@@ -136,7 +160,12 @@ def test_five_cards_swept_with_a_trick_of_four_drop_the_least_sure_of_them():
     assert "card_replaced" in [e.get("reason") for e in events if e["type"] == "needs_confirmation"]
     assert [(s, str(c)) for s, c in table.follower.game.tricks[0].plays] == [(0, "QS"), (1, "JD"), (2, "AD"), (3, "QC")]
     geometry = table.follower.geometry
-    assert [geometry.seat_of(p).seat for p in [(664.6, 464.2), (546.9, 357.3), (658.0, 293.4), (722.8, 353.9)]] == [0, 1, 2, 3]
+    assert [geometry.seat_of(p).seat for p in [(664.6, 464.2), (546.9, 357.3), (658.0, 293.4), (722.8, 353.9)]] == [
+        0,
+        1,
+        2,
+        3,
+    ]
 
 
 def test_a_fifth_card_before_clearing_starts_the_next_trick_and_clearing_is_reported():
@@ -253,7 +282,9 @@ def test_a_lone_lead_leaving_while_the_whole_trick_before_lies_there_is_taken_ba
     table.land("AH", spot(3, r=60))
     assert table.follower.game.trick_number == 1
     events = table.clear([5])
-    assert [(e["type"], e["reason"], e["card"], e["trick"]) for e in events] == [("needs_confirmation", "card_withdrawn", "AH", 1)]
+    assert [(e["type"], e["reason"], e["card"], e["trick"]) for e in events] == [
+        ("needs_confirmation", "card_withdrawn", "AH", 1)
+    ]
     assert "left while trick 1 still lay on the table" in events[0]["message"]
     game = table.follower.game
     assert len(game.history) == 4 and game.current_trick.plays == [] and not game.flags
@@ -360,15 +391,19 @@ def index_box(cx: float, cy: float, corner: str, w: float = 70, h: float = 100, 
 def test_a_card_seen_by_one_corner_only_is_one_play_of_the_seat_the_turn_order_names():
     import numpy as np
 
-    from vision.detections import Detections
-    from vision.table.pipeline import TablePipeline
+    from dokocam.vision.detections import Detections
+    from dokocam.vision.table.pipeline import TablePipeline
 
     geometry = TableGeometry.from_seat_direction(CENTER, (640, 460), radius=260)
     pipeline = TablePipeline.for_video(1280, 720, geometry=geometry, target="corners")
     # Seat 1's 9C lies near the middle; only its lower right index shows, and that index alone
     # points to seat 0 (45 degrees clear): the place is too unsure to overrule the turn order.
-    cards = [("AC", (640, 450), ("tl", "br")), ("9C", (595, 381), ("br",)), ("KC", (640, 270), ("tl", "br")),
-             ("10C", (730, 360), ("tr", "bl"))]
+    cards = [
+        ("AC", (640, 450), ("tl", "br")),
+        ("9C", (595, 381), ("br",)),
+        ("KC", (640, 270), ("tl", "br")),
+        ("10C", (730, 360), ("tr", "bl")),
+    ]
     on_table: list[tuple[int, list[float]]] = []
     events = []
     frame = 0
@@ -378,8 +413,12 @@ def test_a_card_seen_by_one_corner_only_is_one_play_of_the_seat_the_turn_order_n
             if k % 3 == 0:  # the same index found twice
                 seen.append((seen[0][0], [v + 2 for v in seen[0][1]]))
             rows = on_table + seen
-            det = Detections(xyxy=[b for _, b in rows], confidence=[0.6] * len(rows), class_id=[c for c, _ in rows],
-                             data={"corners": np.ones(len(rows), dtype=np.int64)})
+            det = Detections(
+                xyxy=[b for _, b in rows],
+                confidence=[0.6] * len(rows),
+                class_id=[c for c, _ in rows],
+                data={"corners": np.ones(len(rows), dtype=np.int64)},
+            )
             events += pipeline.update(det, frame, frame / 10)
             frame += 1
         on_table.append(seen[0])
@@ -592,7 +631,12 @@ def test_a_card_read_again_on_its_spot_replaces_the_first_reading_only_when_far_
     events = table.clear([5, 6, 7, 8, 9])
     asks = [e["reason"] for e in events if e["type"] == "needs_confirmation"]
     assert asks == (["card_withdrawn", "card_replaced"] if expected == "AC" else ["card_withdrawn"])
-    assert [(s, str(c)) for s, c in table.follower.game.tricks[1].plays] == [(0, "AS"), (1, "KS"), (2, "9S"), (3, expected)]
+    assert [(s, str(c)) for s, c in table.follower.game.tricks[1].plays] == [
+        (0, "AS"),
+        (1, "KS"),
+        (2, "9S"),
+        (3, expected),
+    ]
 
 
 def test_a_surer_second_reading_counted_for_the_next_seat_takes_the_first_readings_seat():
@@ -607,7 +651,12 @@ def test_a_surer_second_reading_counted_for_the_next_seat_takes_the_first_readin
     table.land("10S", spot(3), confidence=0.7)  # 9: seat 3's card, counted as the next lead
     events = table.clear([5, 6, 7, 8, 9])
     assert [e["reason"] for e in events if e["type"] == "needs_confirmation"] == ["card_withdrawn", "card_replaced"]
-    assert [(s, str(c)) for s, c in table.follower.game.tricks[1].plays] == [(0, "AS"), (1, "KS"), (2, "9C"), (3, "10S")]
+    assert [(s, str(c)) for s, c in table.follower.game.tricks[1].plays] == [
+        (0, "AS"),
+        (1, "KS"),
+        (2, "9C"),
+        (3, "10S"),
+    ]
 
 
 def test_one_card_counted_twice_on_its_spot_keeps_its_first_place_under_its_surer_reading():
@@ -626,7 +675,12 @@ def test_one_card_counted_twice_on_its_spot_keeps_its_first_place_under_its_sure
     events = table.clear([6, 7, 8, 9])
     asks = [(e["reason"], e["card"], e["seat"]) for e in events if e["type"] == "needs_confirmation"]
     assert asks[-1] == ("card_replaced", "QD", 3)
-    assert [(s, str(c)) for s, c in table.follower.game.tricks[1].plays] == [(0, "QC"), (1, "10H"), (2, "AD"), (3, "QD")]
+    assert [(s, str(c)) for s, c in table.follower.game.tricks[1].plays] == [
+        (0, "QC"),
+        (1, "10H"),
+        (2, "AD"),
+        (3, "QD"),
+    ]
 
 
 def test_a_misreading_in_a_trick_seated_anew_gives_its_place_to_the_lead_swept_with_it():

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from vision.table.geometry import AutoCalibrator, CalibrationError, TableGeometry, TableSetup
+from dokocam.vision.table.geometry import AutoCalibrator, CalibrationError, TableGeometry, TableSetup
 
 
 def around(center, angle_deg, r):

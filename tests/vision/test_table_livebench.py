@@ -8,9 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
-from service.cli import main
-from vision.detections import Detections
-from vision.table.livebench import DEMO_VIDEO, LiveBenchError, LoopingSource, TruthReplay, run_live_bench
+from dokocam.service.cli import main
+from dokocam.vision.detections import Detections
+from dokocam.vision.table.livebench import DEMO_VIDEO, LiveBenchError, LoopingSource, TruthReplay, run_live_bench
 
 
 def tiny_video(path, frames: int = 5, fps: float = 4.0):
@@ -54,7 +54,13 @@ def test_a_short_run_samples_memory_and_follows_a_new_game_after_each_one(tmp_pa
     # The second game is only followed if the loop started a new one after the first.
     assert summary["games"] == 2 and samples[-1]["games"] == 2
     assert summary["warmup_minutes"] == 2.0 and summary["simulated_hours"] == 0.1
-    for key in ("rss_growth_mib", "rss_slope_mib_per_hour", "heap_growth_mib", "heap_slope_mib_per_hour", "wall_seconds"):
+    for key in (
+        "rss_growth_mib",
+        "rss_slope_mib_per_hour",
+        "heap_growth_mib",
+        "heap_slope_mib_per_hour",
+        "wall_seconds",
+    ):
         assert isinstance(summary[key], float)
 
 

@@ -7,18 +7,26 @@ import json
 import numpy as np
 import pytest
 
-from service.cli import main
-from vision.detections import Detections
-from vision.table.recording import DetectionsFileError, RecordingHeader, load_detections, save_detections
-from vision.table.render import GameVideo
+from dokocam.service.cli import main
+from dokocam.vision.detections import Detections
+from dokocam.vision.table.recording import DetectionsFileError, RecordingHeader, load_detections, save_detections
+from dokocam.vision.table.render import GameVideo
 
 
 def test_a_recording_gives_back_the_frames_it_passed_on(tmp_path):
     path = tmp_path / "d.jsonl"
     frames = [
         (0, 0.0, Detections.empty().with_columns(data={"corners": np.zeros(0, np.int64)})),
-        (3, 0.75, Detections(xyxy=[[1, 2, 30, 40], [5, 5, 9, 9]], confidence=[0.9, 0.41234], class_id=[3, 22],
-                             data={"corners": np.array([2, 1])})),
+        (
+            3,
+            0.75,
+            Detections(
+                xyxy=[[1, 2, 30, 40], [5, 5, 9, 9]],
+                confidence=[0.9, 0.41234],
+                class_id=[3, 22],
+                data={"corners": np.array([2, 1])},
+            ),
+        ),
     ]
     header = RecordingHeader(960, 540, "corners", 624)
     passed = list(save_detections(path, header, frames))
@@ -60,8 +68,8 @@ def test_analyze_replays_recorded_detections_into_the_game(tmp_path, capsys):
 def test_bench_table_records_a_game_once_and_replays_it(tmp_path, monkeypatch):
     from types import SimpleNamespace
 
-    from vision.detector import model as model_module
-    from vision.table.bench import run_bench
+    from dokocam.vision.detector import model as model_module
+    from dokocam.vision.table.bench import run_bench
 
     calls = []
 
@@ -87,9 +95,9 @@ def test_bench_table_records_a_game_once_and_replays_it(tmp_path, monkeypatch):
 def test_bench_table_lays_a_change_of_light_over_every_frame_the_detector_reads(tmp_path, monkeypatch):
     from types import SimpleNamespace
 
-    from vision.detector import model as model_module
-    from vision.synth.perturb import PerturbError
-    from vision.table.bench import run_bench
+    from dokocam.vision.detector import model as model_module
+    from dokocam.vision.synth.perturb import PerturbError
+    from dokocam.vision.table.bench import run_bench
 
     seen: list[np.ndarray] = []
 
@@ -114,7 +122,9 @@ def test_bench_table_lays_a_change_of_light_over_every_frame_the_detector_reads(
     # a camera's noise is drawn anew for every frame, not one pattern for the whole video
     residues = [n.astype(int) - p.astype(int) for n, p in zip(seen, plain, strict=True)]
     assert all(8 < r.std() < 16 for r in residues) and not np.array_equal(residues[0], residues[1])
-    with pytest.raises(PerturbError, match="change of light 'rot90'; choose from dark"):  # a turned camera moves the seats
+    with pytest.raises(
+        PerturbError, match="change of light 'rot90'; choose from dark"
+    ):  # a turned camera moves the seats
         run_bench(**args, light="rot90")
     with pytest.raises(PerturbError, match="reads pixels"):
         run_bench(games=1, seed_base=5, detector="truth", light="dark")

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from vision.detections import Detections
-from vision.table.pipeline import TablePipeline, analyze_stream, every_nth
-from vision.table.sources import stride_for
+from dokocam.vision.detections import Detections
+from dokocam.vision.table.pipeline import TablePipeline, analyze_stream, every_nth
+from dokocam.vision.table.sources import stride_for
 
 W, H = 1280, 720
 CENTER = (640.0, 360.0)
@@ -40,20 +40,26 @@ class Lay:
 
 
 def card(code: str) -> int:
-    from engine import Card
+    from dokocam.engine import Card
 
     return Card.parse(code).index
 
 
 def tricks_of(
-    plays: list[list[tuple[int, str]]], *, lead_at: float = 1.0, step: float = 2.0, missing: frozenset[str] = frozenset()
+    plays: list[list[tuple[int, str]]],
+    *,
+    lead_at: float = 1.0,
+    step: float = 2.0,
+    missing: frozenset[str] = frozenset(),
 ) -> list[Lay]:
     """Every trick's cards laid ``step`` seconds apart; the trick swept 2 s after its last card,
     the next led 2.5 s after that; codes in ``missing`` are never seen."""
     lays, t = [], lead_at
     for trick in plays:
         end = t + step * (len(trick) - 1) + 2.0
-        lays += [Lay(card(code), seat, t + step * k, end) for k, (seat, code) in enumerate(trick) if code not in missing]
+        lays += [
+            Lay(card(code), seat, t + step * k, end) for k, (seat, code) in enumerate(trick) if code not in missing
+        ]
         t = end + 2.5
     return lays
 
@@ -113,4 +119,3 @@ def test_the_default_stride_analyses_about_eight_frames_a_second():
     assert [stride_for(fps) for fps in (4.0, 10.0, 25.0, 30.0, 60.0)] == [1, 1, 3, 3, 7]
     frames = frames_at(tricks_of(GAME[:1]), 30.0)
     assert [i for i, _, _ in every_nth(frames, None)][:4] == [0, 3, 6, 9]
-

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.detections import Detections
-from vision.table.geometry import TableGeometry
-from vision.table.recording import load_detections
-from vision.table.tracker import CardLanded, CardLeft, CardTracker
+from dokocam.vision.detections import Detections
+from dokocam.vision.table.geometry import TableGeometry
+from dokocam.vision.table.recording import load_detections
+from dokocam.vision.table.tracker import CardLanded, CardLeft, CardTracker
 
 FPS = 10.0
 GEOMETRY = TableGeometry.default(1280, 720)
@@ -300,7 +300,10 @@ def test_a_second_copy_first_seen_paired_with_the_landed_one_is_a_card_of_its_ow
     # trick closed with three cards.
     tl, first = [538, 410, 563, 441], [539, 410, 629, 491]
     frames = [parts((16, tl, 1))] * 4 + [parts((16, first, 2))] * 6
-    frames += [parts((16, [480, 357, 564, 441], 2), (16, [608, 460, 630, 490], 1)), parts((16, [529, 355, 564, 439], 2), (16, [608, 460, 630, 490], 1))]
+    frames += [
+        parts((16, [480, 357, 564, 441], 2), (16, [608, 460, 630, 490], 1)),
+        parts((16, [529, 355, 564, 439], 2), (16, [608, 460, 630, 490], 1)),
+    ]
     frames += [parts((16, [472, 355, 560, 434], 2), (16, [543, 418, 630, 490], 2))] * 10
     tracker = CardTracker(GEOMETRY)
     landed = [e for i, det in enumerate(frames) for e in tracker.update(det, i, i / 5.0) if isinstance(e, CardLanded)]
@@ -314,7 +317,15 @@ def test_a_card_that_slid_in_by_one_index_is_not_doubled_by_its_own_pair():
     # indices were read as one pair. The index as it passed over the card's place still counted
     # to its footprint, the pair overran it, and its far index was played as the second Kreuz-König.
     slide = [[541, 624, 555, 645], [552, 542, 566, 562], [555, 479, 571, 499], [559, 452, 576, 473]]
-    rest = [[562, 447, 576, 466], [560, 449, 575, 468], [562, 449, 587, 468], [561, 447, 575, 466], [561, 447, 586, 468], [562, 446, 578, 466], [561, 447, 575, 466]]
+    rest = [
+        [562, 447, 576, 466],
+        [560, 449, 575, 468],
+        [562, 449, 587, 468],
+        [561, 447, 575, 466],
+        [561, 447, 586, 468],
+        [562, 446, 578, 466],
+        [561, 447, 575, 466],
+    ]
     lead = (1, [666, 380, 759, 444], 2)  # the Kreuz-Zehn led before
     frames = [parts((1, [663, 428, 684, 445], 1))] * 10 + [parts(lead)] * 10
     frames += [parts(lead, (4, b, 1)) for b in slide]
@@ -333,9 +344,15 @@ def test_a_card_laid_over_the_index_a_landed_card_rested_on_is_a_card_of_its_own
     # near where the As's index had lain, and it was taken for the As read anew: never played.
     ten = (7, [735, 262, 808, 373], 2)  # the Pik-Zehn led before
     frames = [parts(ten)] * 10
-    frames += [parts(ten, (11, b, 1)) for b in ([620, 412, 642, 439], [616, 367, 638, 393], [617, 371, 639, 396], [618, 373, 640, 398])]
+    frames += [
+        parts(ten, (11, b, 1))
+        for b in ([620, 412, 642, 439], [616, 367, 638, 393], [617, 371, 639, 396], [618, 373, 640, 398])
+    ]
     frames += [parts(ten, (11, [618, 372, 720, 449], 2))] * 8
-    frames += [parts(ten, (11, [697, 424, 719, 451], 1), (18, [610, 342, 635, 354], 1)), parts(ten, (11, [702, 423, 723, 450], 1), (18, [639, 332, 669, 350], 1))]
+    frames += [
+        parts(ten, (11, [697, 424, 719, 451], 1), (18, [610, 342, 635, 354], 1)),
+        parts(ten, (11, [702, 423, 723, 450], 1), (18, [639, 332, 669, 350], 1)),
+    ]
     frames += [parts(ten, (11, [695, 426, 717, 452], 1), (18, [552, 337, 661, 395], 2))] * 10
     tracker = CardTracker(GEOMETRY)
     landed = [e for i, det in enumerate(frames) for e in tracker.update(det, i, i / 5.0) if isinstance(e, CardLanded)]
@@ -350,8 +367,24 @@ def test_a_box_glimpsed_once_over_a_landed_card_does_not_stretch_it_into_two():
     # Karo-Dame (repaired at the sweep, with two questions).
     king, jack = (22, [477, 318, 567, 381], 2), (20, [592, 257, 656, 338], 2)  # two cards already in the trick
     frames = [parts(king, jack)] * 10
-    frames += [parts(king, jack, (21, b, 1)) for b in ([878, 427, 897, 438], [780, 418, 800, 429], [701, 410, 720, 420], [671, 407, 690, 420], [670, 402, 690, 418], [671, 403, 689, 419], [670, 410, 689, 420], [671, 401, 690, 420])]
-    frames += [parts(king, jack, (21, [646, 320, 689, 418], 2)), parts(king, jack, (21, [670, 406, 689, 420], 1)), parts(king, jack, (21, [673, 408, 690, 419], 1))]
+    frames += [
+        parts(king, jack, (21, b, 1))
+        for b in (
+            [878, 427, 897, 438],
+            [780, 418, 800, 429],
+            [701, 410, 720, 420],
+            [671, 407, 690, 420],
+            [670, 402, 690, 418],
+            [671, 403, 689, 419],
+            [670, 410, 689, 420],
+            [671, 401, 690, 420],
+        )
+    ]
+    frames += [
+        parts(king, jack, (21, [646, 320, 689, 418], 2)),
+        parts(king, jack, (21, [670, 406, 689, 420], 1)),
+        parts(king, jack, (21, [673, 408, 690, 419], 1)),
+    ]
     frames += [parts(king, jack, (21, [672 + d, 368, 771 + d, 420], 2)) for d in (0, 1, -2, 0, -1, 1, 0, -1, 0, 1)] * 2
     tracker = CardTracker(GEOMETRY)
     landed = [e for i, det in enumerate(frames) for e in tracker.update(det, i, i / 10.0) if isinstance(e, CardLanded)]
@@ -411,9 +444,20 @@ def test_a_second_copy_lying_over_the_first_ones_corner_lands_at_two_frames_a_se
     # corner, so its pair, seen whole, ran from one copy to the other and was cut in two. At half a
     # second a frame the newcomer's track then took the landed copy's boxes and never landed.
     first = [736, 337, 817, 432]
-    frames = [parts((11, [827, 415, 850, 432], 1)), parts((11, [728, 414, 752, 431], 1)), parts((11, [732, 339, 813, 434], 2)), parts((11, [734, 337, 815, 432], 2))]
-    frames += [parts((11, first, 2), (11, [645, 570, 663, 594], 1)), parts((11, first, 2), (11, [635, 427, 737, 501], 2))]
-    frames += [parts((11, [732, 335 + d, 813, 430 + d], 2), (11, [629 - d, 425, 731 - d, 498], 2)) for d in (0, 1, -1, 2, 0, 1, 0, -1, 1, 0)]
+    frames = [
+        parts((11, [827, 415, 850, 432], 1)),
+        parts((11, [728, 414, 752, 431], 1)),
+        parts((11, [732, 339, 813, 434], 2)),
+        parts((11, [734, 337, 815, 432], 2)),
+    ]
+    frames += [
+        parts((11, first, 2), (11, [645, 570, 663, 594], 1)),
+        parts((11, first, 2), (11, [635, 427, 737, 501], 2)),
+    ]
+    frames += [
+        parts((11, [732, 335 + d, 813, 430 + d], 2), (11, [629 - d, 425, 731 - d, 498], 2))
+        for d in (0, 1, -1, 2, 0, 1, 0, -1, 1, 0)
+    ]
     tracker = CardTracker(GEOMETRY)
     landed = [e for i, det in enumerate(frames) for e in tracker.update(det, i, i / 2.0) if isinstance(e, CardLanded)]
     assert [e.card_index for e in landed] == [11, 11]

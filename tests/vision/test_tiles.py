@@ -9,11 +9,13 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detector.dataset import read_folder
-from vision.synth.tiles import TileError, choose_tiles, cut_tiles, write_tiles
+from dokocam.vision.detector.dataset import read_folder
+from dokocam.vision.synth.tiles import TileError, choose_tiles, cut_tiles, write_tiles
 
 
-def _labelled_folder(root: Path, boxes: list[tuple[int, int, int, int, int]], size: tuple[int, int] = (480, 640)) -> np.ndarray:
+def _labelled_folder(
+    root: Path, boxes: list[tuple[int, int, int, int, int]], size: tuple[int, int] = (480, 640)
+) -> np.ndarray:
     """One image with a distinct solid patch under each label (class, x1, y1, x2, y2) and its YOLO labels."""
     height, width = size
     rng = np.random.default_rng(1)
@@ -26,7 +28,9 @@ def _labelled_folder(root: Path, boxes: list[tuple[int, int, int, int, int]], si
     (root / "labels" / "train").mkdir(parents=True)
     cv2.imwrite(str(root / "images" / "train" / "a.png"), image)
     (root / "labels" / "train" / "a.txt").write_text("\n".join(rows) + "\n")
-    (root / "data.yaml").write_text("path: x\ntrain: images/train\nval: images/train\ntarget: corners\nnames:\n  0: 9C\n  3: QC\n")
+    (root / "data.yaml").write_text(
+        "path: x\ntrain: images/train\nval: images/train\ntarget: corners\nnames:\n  0: 9C\n  3: QC\n"
+    )
     return image
 
 
@@ -54,7 +58,9 @@ def test_a_tile_holds_whole_labels_at_the_source_pixels(tmp_path: Path) -> None:
     import yaml
 
     meta = yaml.safe_load((tmp_path / "out" / "data.yaml").read_text())
-    assert meta["target"] == "corners" and meta["names"][3] == "QC" and Path(meta["path"]) == (tmp_path / "out").resolve()
+    assert (
+        meta["target"] == "corners" and meta["names"][3] == "QC" and Path(meta["path"]) == (tmp_path / "out").resolve()
+    )
 
 
 def test_windows_never_cut_a_label_when_one_fits() -> None:
@@ -80,7 +86,7 @@ def test_small_images_are_copied_whole(tmp_path: Path) -> None:
 def test_bad_sizes_are_refused(tmp_path: Path) -> None:
     with pytest.raises(TileError):
         choose_tiles(np.zeros((0, 4)), 640, 640, 0, 1, np.random.default_rng(0))
-    from vision.synth import cli
+    from dokocam.vision.synth import cli
 
     parser = argparse.ArgumentParser(prog="dokocam")
     cli.register(parser.add_subparsers(dest="command"))

@@ -14,7 +14,7 @@ __all__ = ["CardDetector"]
 
 def __getattr__(name: str) -> Any:
     if name == "CardDetector":
-        from vision.detector.model import CardDetector
+        from dokocam.vision.detector.model import CardDetector
 
         return CardDetector
     raise AttributeError(name)

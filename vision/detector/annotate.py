@@ -5,8 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from engine import CARD_CODES
-from vision.detections import Detections
+from dokocam.engine import CARD_CODES
+from dokocam.vision.detections import Detections
 
 LABEL_COLOR = (80, 200, 80)  # BGR green: ground truth
 HIT_COLOR = (255, 160, 0)  # blue: prediction that hit

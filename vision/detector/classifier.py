@@ -25,8 +25,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from vision.detector.cropping import BACKGROUND, CROP_PAD, jitter_box, square_boxes
-from vision.detector.dataset import YoloFolder, read_folder, train_split
+from dokocam.vision.detector.cropping import BACKGROUND, CROP_PAD, jitter_box, square_boxes
+from dokocam.vision.detector.dataset import YoloFolder, read_folder, train_split
 
 CROP_SIZE = 32
 NUM_CLASSES = 25
@@ -53,10 +53,19 @@ def conv_stages(width: int) -> nn.Sequential:
     def block(c_in: int, c_out: int, convs: int) -> list[nn.Module]:
         layers: list[nn.Module] = []
         for k in range(convs):
-            layers += [nn.Conv2d(c_in if k == 0 else c_out, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU(inplace=True)]
+            layers += [
+                nn.Conv2d(c_in if k == 0 else c_out, c_out, 3, padding=1, bias=False),
+                nn.BatchNorm2d(c_out),
+                nn.ReLU(inplace=True),
+            ]
         return [*layers, nn.MaxPool2d(2)]
 
-    return nn.Sequential(*block(3, width, 1), *block(width, width * 2, 2), *block(width * 2, width * 4, 2), *block(width * 4, width * 6, 1))
+    return nn.Sequential(
+        *block(3, width, 1),
+        *block(width, width * 2, 2),
+        *block(width * 2, width * 4, 2),
+        *block(width * 4, width * 6, 1),
+    )
 
 
 def inference_network(model: nn.Module) -> nn.Module:
@@ -118,7 +127,9 @@ def widen(model: IndexClassifier, width: int, *, noise: float = 0.01, seed: int 
         ValueError: ``width`` is smaller than the model's.
     """
     if width < model.width:
-        raise ValueError(f"cannot widen a width-{model.width} classifier to {width}: a narrower network drops what it learnt")
+        raise ValueError(
+            f"cannot widen a width-{model.width} classifier to {width}: a narrower network drops what it learnt"
+        )
     generator = torch.Generator().manual_seed(seed)
     wide = IndexClassifier(width=width, num_classes=model.head[-1].out_features)
     old_layers = [m for m in model.features if isinstance(m, (nn.Conv2d, nn.BatchNorm2d))]
@@ -129,7 +140,9 @@ def widen(model: IndexClassifier, width: int, *, noise: float = 0.01, seed: int 
         return torch.bincount(source, minlength=n)[source].float()
 
     with torch.no_grad():
-        for (conv, norm), (new_conv, new_norm) in zip(zip(old_layers[::2], old_layers[1::2]), zip(new_layers[::2], new_layers[1::2])):
+        for (conv, norm), (new_conv, new_norm) in zip(
+            zip(old_layers[::2], old_layers[1::2]), zip(new_layers[::2], new_layers[1::2])
+        ):
             c_old, c_new = conv.out_channels, new_conv.out_channels
             picks = torch.cat([torch.arange(c_old), torch.randint(c_old, (c_new - c_old,), generator=generator)])
             weight = (conv.weight[:, source] / shares(conv.in_channels).view(1, -1, 1, 1))[picks]
@@ -214,10 +227,17 @@ class IndexReader:
         """
         state = torch.load(str(path), map_location="cpu", weights_only=True)
         if not isinstance(state, dict) or "model" not in state or "width" not in state:
-            raise ClassifierCheckpointError(f"{path} is not a dokocam index classifier (train one with `dokocam train-classifier`)")
+            raise ClassifierCheckpointError(
+                f"{path} is not a dokocam index classifier (train one with `dokocam train-classifier`)"
+            )
         model = IndexClassifier(width=int(state["width"]))
         model.load_state_dict(state["model"])
-        return cls(model.eval(), crop_size=int(state.get("crop_size", CROP_SIZE)), pad=float(state.get("pad", CROP_PAD)), net=inference_network(model))
+        return cls(
+            model.eval(),
+            crop_size=int(state.get("crop_size", CROP_SIZE)),
+            pad=float(state.get("pad", CROP_PAD)),
+            net=inference_network(model),
+        )
 
     def using_onnx(self, checkpoint: str | Path) -> IndexReader:
         """This reader with its network run by onnxruntime from ``checkpoint``'s ONNX export
@@ -232,7 +252,9 @@ class IndexReader:
             return self
         return replace(self, session=session)
 
-    def probabilities(self, image: np.ndarray, xyxy: np.ndarray, pool: Executor | None = None, shares: int = 1) -> np.ndarray:
+    def probabilities(
+        self, image: np.ndarray, xyxy: np.ndarray, pool: Executor | None = None, shares: int = 1
+    ) -> np.ndarray:
         """``(n, 25)`` class probabilities for the boxes ``xyxy`` of ``image`` (``pool``, ``shares``: see :meth:`read`)."""
         boxes = square_boxes(xyxy, self.pad)
         if not len(boxes):
@@ -283,17 +305,26 @@ def export_session(checkpoint: str | Path, network: str) -> Any:
     try:
         session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime's errors (InvalidProtobuf, Fail, ...) derive from Exception only
-        log.warning("%s is not a readable ONNX model (%s); %s runs in torch (run `dokocam export` again)", path, exc, network)
+        log.warning(
+            "%s is not a readable ONNX model (%s); %s runs in torch (run `dokocam export` again)", path, exc, network
+        )
         return None
     if session.get_modelmeta().custom_metadata_map.get(SOURCE_DIGEST_KEY) != file_digest(checkpoint):
-        log.warning("%s was exported from another checkpoint than %s; %s runs in torch (run `dokocam export` again)", path, checkpoint, network)
+        log.warning(
+            "%s was exported from another checkpoint than %s; %s runs in torch (run `dokocam export` again)",
+            path,
+            checkpoint,
+            network,
+        )
         return None
     return session
 
 
-def _background_boxes(labels: np.ndarray, width: int, height: int, n: int, rng: np.random.Generator) -> list[np.ndarray]:
+def _background_boxes(
+    labels: np.ndarray, width: int, height: int, n: int, rng: np.random.Generator
+) -> list[np.ndarray]:
     """Random index-sized boxes that overlap no label much: what "no index here" looks like."""
-    from vision.detector.matching import box_iou
+    from dokocam.vision.detector.matching import box_iou
 
     sizes = (labels[:, 2:] - labels[:, :2]) if len(labels) else np.array([[min(width, height) * 0.05] * 2])
     boxes: list[np.ndarray] = []
@@ -365,7 +396,9 @@ def extract_crops(
 STRETCH = 0.35
 
 
-def random_affine(n: int, generator: torch.Generator, stretch: float = STRETCH, device: torch.device | str = "cpu") -> torch.Tensor:
+def random_affine(
+    n: int, generator: torch.Generator, stretch: float = STRETCH, device: torch.device | str = "cpu"
+) -> torch.Tensor:
     """``(n, 2, 3)`` sampling matrices (output -> input, as ``F.affine_grid`` takes them) for crops.
 
     Indices appear in every orientation (the lower corner is the upper one turned by 180 degrees),
@@ -382,7 +415,11 @@ def random_affine(n: int, generator: torch.Generator, stretch: float = STRETCH, 
     # R @ D: the content is turned, then squashed along the crop's axes, as a camera or an export
     # squashes a whole picture; with the turn random, the squash meets the index at any angle.
     theta = torch.stack(
-        [torch.stack([cos / aspect, -sin * aspect, shift[:, 0]], 1), torch.stack([sin / aspect, cos * aspect, shift[:, 1]], 1)], 1
+        [
+            torch.stack([cos / aspect, -sin * aspect, shift[:, 0]], 1),
+            torch.stack([sin / aspect, cos * aspect, shift[:, 1]], 1),
+        ],
+        1,
     )
     return theta
 
@@ -414,7 +451,9 @@ def photometric(batch: torch.Tensor, generator: torch.Generator, defocus: Sequen
     # alone must never name a suit: some crops get their colour channels swapped.
     swap = torch.rand(n, generator=generator, device=device) < 0.12
     if swap.any():
-        order = torch.rand(int(swap.sum()), 3, generator=generator, device=device).argsort(dim=1)  # a random permutation each
+        order = torch.rand(int(swap.sum()), 3, generator=generator, device=device).argsort(
+            dim=1
+        )  # a random permutation each
         batch[swap] = torch.gather(batch[swap], 1, order[:, :, None, None].expand(-1, -1, *batch.shape[-2:]))
     cast = 1 + (torch.rand(n, 3, 1, 1, generator=generator, device=device) * 2 - 1) * 0.15
     contrast = torch.exp((torch.rand(n, 1, 1, 1, generator=generator, device=device) * 2 - 1) * 0.4)
@@ -503,20 +542,42 @@ def train_classifier(
     generator = torch.Generator().manual_seed(seed)  # the order of the crops, drawn on the host
     noise = generator if target_device.type == "cpu" else torch.Generator(device=target_device).manual_seed(seed)
     start = time.monotonic()
-    x, y = extract_crops([train_split(d) for d in data], variants=variants, small_variants=small_variants, min_size=min_size, seed=seed, size=crop_size, pad=pad)
+    x, y = extract_crops(
+        [train_split(d) for d in data],
+        variants=variants,
+        small_variants=small_variants,
+        min_size=min_size,
+        seed=seed,
+        size=crop_size,
+        pad=pad,
+    )
     for path in crops:
         cx, cy = load_crops(path, crop_size, pad)
         x, y = np.concatenate([x, cx]), np.concatenate([y, cy])
     if not len(x):
         raise ValueError(f"no labelled boxes found in {', '.join(map(str, [*data, *crops]))}")
-    vx, vy = extract_crops([read_folder(d) for d in val], variants=1, backgrounds=0.3, min_size=min_size, seed=seed + 1, size=crop_size, pad=pad) if val else (x[:0], y[:0])
+    vx, vy = (
+        extract_crops(
+            [read_folder(d) for d in val],
+            variants=1,
+            backgrounds=0.3,
+            min_size=min_size,
+            seed=seed + 1,
+            size=crop_size,
+            pad=pad,
+        )
+        if val
+        else (x[:0], y[:0])
+    )
     log(f"classifier: {len(x)} train crops, {len(vx)} val crops ({time.monotonic() - start:.0f}s to crop)")
     if init is None:
         model = IndexClassifier(width=width)
     else:
         start_from = IndexReader.load(init)
         if start_from.crop_size != crop_size or start_from.model.width > width:
-            raise ClassifierCheckpointError(f"{init} has width {start_from.model.width} and crops of {start_from.crop_size} px; this run uses {width} and {crop_size}")
+            raise ClassifierCheckpointError(
+                f"{init} has width {start_from.model.width} and crops of {start_from.crop_size} px; this run uses {width} and {crop_size}"
+            )
         if start_from.model.width < width:
             log(f"classifier: widening {init} from width {start_from.model.width} to {width}")
         model = widen(start_from.model, width, seed=seed)  # at the same width: a plain copy
@@ -548,7 +609,10 @@ def train_classifier(
         metrics = {"epoch": epoch + 1, "loss": loss_sum / total, "train_acc": correct / total}
         if len(vx):
             metrics["val_acc"] = _accuracy(model, to_tensor(vx), torch.from_numpy(vy))
-        log("classifier: " + " ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in metrics.items()))
+        log(
+            "classifier: "
+            + " ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in metrics.items())
+        )
         _save(model, out, crop_size, pad)
         if time_minutes is not None and time.monotonic() - start > time_minutes * 60:
             log("classifier: time budget spent, stopping")
@@ -567,7 +631,7 @@ def resolve_device(device: str | None) -> torch.device:
     >>> resolve_device("tpu7")
     Traceback (most recent call last):
     ...
-    vision.detector.classifier.DeviceError: --device 'tpu7': not a torch device (use cpu, cuda or cuda:N)
+    dokocam.vision.detector.classifier.DeviceError: --device 'tpu7': not a torch device (use cpu, cuda or cuda:N)
     """
     if device is None:
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -593,7 +657,9 @@ def _save(model: IndexClassifier, out: str | Path, crop_size: int = CROP_SIZE, p
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     # Host tensors, so a checkpoint written on a GPU loads the same anywhere.
     state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
-    torch.save({"model": state, "width": model.width, "crop_size": crop_size, "pad": pad, "classes": NUM_CLASSES}, str(out))
+    torch.save(
+        {"model": state, "width": model.width, "crop_size": crop_size, "pad": pad, "classes": NUM_CLASSES}, str(out)
+    )
 
 
 def file_digest(path: str | Path) -> str:
@@ -613,8 +679,14 @@ def export_onnx(checkpoint: str | Path) -> Path:
     example = torch.zeros(1, 3, reader.crop_size, reader.crop_size)
     # The TorchScript exporter (dynamo=False): the newer one needs onnxscript, which the project does not carry.
     torch.onnx.export(
-        reader.model, (example,), str(target), input_names=["crops"], output_names=["logits"],
-        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
+        reader.model,
+        (example,),
+        str(target),
+        input_names=["crops"],
+        output_names=["logits"],
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
     )
     tag_export(target, checkpoint)
     return target
@@ -664,7 +736,9 @@ def load_crops(path: str | Path, size: int = CROP_SIZE, pad: float = CROP_PAD) -
     if x.ndim != 4 or x.shape[1:] != (size, size, 3) or len(x) != len(y):
         raise CropFileError(f"{path} holds crops of shape {x.shape[1:]}; this classifier reads ({size}, {size}, 3)")
     if abs(framed - pad) > 1e-6:
-        raise CropFileError(f"{path} holds crops framed with pad {framed:g}; this classifier reads crops framed with pad {pad:g} (mine them with --pad {pad:g})")
+        raise CropFileError(
+            f"{path} holds crops framed with pad {framed:g}; this classifier reads crops framed with pad {pad:g} (mine them with --pad {pad:g})"
+        )
     if len(y) and (y.min() < 0 or y.max() >= NUM_CLASSES):
         raise CropFileError(f"{path} has class ids outside 0..{NUM_CLASSES - 1}")
     return x, y

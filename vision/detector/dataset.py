@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import CARD_CODES
+from dokocam.engine import CARD_CODES
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 LABEL_KINDS = ("corners", "cards")
@@ -59,7 +59,15 @@ class YoloFolder:
 
 def _to_xyxy(cxcywh: np.ndarray, width: int, height: int) -> np.ndarray:
     b = np.asarray(cxcywh, dtype=np.float64).reshape(-1, 4)
-    return np.stack([(b[:, 0] - b[:, 2] / 2) * width, (b[:, 1] - b[:, 3] / 2) * height, (b[:, 0] + b[:, 2] / 2) * width, (b[:, 1] + b[:, 3] / 2) * height], axis=1)
+    return np.stack(
+        [
+            (b[:, 0] - b[:, 2] / 2) * width,
+            (b[:, 1] - b[:, 3] / 2) * height,
+            (b[:, 0] + b[:, 2] / 2) * width,
+            (b[:, 1] + b[:, 3] / 2) * height,
+        ],
+        axis=1,
+    )
 
 
 def parse_class(token: str, *, path: Path | None = None) -> int | None:
@@ -96,7 +104,11 @@ def read_label_file(path: Path) -> tuple[np.ndarray, np.ndarray]:
 
 def read_ignore_file(path: Path) -> np.ndarray:
     """``(n, 4)`` normalised boxes of an ignore file (any class token)."""
-    boxes = [[float(v) for v in line.split()[1:5]] for line in path.read_text().splitlines() if len(line.split()) == 5] if path.exists() else []
+    boxes = (
+        [[float(v) for v in line.split()[1:5]] for line in path.read_text().splitlines() if len(line.split()) == 5]
+        if path.exists()
+        else []
+    )
     return np.array(boxes, dtype=np.float64).reshape(-1, 4)
 
 
@@ -150,8 +162,17 @@ def read_visibility(meta: dict, label_cxcywh: np.ndarray, tolerance: float = 1.5
         width, height = float(meta["width"]), float(meta["height"])
         if not len(label_cxcywh) and isinstance(meta["cards"], list):
             return np.zeros(0)
-        known = [(box, float(v)) for card in meta["cards"] for box, v in zip(card.get("index_boxes", []), card.get("index_visibility", [])) if box is not None]
-        known += [(card["box"], float(card["visible_fraction"])) for card in meta["cards"] if card.get("box") is not None and "visible_fraction" in card]
+        known = [
+            (box, float(v))
+            for card in meta["cards"]
+            for box, v in zip(card.get("index_boxes", []), card.get("index_visibility", []))
+            if box is not None
+        ]
+        known += [
+            (card["box"], float(card["visible_fraction"]))
+            for card in meta["cards"]
+            if card.get("box") is not None and "visible_fraction" in card
+        ]
         boxes = np.array([box for box, _ in known], dtype=np.float64).reshape(-1, 4)
     except (KeyError, TypeError, ValueError, AttributeError):  # a damaged or foreign file
         return None
@@ -193,7 +214,9 @@ def _layout(root: Path, split: str | None) -> tuple[Path, Path, Path, Path]:
         ):
             if images.is_dir() and any(p.suffix.lower() in IMAGE_SUFFIXES for p in images.iterdir()):
                 return images, labels, ignore, meta
-    raise DatasetFolderError(f"{root} has no images (expected images/*.jpg with labels/*.txt beside it, or images/val/ + labels/val/)")
+    raise DatasetFolderError(
+        f"{root} has no images (expected images/*.jpg with labels/*.txt beside it, or images/val/ + labels/val/)"
+    )
 
 
 def read_folder(path: str | Path, *, split: str | None = None) -> YoloFolder:
@@ -217,14 +240,21 @@ def read_folder(path: str | Path, *, split: str | None = None) -> YoloFolder:
         meta = read_meta(meta_dir / image.with_suffix(".json").name)
         items.append(
             LabelledImage(
-                image=image, label_class=classes, label_cxcywh=boxes, ignore_cxcywh=read_ignore_file(ignore_dir / name),
-                blurred=read_blurred(meta), visibility=read_visibility(meta, boxes), indices=read_indices(meta),
+                image=image,
+                label_class=classes,
+                label_cxcywh=boxes,
+                ignore_cxcywh=read_ignore_file(ignore_dir / name),
+                blurred=read_blurred(meta),
+                visibility=read_visibility(meta, boxes),
+                indices=read_indices(meta),
             )
         )
     return YoloFolder(root=images_dir, items=tuple(items), kind=_label_kind(root))
 
 
-def images_of(folder: YoloFolder, *, desc: str = "images", progress: bool = False, failed: list[str] | None = None) -> Iterator[tuple[LabelledImage, np.ndarray]]:
+def images_of(
+    folder: YoloFolder, *, desc: str = "images", progress: bool = False, failed: list[str] | None = None
+) -> Iterator[tuple[LabelledImage, np.ndarray]]:
     """Each item of ``folder`` with its image (BGR), in order; an unreadable image is skipped and its
     path added to ``failed`` when given. ``progress`` shows a bar named ``desc``."""
     import cv2
@@ -253,7 +283,10 @@ def train_split(path: str | Path) -> YoloFolder:
 
 def write_label_file(path: Path, names: list[str], cxcywh: np.ndarray) -> None:
     """Label (or ignore) lines ``name cx cy w h`` of normalised boxes, as :func:`read_label_file` reads them."""
-    rows = [f"{n} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}" for n, (cx, cy, w, h) in zip(names, np.asarray(cxcywh).reshape(-1, 4), strict=True)]
+    rows = [
+        f"{n} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}"
+        for n, (cx, cy, w, h) in zip(names, np.asarray(cxcywh).reshape(-1, 4), strict=True)
+    ]
     path.write_text("\n".join(rows) + ("\n" if rows else ""))
 
 

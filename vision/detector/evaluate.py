@@ -15,11 +15,21 @@ from typing import Any
 
 import numpy as np
 
-from engine import CARD_CODES
-from vision.detections import Detections
-from vision.detector.dataset import LabelledImage, YoloFolder, images_of
-from vision.detector.grouping import every_reading
-from vision.detector.matching import MatchResult, average_precision, box_iou, centers, covers, iou_assign, match_image, on_ignored, short_side
+from dokocam.engine import CARD_CODES
+from dokocam.vision.detections import Detections
+from dokocam.vision.detector.dataset import LabelledImage, YoloFolder, images_of
+from dokocam.vision.detector.grouping import every_reading
+from dokocam.vision.detector.matching import (
+    MatchResult,
+    average_precision,
+    box_iou,
+    centers,
+    covers,
+    iou_assign,
+    match_image,
+    on_ignored,
+    short_side,
+)
 
 N = len(CARD_CODES)
 NONE = N  # confusion row "no label here" / column "missed"
@@ -90,8 +100,12 @@ class EvalReport:
     visible: EvalReport | None = None
     hidden_labels: int = 0
     # Per size bucket, then all sizes (``ALL_SIZES``), per card: each prediction's score and whether it hit.
-    _ap_conf: list[list[list[float]]] = field(default_factory=lambda: [[[] for _ in range(N)] for _ in range(len(SIZE_NAMES) + 1)])
-    _ap_hit: list[list[list[bool]]] = field(default_factory=lambda: [[[] for _ in range(N)] for _ in range(len(SIZE_NAMES) + 1)])
+    _ap_conf: list[list[list[float]]] = field(
+        default_factory=lambda: [[[] for _ in range(N)] for _ in range(len(SIZE_NAMES) + 1)]
+    )
+    _ap_hit: list[list[list[bool]]] = field(
+        default_factory=lambda: [[[] for _ in range(N)] for _ in range(len(SIZE_NAMES) + 1)]
+    )
     # Per card, each all-sizes prediction's kind (``KIND_HIT`` ... ``KIND_OFF_LABEL``), and the labels no prediction took.
     _ap_kind: list[list[int]] = field(default_factory=lambda: [[] for _ in range(N)])
     missed: np.ndarray = field(default_factory=lambda: np.zeros(N, np.int64))
@@ -113,7 +127,18 @@ class EvalReport:
         rows = []
         for c, code in enumerate(CARD_CODES):
             p, r, f = self._prf(self.tp[c], self.fp[c], self.hits[c], self.labels[c])
-            rows.append({"card": code, "labels": int(self.labels[c]), "hits": int(self.hits[c]), "tp": int(self.tp[c]), "fp": int(self.fp[c]), "precision": p, "recall": r, "f1": f})
+            rows.append(
+                {
+                    "card": code,
+                    "labels": int(self.labels[c]),
+                    "hits": int(self.hits[c]),
+                    "tp": int(self.tp[c]),
+                    "fp": int(self.fp[c]),
+                    "precision": p,
+                    "recall": r,
+                    "f1": f,
+                }
+            )
         return rows
 
     def add_ap(self, raw: Detections, labels_xyxy: np.ndarray, labels_cls: np.ndarray, ignore_xyxy: np.ndarray) -> None:
@@ -135,11 +160,22 @@ class EvalReport:
         taken[assigned[assigned >= 0]] = True
         np.add.at(self.missed, np.asarray(labels_cls, np.int64)[~taken], 1)
 
-    def add_ap_by_blur(self, blurred: bool, raw: Detections, labels_xyxy: np.ndarray, labels_cls: np.ndarray, ignore_xyxy: np.ndarray) -> None:
+    def add_ap_by_blur(
+        self, blurred: bool, raw: Detections, labels_xyxy: np.ndarray, labels_cls: np.ndarray, ignore_xyxy: np.ndarray
+    ) -> None:
         """:meth:`add_ap` into the report of the sharp or the blurred images."""
-        self.by_blur.setdefault(BLUR_NAMES[int(blurred)], EvalReport()).add_image_ap(raw, labels_xyxy, labels_cls, ignore_xyxy)
+        self.by_blur.setdefault(BLUR_NAMES[int(blurred)], EvalReport()).add_image_ap(
+            raw, labels_xyxy, labels_cls, ignore_xyxy
+        )
 
-    def add_ap_visible(self, visibility: np.ndarray, raw: Detections, labels_xyxy: np.ndarray, labels_cls: np.ndarray, ignore_xyxy: np.ndarray) -> None:
+    def add_ap_visible(
+        self,
+        visibility: np.ndarray,
+        raw: Detections,
+        labels_xyxy: np.ndarray,
+        labels_cls: np.ndarray,
+        ignore_xyxy: np.ndarray,
+    ) -> None:
         """:meth:`add_ap` into the report of the fully visible labels; a label less visible than
         ``FULLY_VISIBLE`` is ignored there (a label whose visibility is unknown, ``nan``, is kept)."""
         hidden = np.asarray(visibility) < FULLY_VISIBLE
@@ -148,7 +184,9 @@ class EvalReport:
         ignore = np.concatenate([ignore_xyxy.reshape(-1, 4), labels_xyxy[hidden]])
         self.visible.add_image_ap(raw, labels_xyxy[~hidden], np.asarray(labels_cls)[~hidden], ignore)
 
-    def add_image_ap(self, raw: Detections, labels_xyxy: np.ndarray, labels_cls: np.ndarray, ignore_xyxy: np.ndarray) -> None:
+    def add_image_ap(
+        self, raw: Detections, labels_xyxy: np.ndarray, labels_cls: np.ndarray, ignore_xyxy: np.ndarray
+    ) -> None:
         """One image into a part report that only scores mAP50: its count, its labels and :meth:`add_ap`."""
         self.images += 1
         np.add.at(self.labels, np.asarray(labels_cls, np.int64), 1)
@@ -157,7 +195,10 @@ class EvalReport:
     def mistake_counts(self) -> dict[str, int]:
         """How many predictions made each kind of mistake, and how many labels none found."""
         kinds = np.bincount(np.concatenate([np.asarray(k, np.int64) for k in self._ap_kind]), minlength=len(MISTAKES))
-        return {**{name: int(kinds[MISTAKES.index(name) + 1]) for name in MISTAKES[:-1]}, "missed": int(self.missed.sum())}
+        return {
+            **{name: int(kinds[MISTAKES.index(name) + 1]) for name in MISTAKES[:-1]},
+            "missed": int(self.missed.sum()),
+        }
 
     def blur_parts(self) -> list[tuple[str, EvalReport]]:
         """The sharp and the blurred images' reports, in that order, those that have images."""
@@ -179,9 +220,19 @@ class EvalReport:
         are taken away by finding them, ahead of every prediction."""
         values = []
         for c in range(N):
-            conf, hit, kind = (np.asarray(v, dtype=t) for v, t in ((self._ap_conf[ALL_SIZES][c], np.float64), (self._ap_hit[ALL_SIZES][c], bool), (self._ap_kind[c], np.int64)))
+            conf, hit, kind = (
+                np.asarray(v, dtype=t)
+                for v, t in (
+                    (self._ap_conf[ALL_SIZES][c], np.float64),
+                    (self._ap_hit[ALL_SIZES][c], bool),
+                    (self._ap_kind[c], np.int64),
+                )
+            )
             if mistake == "missed":
-                conf, hit = np.concatenate([np.full(self.missed[c], np.inf), conf]), np.concatenate([np.ones(self.missed[c], bool), hit])
+                conf, hit = (
+                    np.concatenate([np.full(self.missed[c], np.inf), conf]),
+                    np.concatenate([np.ones(self.missed[c], bool), hit]),
+                )
             else:
                 keep = kind != MISTAKES.index(mistake) + 1
                 conf, hit = conf[keep], hit[keep]
@@ -210,22 +261,39 @@ class EvalReport:
             "map50_by_size": None
             if self.map50 is None
             else {
-                name: {"short_side_px": _size_range(b), "labels": int(self.labels_by_size[b].sum()), "map50": self.map50_by_size.get(name)}
+                name: {
+                    "short_side_px": _size_range(b),
+                    "labels": int(self.labels_by_size[b].sum()),
+                    "map50": self.map50_by_size.get(name),
+                }
                 for b, name in enumerate(SIZE_NAMES)
             },
             "map50_by_blur": None
             if self.map50 is None or not self.by_blur
             else {
-                name: {"images": part.images, "labels": int(part.labels.sum()), "map50": part.map50, "map50_by_size": part.map50_by_size}
+                name: {
+                    "images": part.images,
+                    "labels": int(part.labels.sum()),
+                    "map50": part.map50,
+                    "map50_by_size": part.map50_by_size,
+                }
                 for name, part in self.blur_parts()
             },
             "map50_visible": None
             if self.map50 is None or self.visible is None
             else {
-                "min_visible": FULLY_VISIBLE, "images": self.visible.images, "labels": int(self.visible.labels.sum()),
-                "hidden_labels_ignored": self.hidden_labels, "map50": self.visible.map50, "map50_by_size": self.visible.map50_by_size,
+                "min_visible": FULLY_VISIBLE,
+                "images": self.visible.images,
+                "labels": int(self.visible.labels.sum()),
+                "hidden_labels_ignored": self.hidden_labels,
+                "map50": self.visible.map50,
+                "map50_by_size": self.visible.map50_by_size,
             },
-            "confusion": {"rows": [*CARD_CODES, "none"], "columns": [*CARD_CODES, "missed"], "counts": self.confusion.tolist()},
+            "confusion": {
+                "rows": [*CARD_CODES, "none"],
+                "columns": [*CARD_CODES, "missed"],
+                "counts": self.confusion.tolist(),
+            },
             "failed": self.failed,
         }
 
@@ -233,20 +301,41 @@ class EvalReport:
         """The per-card table and totals as plain text."""
         lines = [f"{'card':>5} {'labels':>6} {'hits':>5} {'tp':>4} {'fp':>4} {'P':>6} {'R':>6} {'F1':>6}"]
         for row in self.per_card():
-            lines.append(f"{row['card']:>5} {row['labels']:>6} {row['hits']:>5} {row['tp']:>4} {row['fp']:>4} {row['precision']:6.3f} {row['recall']:6.3f} {row['f1']:6.3f}")
+            lines.append(
+                f"{row['card']:>5} {row['labels']:>6} {row['hits']:>5} {row['tp']:>4} {row['fp']:>4} {row['precision']:6.3f} {row['recall']:6.3f} {row['f1']:6.3f}"
+            )
         p, r, f = self.overall
-        lines.append(f"{'all':>5} {int(self.labels.sum()):>6} {int(self.hits.sum()):>5} {int(self.tp.sum()):>4} {int(self.fp.sum()):>4} {p:6.3f} {r:6.3f} {f:6.3f}")
+        lines.append(
+            f"{'all':>5} {int(self.labels.sum()):>6} {int(self.hits.sum()):>5} {int(self.tp.sum()):>4} {int(self.fp.sum()):>4} {p:6.3f} {r:6.3f} {f:6.3f}"
+        )
         at = "" if self.conf is None else f"P, R and F1 of the scores from {self.conf:g}; "
-        lines.append(f"images {self.images}, predictions on ignored cards {self.ignored}, {at}mAP50 " + ("n/a (label kinds differ)" if self.map50 is None else f"{self.map50:.4f}" + ("" if self.map50_conf is None else f" of the scores from {self.map50_conf:g}") + f" ({self.readings} reading of each box)"))
+        lines.append(
+            f"images {self.images}, predictions on ignored cards {self.ignored}, {at}mAP50 "
+            + (
+                "n/a (label kinds differ)"
+                if self.map50 is None
+                else f"{self.map50:.4f}"
+                + ("" if self.map50_conf is None else f" of the scores from {self.map50_conf:g}")
+                + f" ({self.readings} reading of each box)"
+            )
+        )
         if self.map50 is not None and self.map50_by_size:
             parts = [
-                f"{_size_range(b)} px " + ("n/a" if self.map50_by_size[name] is None else f"{self.map50_by_size[name]:.4f}") + f" ({int(self.labels_by_size[b].sum())} labels)"
+                f"{_size_range(b)} px "
+                + ("n/a" if self.map50_by_size[name] is None else f"{self.map50_by_size[name]:.4f}")
+                + f" ({int(self.labels_by_size[b].sum())} labels)"
                 for b, name in enumerate(SIZE_NAMES)
             ]
             lines.append("mAP50 by label size (short side): " + ", ".join(parts))
         if self.map50 is not None and self.map50_if:
-            parts = [f"{name.replace('_', '-')} {'n/a' if value is None else f'{value:.4f}'}" for name, value in self.map50_if.items()]
-            lines.append(f"mAP50 without each kind of mistake ({', '.join(f'{n} {int(v)}' for n, v in self.mistake_counts().items())}): " + ", ".join(parts))
+            parts = [
+                f"{name.replace('_', '-')} {'n/a' if value is None else f'{value:.4f}'}"
+                for name, value in self.map50_if.items()
+            ]
+            lines.append(
+                f"mAP50 without each kind of mistake ({', '.join(f'{n} {int(v)}' for n, v in self.mistake_counts().items())}): "
+                + ", ".join(parts)
+            )
         if self.map50 is not None and self.by_blur:
             parts = [
                 f"{name} {'n/a' if part.map50 is None else f'{part.map50:.4f}'} ({part.images} images, {int(part.labels.sum())} labels)"
@@ -259,13 +348,23 @@ class EvalReport:
                 f"mAP50 of the fully visible labels (generated data, >= {FULLY_VISIBLE:.0%} visible): {'n/a' if part.map50 is None else f'{part.map50:.4f}'} "
                 f"({part.images} images, {int(part.labels.sum())} labels; {self.hidden_labels} partly hidden ones not scored)"
             )
-        confusions = [(int(self.confusion[i, j]), CARD_CODES[i], CARD_CODES[j]) for i in range(N) for j in range(N) if i != j and self.confusion[i, j]]
+        confusions = [
+            (int(self.confusion[i, j]), CARD_CODES[i], CARD_CODES[j])
+            for i in range(N)
+            for j in range(N)
+            if i != j and self.confusion[i, j]
+        ]
         if confusions:
-            lines.append("confusions (true -> predicted): " + ", ".join(f"{t}->{p} x{n}" for n, t, p in sorted(confusions, reverse=True)[:15]))
+            lines.append(
+                "confusions (true -> predicted): "
+                + ", ".join(f"{t}->{p} x{n}" for n, t, p in sorted(confusions, reverse=True)[:15])
+            )
         return "\n".join(lines)
 
 
-def mistake_kinds(pred_xyxy: np.ndarray, pred_class: np.ndarray, assigned: np.ndarray, label_xyxy: np.ndarray, label_class: np.ndarray) -> np.ndarray:
+def mistake_kinds(
+    pred_xyxy: np.ndarray, pred_class: np.ndarray, assigned: np.ndarray, label_xyxy: np.ndarray, label_class: np.ndarray
+) -> np.ndarray:
     """Per prediction, ``KIND_HIT`` when :func:`iou_assign` gave it a label, else what kind of mistake it is:
     ``KIND_MISNAMED`` (IoU >= 0.5 with a label of another card), ``KIND_BACKGROUND`` (IoU under
     ``BACKGROUND_IOU`` with every label) or ``KIND_OFF_LABEL`` (the rest).
@@ -302,11 +401,21 @@ def _size_range(bucket: int) -> str:
     return f"{edges[bucket - 1]}-{edges[bucket]}"
 
 
-def score_image(report: EvalReport, cards: Detections, item: LabelledImage, width: int, height: int, raw: Detections | None = None) -> MatchResult:
+def score_image(
+    report: EvalReport, cards: Detections, item: LabelledImage, width: int, height: int, raw: Detections | None = None
+) -> MatchResult:
     """Adds one image to ``report``; ``raw`` (same-kind detections) feeds mAP50."""
     labels = item.label_xyxy(width, height)
     ignore = item.ignore_xyxy(width, height)
-    result = match_image(cards.xyxy, cards.class_id, cards.confidence, labels, item.label_class, ignore, pred_claims=cards.data.get("corners"))
+    result = match_image(
+        cards.xyxy,
+        cards.class_id,
+        cards.confidence,
+        labels,
+        item.label_class,
+        ignore,
+        pred_claims=cards.data.get("corners"),
+    )
     report.images += 1
     np.add.at(report.labels, item.label_class, 1)
     for j, c in enumerate(item.label_class):
@@ -349,7 +458,15 @@ def save_confusion_png(report: EvalReport, path: Path) -> None:
     for i in range(N + 1):
         for j in range(N + 1):
             if report.confusion[i, j]:
-                ax.text(j, i, str(report.confusion[i, j]), ha="center", va="center", fontsize=6, color="black" if i != j else "white")
+                ax.text(
+                    j,
+                    i,
+                    str(report.confusion[i, j]),
+                    ha="center",
+                    va="center",
+                    fontsize=6,
+                    color="black" if i != j else "white",
+                )
     ax.set_xticks(range(N + 1), columns, rotation=90, fontsize=7)
     ax.set_yticks(range(N + 1), names, fontsize=7)
     ax.set_xlabel("predicted")
@@ -391,7 +508,7 @@ def evaluate(
     """
     import cv2
 
-    from vision.detector.annotate import annotate
+    from dokocam.vision.detector.annotate import annotate
 
     kind = label_kind or folder.kind
     same_kind = (detector.card.target == "corners") == (kind == "corners")
@@ -416,8 +533,20 @@ def evaluate(
         result = score_image(report, cards, item, w, h, raw if same_kind else None)
         if out is not None and examples:
             mistakes = result.false_positives + int((result.label_hit < 0).sum())
-            picture = annotate(image, cards, status=result.pred_status, labels=(item.label_xyxy(w, h), item.label_class), ignore=item.ignore_xyxy(w, h))
-            drawn.append((mistakes, item.image.name, cv2.resize(picture, None, fx=min(1.0, 800 / max(w, h)), fy=min(1.0, 800 / max(w, h)))))
+            picture = annotate(
+                image,
+                cards,
+                status=result.pred_status,
+                labels=(item.label_xyxy(w, h), item.label_class),
+                ignore=item.ignore_xyxy(w, h),
+            )
+            drawn.append(
+                (
+                    mistakes,
+                    item.image.name,
+                    cv2.resize(picture, None, fx=min(1.0, 800 / max(w, h)), fy=min(1.0, 800 / max(w, h))),
+                )
+            )
             drawn = sorted(drawn, key=lambda d: -d[0])[:examples]
     if same_kind:
         report.finish_ap()

@@ -38,30 +38,34 @@ def export(model: Path, fmt: str, *, imgsz: int | None = None) -> Path:
     """
     from ultralytics import YOLO
 
-    from vision.detector.model import ModelCard
+    from dokocam.vision.detector.model import ModelCard
 
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
     card = ModelCard.load(model)
-    produced = Path(YOLO(str(model), task="detect").export(format=fmt, imgsz=imgsz or card.imgsz, dynamic=True, simplify=True, half=False, batch=1))
+    produced = Path(
+        YOLO(str(model), task="detect").export(
+            format=fmt, imgsz=imgsz or card.imgsz, dynamic=True, simplify=True, half=False, batch=1
+        )
+    )
     target = exported_path(model, fmt)
     if produced.resolve() != target.resolve():
         if target.exists():
             shutil.rmtree(target) if target.is_dir() else target.unlink()
         shutil.move(str(produced), str(target))
     if fmt == "onnx":
-        from vision.detector.classifier import tag_export
+        from dokocam.vision.detector.classifier import tag_export
 
         # So that the default model is this export only while it matches the .pt (``default_model``).
         tag_export(target, model)
-    from vision.detector.classifier import export_onnx
+    from dokocam.vision.detector.classifier import export_onnx
 
     for classifier in dict.fromkeys(c for c in (card.classifier, card.table_classifier, card.context_classifier) if c):
         # onnxruntime reads the crops whichever runtime the locator was exported for: the
         # classifier in torch was a third of a frame's time.
         export_onnx(ModelCard.path_for(model).parent / classifier)
     if card.refiner:
-        from vision.detector import refiner
+        from dokocam.vision.detector import refiner
 
         refiner.export_onnx(ModelCard.path_for(model).parent / card.refiner)
     return target
@@ -71,7 +75,7 @@ def _frames(images: Path | None, width: int, height: int, seed: int) -> list[np.
     """Test frames: the given images resized to ``width`` x ``height``, else a drawn table."""
     import cv2
 
-    from vision.detector.model import iter_images
+    from dokocam.vision.detector.model import iter_images
 
     if images is not None:
         frames = [cv2.imread(str(p)) for p in iter_images([str(images)])]
@@ -114,12 +118,20 @@ def benchmark(
     Raises:
         BackendNotExportedError: the exported model is missing (run ``dokocam export``).
     """
-    from vision.detector.model import CardDetector
+    from dokocam.vision.detector.model import CardDetector
 
     path = exported_path(model, backend)
     if not path.exists():
         raise BackendNotExportedError(f"no {backend} model at {path}: run `dokocam export --format {backend}` first")
-    detector = CardDetector.load(path, scales=scales, stretches=stretches, fine_scale=fine_scale, min_contrast=min_contrast, workers=workers, turned_scales=turned_scales)
+    detector = CardDetector.load(
+        path,
+        scales=scales,
+        stretches=stretches,
+        fine_scale=fine_scale,
+        min_contrast=min_contrast,
+        workers=workers,
+        turned_scales=turned_scales,
+    )
     pool = _frames(images, width, height, seed)
     for frame in pool[:5]:
         detector.cards(frame)

@@ -24,8 +24,8 @@ from itertools import combinations
 
 import numpy as np
 
-from vision.detections import Detections
-from vision.detector.matching import box_iou
+from dokocam.vision.detections import Detections
+from dokocam.vision.detector.matching import box_iou
 
 # Distance between the two index centres of one card, in index-box sizes (the longer box side).
 # Poker and Skat decks give about 3-5.5; the range leaves room for tilt, small German indices
@@ -96,7 +96,12 @@ def every_reading(corners: Detections, conf: float, weight: float = 0.5) -> Dete
     rows, cards = np.nonzero(((scores >= conf) & (scores > 0)) | first)
     order = np.lexsort((-scores[rows, cards], rows))
     rows, cards = rows[order], cards[order]
-    return Detections(xyxy=corners.xyxy[rows], confidence=scores[rows, cards], class_id=cards, data={key: value[rows] for key, value in corners.data.items()})
+    return Detections(
+        xyxy=corners.xyxy[rows],
+        confidence=scores[rows, cards],
+        class_id=cards,
+        data={key: value[rows] for key, value in corners.data.items()},
+    )
 
 
 def drop_twins(corners: Detections, iou: float = TWIN_IOU, fuse_power: float = TWIN_FUSE_POWER) -> Detections:
@@ -211,7 +216,9 @@ def pair_corners(
                 candidates.append((ratio, -(confidence[i] + confidence[j]), i, j))
     pairs = [pair for component in _components(candidates) for pair in _best_matching(component)]
     used.update(i for pair in pairs for i in pair)
-    groups.extend(_third_corners(pairs, [i for i in live if i not in used], center, size, friends, min_ratio, max_ratio))
+    groups.extend(
+        _third_corners(pairs, [i for i in live if i not in used], center, size, friends, min_ratio, max_ratio)
+    )
     used = {i for g in groups for i in g}
     groups.extend((i,) for i in live if i not in used)
     for twin, kept in twins.items():
@@ -235,7 +242,11 @@ def _twins(distance: np.ndarray, size: np.ndarray, confidence: np.ndarray, frien
 def _card_sides_fit(short: float, long: float, index: float, min_ratio: float, max_ratio: float) -> bool:
     """Whether two sides of a rectangle of index centres can be a card's (lengths in pixels): its
     diagonal must be one a pair of opposite indices could span."""
-    return MIN_ASPECT <= short / long <= MAX_ASPECT and short >= MIN_SIDE * index and min_ratio * index <= float(np.hypot(short, long)) <= max_ratio * index
+    return (
+        MIN_ASPECT <= short / long <= MAX_ASPECT
+        and short >= MIN_SIDE * index
+        and min_ratio * index <= float(np.hypot(short, long)) <= max_ratio * index
+    )
 
 
 def _rectangles(
@@ -317,7 +328,9 @@ def _third_corners(
     return groups
 
 
-def _right_angle(a: np.ndarray, b: np.ndarray, c: np.ndarray, index: float, min_ratio: float, max_ratio: float) -> float | None:
+def _right_angle(
+    a: np.ndarray, b: np.ndarray, c: np.ndarray, index: float, min_ratio: float, max_ratio: float
+) -> float | None:
     """|cos| of the angle at ``a`` or ``b`` when the pair ``a``-``b`` is one side of a card and ``c``
     the far end of the next side (None: no such right angle).
 
@@ -422,10 +435,19 @@ def group_corners(corners: Detections, *, locate_weight: float = 0.5, **kwargs: 
             if len(set(corners.class_id[rows].tolist())) > 1:
                 names[k], agreement = joint_card(*probs[rows])
                 # A rescored corner already weighed its partner's reading: the pair's score is its surer corner's for that card.
-                scores[k] = float(np.max(fitted[rows, names[k]])) if fitted is not None else float(corner_score(max(located[rows]), agreement, locate_weight))
+                scores[k] = (
+                    float(np.max(fitted[rows, names[k]]))
+                    if fitted is not None
+                    else float(corner_score(max(located[rows]), agreement, locate_weight))
+                )
     xyxy = np.array(
         [
-            [corners.xyxy[list(g), 0].min(), corners.xyxy[list(g), 1].min(), corners.xyxy[list(g), 2].max(), corners.xyxy[list(g), 3].max()]
+            [
+                corners.xyxy[list(g), 0].min(),
+                corners.xyxy[list(g), 1].min(),
+                corners.xyxy[list(g), 2].max(),
+                corners.xyxy[list(g), 3].max(),
+            ]
             for g in groups
         ],
         dtype=np.float32,

@@ -102,7 +102,11 @@ def match_image(
     label_hit = np.full(len(label_xyxy), -1, dtype=np.int64)
     ignored = on_ignored(pred_xyxy, ignore)
     status = ["fp"] * len(pred_xyxy)
-    claims = np.full(len(pred_xyxy), MAX_LABELS_PER_PREDICTION) if pred_claims is None else np.maximum(np.asarray(pred_claims).reshape(-1), MAX_LABELS_PER_PREDICTION)
+    claims = (
+        np.full(len(pred_xyxy), MAX_LABELS_PER_PREDICTION)
+        if pred_claims is None
+        else np.maximum(np.asarray(pred_claims).reshape(-1), MAX_LABELS_PER_PREDICTION)
+    )
     for i in np.argsort(-pred_conf, kind="stable"):
         candidates = np.flatnonzero(covered[i] & (label_class == pred_class[i]) & (label_hit < 0))
         if len(candidates):
@@ -134,7 +138,12 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def iou_assign(
-    pred_xyxy: np.ndarray, pred_class: np.ndarray, pred_conf: np.ndarray, label_xyxy: np.ndarray, label_class: np.ndarray, threshold: float = 0.5
+    pred_xyxy: np.ndarray,
+    pred_class: np.ndarray,
+    pred_conf: np.ndarray,
+    label_xyxy: np.ndarray,
+    label_class: np.ndarray,
+    threshold: float = 0.5,
 ) -> np.ndarray:
     """Greedy IoU matching, most confident prediction first: per prediction, the index of the
     same-card label it takes (best IoU among those still free, at least ``threshold``), else ``-1``.

@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from vision.detector.cropping import BACKGROUND, CROP_PAD, jitter_box, square_boxes
-from vision.detector.dataset import YoloFolder, images_of
-from vision.detector.matching import box_iou
+from dokocam.vision.detector.cropping import BACKGROUND, CROP_PAD, jitter_box, square_boxes
+from dokocam.vision.detector.dataset import YoloFolder, images_of
+from dokocam.vision.detector.matching import box_iou
 
 # A located box overlapping every known index less than this is on no index.
 OFF_INDEX_IOU = 0.1
@@ -31,7 +31,14 @@ MINE_CONF = 0.05
 
 
 def mine_crops(
-    folder: YoloFolder, detector: Any, *, variants: int = 3, min_score: float = MINE_CONF, seed: int = 0, progress: bool = False, pad: float = CROP_PAD
+    folder: YoloFolder,
+    detector: Any,
+    *,
+    variants: int = 3,
+    min_score: float = MINE_CONF,
+    seed: int = 0,
+    progress: bool = False,
+    pad: float = CROP_PAD,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The classifier's hard examples in ``folder``'s labelled images, as ``detector`` (a
     :class:`vision.detector.model.CardDetector` with a classifier) reads them.
@@ -47,7 +54,7 @@ def mine_crops(
     Returns:
         ``(crops (n, S, S, 3) uint8 BGR, classes (n,) int64)``, ``S`` the classifier's crop size.
     """
-    from vision.detector.classifier import crop
+    from dokocam.vision.detector.classifier import crop
 
     size = detector.reader.crop_size
     rng = np.random.default_rng(seed)

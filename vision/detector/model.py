@@ -22,17 +22,17 @@ from typing import Any
 
 import numpy as np
 
-from vision.detections import Detections
-from vision.detector.grouping import corner_score, drop_twins, group_corners
-from vision.detector.matching import box_iou, short_side
+from dokocam.vision.detections import Detections
+from dokocam.vision.detector.grouping import corner_score, drop_twins, group_corners
+from dokocam.vision.detector.matching import box_iou, short_side
 
 # Ultralytics must never reach for the network here (fonts, telemetry, hub checks).
 os.environ.setdefault("YOLO_OFFLINE", "1")
 
 log = logging.getLogger(__name__)
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_MODEL = REPO_ROOT / "models" / "dokocam-corners.pt"
+from dokocam.models import DEFAULT_MODEL
+
 OPENVINO_SUFFIX = "_openvino_model"
 
 
@@ -43,13 +43,15 @@ def default_model() -> Path:
     The export reads photos and table frames alike (real photos: the same F1) in about half the
     time. An export left over from weights shipped before is never used: the ``.pt`` is, with a warning.
     """
-    from vision.detector.classifier import export_source_digest, file_digest
+    from dokocam.vision.detector.classifier import export_source_digest, file_digest
 
     exported = DEFAULT_MODEL.with_suffix(".onnx")
     if not exported.exists() or not DEFAULT_MODEL.exists():
         return DEFAULT_MODEL
     if export_source_digest(exported) != file_digest(DEFAULT_MODEL):
-        log.warning("%s was not exported from %s; using the .pt (run `dokocam export --format onnx`)", exported, DEFAULT_MODEL)
+        log.warning(
+            "%s was not exported from %s; using the .pt (run `dokocam export --format onnx`)", exported, DEFAULT_MODEL
+        )
         return DEFAULT_MODEL
     return exported
 
@@ -176,7 +178,28 @@ class ModelCard:
         if not path.exists():
             return cls()
         data = json.loads(path.read_text())
-        names = ("target", "classifier", "refiner", "imgsz", "conf", "table_imgsz", "locate_conf", "locate_weight", "fine_scale", "fine_below", "fine_zoom", "table_conf", "table_locate_conf", "table_locate_weight", "min_contrast", "table_min_contrast", "table_classifier", "rescorer", "rescorer_conf", "context_classifier")
+        names = (
+            "target",
+            "classifier",
+            "refiner",
+            "imgsz",
+            "conf",
+            "table_imgsz",
+            "locate_conf",
+            "locate_weight",
+            "fine_scale",
+            "fine_below",
+            "fine_zoom",
+            "table_conf",
+            "table_locate_conf",
+            "table_locate_weight",
+            "min_contrast",
+            "table_min_contrast",
+            "table_classifier",
+            "rescorer",
+            "rescorer_conf",
+            "context_classifier",
+        )
         fields = {k: data[k] for k in names if k in data}
         for key in ("scales", "turned_scales", "stretches"):
             if key in data:
@@ -204,7 +227,17 @@ class ModelCard:
             data.setdefault("fine_below", self.fine_below)
             if self.fine_zoom != 1.0:
                 data.setdefault("fine_zoom", self.fine_zoom)
-        for key in ("table_conf", "table_locate_conf", "table_locate_weight", "min_contrast", "table_min_contrast", "table_classifier", "rescorer", "rescorer_conf", "context_classifier"):
+        for key in (
+            "table_conf",
+            "table_locate_conf",
+            "table_locate_weight",
+            "min_contrast",
+            "table_min_contrast",
+            "table_classifier",
+            "rescorer",
+            "rescorer_conf",
+            "context_classifier",
+        ):
             if getattr(self, key) is not None:
                 data.setdefault(key, getattr(self, key))
         path.write_text(json.dumps(data, indent=2) + "\n")
@@ -244,7 +277,7 @@ class ModelCard:
 
 def _load_reader(checkpoint: Path, model: Path) -> Any:
     """A classifier checkpoint beside ``model``, run by onnxruntime when ``model`` is an export."""
-    from vision.detector.classifier import IndexReader
+    from dokocam.vision.detector.classifier import IndexReader
 
     reader = IndexReader.load(checkpoint)
     if model.suffix == ".onnx" or model.name.endswith(OPENVINO_SUFFIX):
@@ -338,7 +371,11 @@ def merge_passes(passes: list[Detections], iou: float, sizes: list[int] | None =
     if len(passes) == 1 or len(found) < 2:
         return found.with_columns(data={**found.data, "votes": np.ones(len(found))})
     origin = np.concatenate([np.full(len(p), k) for k, p in enumerate(passes)])
-    size = np.concatenate([np.full(len(p), s) for p, s in zip(passes, sizes, strict=True)]) if sizes is not None else np.zeros(len(found))
+    size = (
+        np.concatenate([np.full(len(p), s) for p, s in zip(passes, sizes, strict=True)])
+        if sizes is not None
+        else np.zeros(len(found))
+    )
     overlap = box_iou(found.xyxy, found.xyxy)
     xyxy = found.xyxy.copy()
     left = np.ones(len(found), bool)
@@ -355,7 +392,9 @@ def merge_passes(passes: list[Detections], iou: float, sizes: list[int] | None =
             finest = cluster[size[cluster] == size[cluster].max()]
             xyxy[i] = found.xyxy[finest[np.argmax(found.confidence[finest])]]
     keep = np.sort(np.asarray(keep, np.int64))
-    votes = np.array([len(np.unique(origin[(overlap[i] > iou) | (np.arange(len(found)) == i)])) for i in keep], np.float64)
+    votes = np.array(
+        [len(np.unique(origin[(overlap[i] > iou) | (np.arange(len(found)) == i)])) for i in keep], np.float64
+    )
     return found.with_columns(xyxy=xyxy)[keep].with_columns(data={**found[keep].data, "votes": votes})
 
 
@@ -489,14 +528,19 @@ class CardDetector:
             card = card.for_table()
         for part in (card.classifier, card.refiner, card.rescorer, card.context_classifier):
             if part and not (ModelCard.path_for(path).parent / part).exists():
-                raise ModelNotFoundError(f"{ModelCard.path_for(path)} names {part} beside the model, but there is no such file: copy it there or remove it from the card")
+                raise ModelNotFoundError(
+                    f"{ModelCard.path_for(path)} names {part} beside the model, but there is no such file: copy it there or remove it from the card"
+                )
         yolo = YOLO(str(path), task="detect")
         reader = None
         if card.classifier:
-            reader = replace(_load_reader(ModelCard.path_for(path).parent / card.classifier, path), stretches=card.stretches if stretches is None else tuple(stretches))
+            reader = replace(
+                _load_reader(ModelCard.path_for(path).parent / card.classifier, path),
+                stretches=card.stretches if stretches is None else tuple(stretches),
+            )
         refiner = None
         if card.refiner:
-            from vision.detector.refiner import BoxReader
+            from dokocam.vision.detector.refiner import BoxReader
 
             checkpoint = ModelCard.path_for(path).parent / card.refiner
             refiner = BoxReader.load(checkpoint)
@@ -504,15 +548,21 @@ class CardDetector:
                 refiner = refiner.using_onnx(checkpoint)
         rescorer = None
         if card.rescorer and reader is not None:
-            from vision.detector.rescorer import Rescorer, RescorerFileError
+            from dokocam.vision.detector.rescorer import Rescorer, RescorerFileError
 
             try:
                 rescorer = Rescorer.load(ModelCard.path_for(path).parent / card.rescorer)
             except RescorerFileError as exc:
                 raise ModelNotFoundError(str(exc)) from None
         if rescorer is not None and rescorer.needs_context and not card.context_classifier:
-            raise ModelNotFoundError(f"{card.rescorer} reads a context classifier's probabilities, but {ModelCard.path_for(path)} names no context_classifier")
-        context = _load_reader(ModelCard.path_for(path).parent / card.context_classifier, path) if card.context_classifier and reader is not None else None
+            raise ModelNotFoundError(
+                f"{card.rescorer} reads a context classifier's probabilities, but {ModelCard.path_for(path)} names no context_classifier"
+            )
+        context = (
+            _load_reader(ModelCard.path_for(path).parent / card.context_classifier, path)
+            if card.context_classifier and reader is not None
+            else None
+        )
         return cls(
             yolo=yolo,
             card=card,
@@ -520,7 +570,9 @@ class CardDetector:
             refiner=refiner,
             rescorer=rescorer,
             context=context,
-            conf=(card.rescorer_conf if rescorer is not None and card.rescorer_conf is not None else card.conf) if conf is None else conf,
+            conf=(card.rescorer_conf if rescorer is not None and card.rescorer_conf is not None else card.conf)
+            if conf is None
+            else conf,
             imgsz=imgsz or card.imgsz,
             scales=scales or card.scales,
             turned_scales=card.turned_scales if turned_scales is None else tuple(turned_scales),
@@ -565,7 +617,7 @@ class CardDetector:
         self.timing.refine = self.timing.classify = 0.0
         if self.reader is None:
             return self._kind(found.with_columns(xyxy=self._refined(image, found.xyxy, np.ones(len(found), bool))))
-        from vision.detector.cropping import BACKGROUND
+        from dokocam.vision.detector.cropping import BACKGROUND
 
         start = time.perf_counter()
         probs = self._read(image, found.xyxy)
@@ -578,7 +630,10 @@ class CardDetector:
             # the refined crop alone and 0.9776 both; real photos F1 0.900 and 0.907.
             # A box that could not reach ``conf`` even if its refined crop read as a certain card is
             # neither moved nor read again (the same boxes, in a fraction of the time).
-            hopeful = corner_score(found.confidence, (probs[:, :BACKGROUND].max(1) + 1) / 2, self.card.locate_weight) >= plain_conf
+            hopeful = (
+                corner_score(found.confidence, (probs[:, :BACKGROUND].max(1) + 1) / 2, self.card.locate_weight)
+                >= plain_conf
+            )
             xyxy = self._refined(image, found.xyxy, hopeful)
             start = time.perf_counter()
             if hopeful.any():
@@ -594,7 +649,9 @@ class CardDetector:
         best = probs[:, :BACKGROUND].argmax(1)
         score = corner_score(located, probs[np.arange(len(best)), best], self.card.locate_weight)
         if self.rescorer is not None:
-            return self._kind(self._rescored(image, xyxy, probs[:, :BACKGROUND], located, votes, score >= plain_conf, conf))
+            return self._kind(
+                self._rescored(image, xyxy, probs[:, :BACKGROUND], located, votes, score >= plain_conf, conf)
+            )
         keep = score >= conf
         # The card probabilities travel on: grouping lets two corners of one card outvote a misread.
         data = {"probs": probs[keep, :BACKGROUND], "located": located[keep], "votes": votes[keep]}
@@ -602,7 +659,16 @@ class CardDetector:
             data["context"] = self._context(image, xyxy[keep])
         return self._kind(Detections(xyxy=xyxy[keep], confidence=score[keep], class_id=best[keep], data=data))
 
-    def _rescored(self, image: np.ndarray, xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray, votes: np.ndarray, candidates: np.ndarray, conf: float) -> Detections:
+    def _rescored(
+        self,
+        image: np.ndarray,
+        xyxy: np.ndarray,
+        probs: np.ndarray,
+        located: np.ndarray,
+        votes: np.ndarray,
+        candidates: np.ndarray,
+        conf: float,
+    ) -> Detections:
         """The ``candidates`` rescored together (:attr:`rescorer`), those scoring ``conf`` or more."""
         xyxy, probs, located, votes = xyxy[candidates], probs[candidates], located[candidates], votes[candidates]
         context = self._context(image, xyxy) if self.context is not None and self.rescorer.needs_context else None
@@ -612,7 +678,12 @@ class CardDetector:
         score = scores[np.arange(len(best)), best]
         keep = score >= conf
         self.timing.classify += (time.perf_counter() - start) * 1000
-        return Detections(xyxy=xyxy[keep], confidence=score[keep], class_id=best[keep], data={"probs": probs[keep], "located": located[keep], "votes": votes[keep], "scores": scores[keep]})
+        return Detections(
+            xyxy=xyxy[keep],
+            confidence=score[keep],
+            class_id=best[keep],
+            data={"probs": probs[keep], "located": located[keep], "votes": votes[keep], "scores": scores[keep]},
+        )
 
     def _context(self, image: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
         """The context classifier's probabilities (``(n, 25)``) for the boxes ``xyxy``."""
@@ -638,7 +709,7 @@ class CardDetector:
         """``image`` as the networks see it: its grey levels stretched when the model card says so."""
         if not self.min_contrast:
             return image
-        from vision.detector.contrast import stretch_contrast
+        from dokocam.vision.detector.contrast import stretch_contrast
 
         return stretch_contrast(image, self.min_contrast)
 
@@ -672,9 +743,13 @@ class CardDetector:
 
     def _pass(self, image: np.ndarray, size: int, conf: float, yolo: Any = None) -> Detections:
         """One locator pass, by ``yolo`` (a pass thread's own copy) or the detector's locator."""
-        return from_ultralytics((yolo or self.yolo).predict(image, imgsz=size, conf=conf, iou=self.iou, verbose=False, max_det=100)[0])
+        return from_ultralytics(
+            (yolo or self.yolo).predict(image, imgsz=size, conf=conf, iou=self.iou, verbose=False, max_det=100)[0]
+        )
 
-    def _passes(self, image: np.ndarray, sizes: list[int], conf: float, turned: list[int] | tuple[int, ...] = ()) -> list[Detections]:
+    def _passes(
+        self, image: np.ndarray, sizes: list[int], conf: float, turned: list[int] | tuple[int, ...] = ()
+    ) -> list[Detections]:
         """One locator pass per size, in order, then one per ``turned`` size on the photo turned a
         quarter (its boxes turned back); spread over ``workers`` threads when there are several."""
         jobs = [(image, size) for size in sizes]
@@ -758,7 +833,7 @@ class CardDetector:
 
 def iter_images(paths: list[str]) -> Iterator[Path]:
     """Image files named directly or found (sorted) inside directories."""
-    from vision.detector.dataset import IMAGE_SUFFIXES
+    from dokocam.vision.detector.dataset import IMAGE_SUFFIXES
 
     for name in paths:
         path = Path(name)

@@ -186,8 +186,8 @@ def build(
     """
     if until not in STAGES:
         raise StageError(f"no stage {until!r}; the stages are {', '.join(STAGES)}")
-    from vision.detector.classifier import ClassifierCheckpointError
-    from vision.detector.train import check_init
+    from dokocam.vision.detector.classifier import ClassifierCheckpointError
+    from dokocam.vision.detector.train import check_init
 
     # Checked before anything is drawn: a typo should not cost the scenes' minutes first.
     check_init(recipe.locator_init, "--locator-init")
@@ -202,7 +202,9 @@ def build(
         before = Recipe.from_json(json.loads(saved.read_text())).to_json()
         changed = sorted(k for k, v in recipe.to_json().items() if before.get(k) != v and k not in RUNTIME_FIELDS)
         if changed:
-            raise RecipeMismatchError(f"{out} was started with another recipe ({', '.join(changed)} differ); continue it with the same options or build into a new folder")
+            raise RecipeMismatchError(
+                f"{out} was started with another recipe ({', '.join(changed)} differ); continue it with the same options or build into a new folder"
+            )
     else:
         saved.write_text(json.dumps(recipe.to_json(), indent=1) + "\n")
     (out / ".done").mkdir(exist_ok=True)
@@ -240,52 +242,87 @@ def build(
     # Seconds add up over the runs that made the build, so a resumed build still says what it cost.
     summary_path = out / "build.json"
     before = json.loads(summary_path.read_text()) if summary_path.exists() else {}
-    seconds = {k: round(before.get("seconds", {}).get(k, 0.0) + report.seconds.get(k, 0.0), 1) for k in STAGES if k in report.seconds or k in before.get("seconds", {})}
-    summary = {"recipe": recipe.to_json(), "seconds": seconds, "runs": before.get("runs", 0) + 1, "metrics": report.metrics}
+    seconds = {
+        k: round(before.get("seconds", {}).get(k, 0.0) + report.seconds.get(k, 0.0), 1)
+        for k in STAGES
+        if k in report.seconds or k in before.get("seconds", {})
+    }
+    summary = {
+        "recipe": recipe.to_json(),
+        "seconds": seconds,
+        "runs": before.get("runs", 0) + 1,
+        "metrics": report.metrics,
+    }
     summary_path.write_text(json.dumps(summary, indent=1) + "\n")
     return report
 
 
 def _scenes(out: Path, recipe: Recipe) -> None:
-    from vision.synth.dataset import SceneConfig, write_dataset
+    from dokocam.vision.synth.dataset import SceneConfig, write_dataset
 
-    config = SceneConfig(imgsz=recipe.scene_size, closeup_fraction=recipe.closeup_fraction, near_fraction=recipe.near_fraction)
-    _consume(write_dataset(out / "scenes", recipe.scenes, recipe.seed, config=config, folders=recipe.faces, workers=max(recipe.workers, 1)))
+    config = SceneConfig(
+        imgsz=recipe.scene_size, closeup_fraction=recipe.closeup_fraction, near_fraction=recipe.near_fraction
+    )
+    _consume(
+        write_dataset(
+            out / "scenes",
+            recipe.scenes,
+            recipe.seed,
+            config=config,
+            folders=recipe.faces,
+            workers=max(recipe.workers, 1),
+        )
+    )
 
 
 def _tiles(out: Path, recipe: Recipe) -> None:
-    from vision.synth.tiles import write_tiles
+    from dokocam.vision.synth.tiles import write_tiles
 
     if recipe.tiles_per_image:
-        _, progress = write_tiles(out / "scenes", out / "tiles", size=recipe.imgsz, per_image=recipe.tiles_per_image, seed=recipe.seed)
+        _, progress = write_tiles(
+            out / "scenes", out / "tiles", size=recipe.imgsz, per_image=recipe.tiles_per_image, seed=recipe.seed
+        )
         _consume(progress)
 
 
 def _crops(out: Path, recipe: Recipe) -> None:
-    from vision.synth.crops import CropConfig, write_crops
+    from dokocam.vision.synth.crops import CropConfig, write_crops
 
     if recipe.crops:
-        _consume(write_crops(out / "crops.npz", recipe.crops, recipe.seed, CropConfig(size=recipe.crop_size), recipe.faces, max(recipe.workers, 1)))
+        _consume(
+            write_crops(
+                out / "crops.npz",
+                recipe.crops,
+                recipe.seed,
+                CropConfig(size=recipe.crop_size),
+                recipe.faces,
+                max(recipe.workers, 1),
+            )
+        )
 
 
 def locator_data(out: Path, recipe: Recipe) -> Path:
     """Writes the locator's dataset file: the scenes' and tiles' train splits, a few val scenes."""
-    from vision.detector.dataset import read_folder
-    from vision.synth.faces import CARD_CODES
+    from dokocam.vision.detector.dataset import read_folder
+    from dokocam.vision.synth.faces import CARD_CODES
 
-    val = sorted(item.image.resolve() for item in read_folder(out / "scenes", split="val").items)[: recipe.locator_val_images]
+    val = sorted(item.image.resolve() for item in read_folder(out / "scenes", split="val").items)[
+        : recipe.locator_val_images
+    ]
     (out / "locator-val.txt").write_text("".join(f"{path}\n" for path in val))
     train = [str((out / "scenes" / "images" / "train").resolve())]
     if recipe.tiles_per_image:
         train.insert(0, str((out / "tiles" / "images" / "train").resolve()))
     names = "".join(f"  {i}: {code}\n" for i, code in enumerate(CARD_CODES))
     path = out / "locator-data.yaml"
-    path.write_text(f"# dokocam build-detector: the locator's data\ntrain: {json.dumps(train)}\nval: {(out / 'locator-val.txt').resolve()}\nnames:\n{names}")
+    path.write_text(
+        f"# dokocam build-detector: the locator's data\ntrain: {json.dumps(train)}\nval: {(out / 'locator-val.txt').resolve()}\nnames:\n{names}"
+    )
     return path
 
 
 def _locator(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
-    from vision.detector.train import train_locator
+    from dokocam.vision.detector.train import train_locator
 
     data = locator_data(out, recipe)
     run = out / "locator"
@@ -305,7 +342,7 @@ def _locator(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
 
 
 def _classifier(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
-    from vision.detector.classifier import train_classifier
+    from dokocam.vision.detector.classifier import train_classifier
 
     crops = [out / "crops.npz"] if recipe.crops else []
     train_classifier(
@@ -319,11 +356,20 @@ def _card(recipe: Recipe) -> Any:
     """The model card of a build: the shipped model's operating points (passes, thresholds, the table's own) at this build's size."""
     from dataclasses import replace
 
-    from vision.detector.model import DEFAULT_MODEL, ModelCard
+    from dokocam.vision.detector.model import DEFAULT_MODEL, ModelCard
 
     # A rescorer is fitted to one classifier's probabilities: a build's own classifier reads with plain
     # scores, and has no use for a context classifier, which only a rescorer reads.
-    return replace(ModelCard.load(DEFAULT_MODEL), imgsz=recipe.imgsz, table_imgsz=2 * recipe.imgsz, classifier=None, refiner=None, rescorer=None, rescorer_conf=None, context_classifier=None)
+    return replace(
+        ModelCard.load(DEFAULT_MODEL),
+        imgsz=recipe.imgsz,
+        table_imgsz=2 * recipe.imgsz,
+        classifier=None,
+        refiner=None,
+        rescorer=None,
+        rescorer_conf=None,
+        context_classifier=None,
+    )
 
 
 def _locator_weights(out: Path) -> Path:
@@ -336,9 +382,9 @@ def _detector(out: Path, recipe: Recipe, *, refiner: bool) -> Any:
     detector at the photo operating point (its low threshold, its passes), as the model will be."""
     from ultralytics import YOLO
 
-    from vision.detector.classifier import IndexReader
-    from vision.detector.model import CardDetector
-    from vision.detector.refiner import BoxReader
+    from dokocam.vision.detector.classifier import IndexReader
+    from dokocam.vision.detector.model import CardDetector
+    from dokocam.vision.detector.refiner import BoxReader
 
     card, refined = _card(recipe), out / f"{MODEL_NAME}.refiner.pt"
     return CardDetector(
@@ -351,8 +397,8 @@ def _detector(out: Path, recipe: Recipe, *, refiner: bool) -> Any:
 def _refiner(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
     from dataclasses import replace
 
-    from vision.detector.dataset import read_folder, train_split
-    from vision.detector.refiner import make_pairs, train_refiner
+    from dokocam.vision.detector.dataset import read_folder, train_split
+    from dokocam.vision.detector.refiner import make_pairs, train_refiner
 
     target = out / f"{MODEL_NAME}.refiner.pt"
     target.unlink(missing_ok=True)
@@ -372,10 +418,10 @@ def _refiner(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
 
 
 def _hard(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
-    from vision.detector.classifier import train_classifier
-    from vision.detector.cropping import BACKGROUND
-    from vision.detector.dataset import train_split
-    from vision.detector.mining import mine_crops, save_crops
+    from dokocam.vision.detector.classifier import train_classifier
+    from dokocam.vision.detector.cropping import BACKGROUND
+    from dokocam.vision.detector.dataset import train_split
+    from dokocam.vision.detector.mining import mine_crops, save_crops
 
     target = out / "hard" / f"{MODEL_NAME}.classifier.pt"
     target.unlink(missing_ok=True)
@@ -384,7 +430,9 @@ def _hard(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
     # The build's whole detector mines its scenes.
     crops, classes = mine_crops(train_split(out / "scenes"), _detector(out, recipe, refiner=True), seed=recipe.seed)
     mined = save_crops(out / "hard" / "hard.npz", crops, classes)
-    log(f"build: hard: {int((classes == BACKGROUND).sum())} boxes on no index, {int((classes != BACKGROUND).sum())} crops of misread labels")
+    log(
+        f"build: hard: {int((classes == BACKGROUND).sum())} boxes on no index, {int((classes != BACKGROUND).sum())} crops of misread labels"
+    )
     train_classifier(
         [out / "scenes"], target, val=[out / "scenes"], epochs=recipe.hard_epochs, batch=recipe.classifier_batch, width=recipe.classifier_width,
         seed=recipe.seed, time_minutes=recipe.hard_minutes, init=out / f"{MODEL_NAME}.classifier.pt", crops=([out / "crops.npz"] if recipe.crops else []) + [mined] * recipe.hard_copies,
@@ -393,14 +441,20 @@ def _hard(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
 
 
 def _model(out: Path, recipe: Recipe) -> None:
-    from vision.detector.train import TrainResult, ship
+    from dokocam.vision.detector.train import TrainResult, ship
 
     run = out / "locator"
     result = TrainResult(run, _locator_weights(out), run / "weights" / "last.pt")
     refiner = out / f"{MODEL_NAME}.refiner.pt"
     hard = out / "hard" / f"{MODEL_NAME}.classifier.pt"
     classifier = hard if hard.exists() else out / f"{MODEL_NAME}.classifier.pt"
-    ship(result, out / "model" / f"{MODEL_NAME}.pt", _card(recipe), classifier=classifier, refiner=refiner if refiner.exists() else None)
+    ship(
+        result,
+        out / "model" / f"{MODEL_NAME}.pt",
+        _card(recipe),
+        classifier=classifier,
+        refiner=refiner if refiner.exists() else None,
+    )
 
 
 def _eval_names(extra: tuple[str, ...]) -> list[str]:
@@ -409,9 +463,9 @@ def _eval_names(extra: tuple[str, ...]) -> list[str]:
 
 
 def _eval(out: Path, extra: tuple[str, ...], log: Callable[[str], None]) -> dict[str, Any]:
-    from vision.detector.dataset import read_folder
-    from vision.detector.evaluate import MAP_CONF, evaluate
-    from vision.detector.model import CardDetector
+    from dokocam.vision.detector.dataset import read_folder
+    from dokocam.vision.detector.evaluate import MAP_CONF, evaluate
+    from dokocam.vision.detector.model import CardDetector
 
     model = out / "model" / f"{MODEL_NAME}.pt"
     detector = CardDetector.load(model)

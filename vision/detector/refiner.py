@@ -26,7 +26,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from vision.detector.classifier import (
+from dokocam.vision.detector.classifier import (
     ClassifierCheckpointError,
     conv_stages,
     crop,
@@ -37,9 +37,9 @@ from vision.detector.classifier import (
     tag_export,
     to_tensor,
 )
-from vision.detector.cropping import jitter_box, square_boxes
-from vision.detector.dataset import YoloFolder, images_of
-from vision.detector.matching import box_iou
+from dokocam.vision.detector.cropping import jitter_box, square_boxes
+from dokocam.vision.detector.dataset import YoloFolder, images_of
+from dokocam.vision.detector.matching import box_iou
 
 CROP_SIZE = 48
 MATCH_IOU = 0.2  # a located box this close to a label is the label's, for training pairs
@@ -102,7 +102,9 @@ def from_crop_units(units: np.ndarray, windows: np.ndarray, size: int = CROP_SIZ
     return ((np.asarray(units, np.float64) - 0.5 / size) * side + origin + 0.5).astype(np.float32)
 
 
-def dihedral(crops: torch.Tensor, boxes: torch.Tensor, flip_x: torch.Tensor, flip_y: torch.Tensor, swap: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def dihedral(
+    crops: torch.Tensor, boxes: torch.Tensor, flip_x: torch.Tensor, flip_y: torch.Tensor, swap: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Crops transposed (``swap``), then flipped in x and y, per row; their boxes moved to match.
 
     >>> c = torch.arange(4.0).reshape(1, 1, 2, 2); b = torch.tensor([[0.1, 0.2, 0.3, 0.6]])
@@ -117,9 +119,13 @@ def dihedral(crops: torch.Tensor, boxes: torch.Tensor, flip_x: torch.Tensor, fli
     crops[swap] = crops[swap].transpose(2, 3)
     boxes[swap] = boxes[swap][:, [1, 0, 3, 2]]
     crops[flip_x] = crops[flip_x].flip(3)
-    boxes[flip_x] = torch.stack([1 - boxes[flip_x][:, 2], boxes[flip_x][:, 1], 1 - boxes[flip_x][:, 0], boxes[flip_x][:, 3]], 1)
+    boxes[flip_x] = torch.stack(
+        [1 - boxes[flip_x][:, 2], boxes[flip_x][:, 1], 1 - boxes[flip_x][:, 0], boxes[flip_x][:, 3]], 1
+    )
     crops[flip_y] = crops[flip_y].flip(2)
-    boxes[flip_y] = torch.stack([boxes[flip_y][:, 0], 1 - boxes[flip_y][:, 3], boxes[flip_y][:, 2], 1 - boxes[flip_y][:, 1]], 1)
+    boxes[flip_y] = torch.stack(
+        [boxes[flip_y][:, 0], 1 - boxes[flip_y][:, 3], boxes[flip_y][:, 2], 1 - boxes[flip_y][:, 1]], 1
+    )
     return crops, boxes
 
 
@@ -153,10 +159,19 @@ class BoxReader:
         """
         try:
             state = torch.load(str(path), map_location="cpu", weights_only=True)
-        except (OSError, RuntimeError, EOFError, ValueError, KeyError, pickle.UnpicklingError) as exc:  # what torch's loader raises for foreign bytes
+        except (
+            OSError,
+            RuntimeError,
+            EOFError,
+            ValueError,
+            KeyError,
+            pickle.UnpicklingError,
+        ) as exc:  # what torch's loader raises for foreign bytes
             raise RefinerCheckpointError(f"{path} cannot be read as a box refiner: {exc}") from None
         if not isinstance(state, dict) or state.get("kind") != "box-refiner":
-            raise RefinerCheckpointError(f"{path} is not a dokocam box refiner (train one with `dokocam train-refiner`)")
+            raise RefinerCheckpointError(
+                f"{path} is not a dokocam box refiner (train one with `dokocam train-refiner`)"
+            )
         model = BoxRefiner(width=int(state["width"]), crop_size=int(state["crop_size"]))
         model.load_state_dict(state["model"])
         return cls(model.eval(), net=inference_network(model))
@@ -197,7 +212,9 @@ class BoxReader:
                 if self.net is None:
                     return self.model(crops, units)
                 return self.net(crops.contiguous(memory_format=torch.channels_last), units)
-        return torch.from_numpy(self.session.run(None, {"crops": crops.contiguous().numpy(), "boxes": units.contiguous().numpy()})[0])
+        return torch.from_numpy(
+            self.session.run(None, {"crops": crops.contiguous().numpy(), "boxes": units.contiguous().numpy()})[0]
+        )
 
 
 @dataclass
@@ -225,7 +242,13 @@ class Pairs:
 
 
 def make_pairs(
-    folder: YoloFolder, locate: Callable[[np.ndarray], np.ndarray] | None = None, *, jittered: int = 2, jitter: float = 0.12, seed: int = 0, size: int = CROP_SIZE,
+    folder: YoloFolder,
+    locate: Callable[[np.ndarray], np.ndarray] | None = None,
+    *,
+    jittered: int = 2,
+    jitter: float = 0.12,
+    seed: int = 0,
+    size: int = CROP_SIZE,
     progress: bool = False,
 ) -> Pairs:
     """Refiner examples from a labelled folder: each box ``locate(image)`` finds within IoU
@@ -276,12 +299,28 @@ def score(reader: BoxReader, pairs: Pairs, batch: int = 1024) -> dict[str, float
         before.append(unit_iou(located, target))
         after.append(unit_iou(torch.from_numpy(reader.read(crops, located)), target))
     b, a = torch.cat(before), torch.cat(after)
-    return {"iou_before": float(b.mean()), "iou_after": float(a.mean()), "at_50_before": float((b >= 0.5).float().mean()), "at_50_after": float((a >= 0.5).float().mean())}
+    return {
+        "iou_before": float(b.mean()),
+        "iou_after": float(a.mean()),
+        "at_50_before": float((b >= 0.5).float().mean()),
+        "at_50_after": float((a >= 0.5).float().mean()),
+    }
 
 
 def train_refiner(
-    pairs: Pairs, out: str | Path, *, val: Pairs | None = None, epochs: int = 8, batch: int = 256, width: int = 16, lr: float = 3e-3,
-    seed: int = 0, time_minutes: float | None = None, init: str | Path | None = None, device: str | None = None, log: Callable[[str], Any] = print,
+    pairs: Pairs,
+    out: str | Path,
+    *,
+    val: Pairs | None = None,
+    epochs: int = 8,
+    batch: int = 256,
+    width: int = 16,
+    lr: float = 3e-3,
+    seed: int = 0,
+    time_minutes: float | None = None,
+    init: str | Path | None = None,
+    device: str | None = None,
+    log: Callable[[str], Any] = print,
 ) -> dict[str, float]:
     """Trains the refiner on ``pairs`` and saves it to ``out`` after each epoch.
 
@@ -336,7 +375,9 @@ def train_refiner(
     return metrics
 
 
-def _flip_pair(crops: torch.Tensor, located: torch.Tensor, target: torch.Tensor, flips: list[torch.Tensor]) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+def _flip_pair(
+    crops: torch.Tensor, located: torch.Tensor, target: torch.Tensor, flips: list[torch.Tensor]
+) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
     """:func:`dihedral` applied to crops, moving both their located and their target boxes."""
     fx, fy, swap = flips
     moved, given = dihedral(crops, located, fx, fy, swap)
@@ -356,8 +397,14 @@ def export_onnx(checkpoint: str | Path) -> Path:
     target = Path(checkpoint).with_suffix(".onnx")
     example = (torch.zeros(1, 3, reader.crop_size, reader.crop_size), torch.zeros(1, 4))
     torch.onnx.export(
-        reader.model, example, str(target), input_names=["crops", "boxes"], output_names=["refined"],
-        dynamic_axes={"crops": {0: "n"}, "boxes": {0: "n"}, "refined": {0: "n"}}, opset_version=17, dynamo=False,
+        reader.model,
+        example,
+        str(target),
+        input_names=["crops", "boxes"],
+        output_names=["refined"],
+        dynamic_axes={"crops": {0: "n"}, "boxes": {0: "n"}, "refined": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
     )
     tag_export(target, checkpoint)
     return target

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.detector.grouping import MAX_RATIO, MIN_RATIO, corner_score
+from dokocam.vision.detector.grouping import MAX_RATIO, MIN_RATIO, corner_score
 
 FEATURES = (
     "log_probability",  # the classifier's probability of this card
@@ -66,7 +66,12 @@ class RescorerFileError(ValueError):
 
 
 def reading_features(
-    xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray, weight: float, votes: np.ndarray | None = None, context: np.ndarray | None = None
+    xyxy: np.ndarray,
+    probs: np.ndarray,
+    located: np.ndarray,
+    weight: float,
+    votes: np.ndarray | None = None,
+    context: np.ndarray | None = None,
 ) -> np.ndarray:
     """``(n, cards, len(FEATURES))``: the features of every card's reading of each of ``n`` boxes.
 
@@ -94,7 +99,9 @@ def reading_features(
     distance = np.hypot(cx[:, None] - cx[None], cy[:, None] - cy[None]) / size[:, None]
     ratio = size[:, None] / size[None]
     others = ~np.eye(n, dtype=bool)
-    partner = (distance >= MIN_RATIO) & (distance <= MAX_RATIO) & (ratio > 1 / SIZE_RATIO) & (ratio < SIZE_RATIO) & others
+    partner = (
+        (distance >= MIN_RATIO) & (distance <= MAX_RATIO) & (ratio > 1 / SIZE_RATIO) & (ratio < SIZE_RATIO) & others
+    )
     twin = (distance < MIN_RATIO) & others  # closer than two corners of one card: the same print
     evidence = probs * located[:, None]
     partner_support = np.where(partner[:, :, None], evidence[None], 0.0).max(1) if n else np.zeros((0, cards))
@@ -157,16 +164,20 @@ def feature_columns(names: tuple[str, ...]) -> list[int]:
 
 def readings_mask(features: np.ndarray, floor: float) -> np.ndarray:
     """Which readings count: a box's likeliest card, and any card whose plain score reaches ``floor``."""
-    return (features[..., FEATURES.index("is_best")] > 0) | (features[..., FEATURES.index("log_corner_score")] >= np.log(floor + EPS))
+    return (features[..., FEATURES.index("is_best")] > 0) | (
+        features[..., FEATURES.index("log_corner_score")] >= np.log(floor + EPS)
+    )
 
 
-def collect_readings(folder: Any, detector: Any, *, floor: float = 0.05, reading_floor: float | None = None, progress: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def collect_readings(
+    folder: Any, detector: Any, *, floor: float = 0.05, reading_floor: float | None = None, progress: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """The features of every counted reading (:func:`readings_mask` at ``reading_floor``, default
     ``floor``) of ``detector``'s plain reads (boxes down to ``floor``) on a labelled folder's images, and whether each lies on an index of its card
     (IoU 0.5 or more with a label of that card). Readings of boxes on ``ignore`` cards (too hidden to
     be labelled) are left out unless they hit a label."""
-    from vision.detector.dataset import images_of
-    from vision.detector.matching import box_iou, on_ignored
+    from dokocam.vision.detector.dataset import images_of
+    from dokocam.vision.detector.matching import box_iou, on_ignored
 
     if detector.rescorer is not None:
         raise ValueError("collect readings with the plain scores: the detector must have no rescorer")
@@ -176,13 +187,22 @@ def collect_readings(folder: Any, detector: Any, *, floor: float = 0.05, reading
         found = detector.reads(image, floor)
         if not len(found):
             continue
-        features = reading_features(found.xyxy, found.data["probs"], found.data["located"], detector.card.locate_weight, found.data["votes"], found.data.get("context"))
+        features = reading_features(
+            found.xyxy,
+            found.data["probs"],
+            found.data["located"],
+            detector.card.locate_weight,
+            found.data["votes"],
+            found.data.get("context"),
+        )
         labels, label_class = item.label_xyxy(w, h), np.asarray(item.label_class, np.int64)
         iou = box_iou(found.xyxy, labels) if len(labels) else np.zeros((len(found), 0))
         # (boxes, cards): the box lies on a label of that card.
         hit = ((iou >= 0.5)[:, :, None] & (label_class[None, :, None] == np.arange(features.shape[1]))).any(1)
         on_ignore = on_ignored(found.xyxy, item.ignore_xyxy(w, h))
-        counted = readings_mask(features, floor if reading_floor is None else reading_floor) & (hit | ~on_ignore[:, None])
+        counted = readings_mask(features, floor if reading_floor is None else reading_floor) & (
+            hit | ~on_ignore[:, None]
+        )
         xs.append(features[counted])
         ys.append(hit[counted])
     if not xs:
@@ -219,7 +239,14 @@ class Rescorer:
         """It reads a context classifier's probabilities (:data:`CONTEXT_FEATURES`)."""
         return bool(set(self.features) & set(CONTEXT_FEATURES))
 
-    def scores(self, xyxy: np.ndarray, probs: np.ndarray, located: np.ndarray, votes: np.ndarray | None = None, context: np.ndarray | None = None) -> np.ndarray:
+    def scores(
+        self,
+        xyxy: np.ndarray,
+        probs: np.ndarray,
+        located: np.ndarray,
+        votes: np.ndarray | None = None,
+        context: np.ndarray | None = None,
+    ) -> np.ndarray:
         """``(n, cards)``: each card's score for each box (boxes of one image, read together); 0 for
         a reading it never saw in fitting (:func:`readings_mask`). ``context``: see :func:`reading_features`.
 
@@ -233,11 +260,17 @@ class Rescorer:
         """
         probs = np.asarray(probs, np.float64)
         if context is None and self.needs_context:
-            raise ValueError("this rescorer reads a context classifier's probabilities; the detector has no context classifier")
+            raise ValueError(
+                "this rescorer reads a context classifier's probabilities; the detector has no context classifier"
+            )
         if not len(probs):
             return np.zeros(probs.shape)
         features = reading_features(xyxy, probs, located, self.weight, votes, context)
-        return np.where(readings_mask(features, self.floor if self.reading_floor is None else self.reading_floor), self.apply(features), 0.0)
+        return np.where(
+            readings_mask(features, self.floor if self.reading_floor is None else self.reading_floor),
+            self.apply(features),
+            0.0,
+        )
 
     def apply(self, features: np.ndarray) -> np.ndarray:
         """Probabilities for features (:data:`FEATURES`, all of them) of any leading shape."""
@@ -278,17 +311,41 @@ class Rescorer:
             raise RescorerFileError(f"{path} was fitted on other features than this dokocam computes: {names}")
         try:
             arrays = {k: np.asarray(data[k], np.float64) for k in ("mean", "std", "w1", "b1", "w2")}
-            rescorer = cls(**arrays, b2=float(data["b2"]), floor=float(data["floor"]), weight=float(data["weight"]), info=data.get("info"), reading_floor=None if data.get("reading_floor") is None else float(data["reading_floor"]), features=tuple(names))
+            rescorer = cls(
+                **arrays,
+                b2=float(data["b2"]),
+                floor=float(data["floor"]),
+                weight=float(data["weight"]),
+                info=data.get("info"),
+                reading_floor=None if data.get("reading_floor") is None else float(data["reading_floor"]),
+                features=tuple(names),
+            )
         except (KeyError, TypeError, ValueError) as exc:
             raise RescorerFileError(f"{path} is a damaged rescorer: {exc}") from None
         k = len(names)
-        if rescorer.mean.shape != (k,) or rescorer.std.shape != (k,) or rescorer.w1.shape[0] != k or rescorer.w2.shape != (rescorer.w1.shape[1],) or rescorer.b1.shape != (rescorer.w1.shape[1],):
+        if (
+            rescorer.mean.shape != (k,)
+            or rescorer.std.shape != (k,)
+            or rescorer.w1.shape[0] != k
+            or rescorer.w2.shape != (rescorer.w1.shape[1],)
+            or rescorer.b1.shape != (rescorer.w1.shape[1],)
+        ):
             raise RescorerFileError(f"{path} is a damaged rescorer: its weights do not fit {k} features")
         return rescorer
 
 
 def fit_rescorer(
-    features: np.ndarray, hits: np.ndarray, *, hidden: int = 32, epochs: int = 600, seed: int = 0, floor: float = 0.05, reading_floor: float | None = None, weight: float = 0.35, info: dict[str, Any] | None = None, names: tuple[str, ...] = PLAIN_FEATURES
+    features: np.ndarray,
+    hits: np.ndarray,
+    *,
+    hidden: int = 32,
+    epochs: int = 600,
+    seed: int = 0,
+    floor: float = 0.05,
+    reading_floor: float | None = None,
+    weight: float = 0.35,
+    info: dict[str, Any] | None = None,
+    names: tuple[str, ...] = PLAIN_FEATURES,
 ) -> Rescorer:
     """Fits :class:`Rescorer` to ``features`` (``(m, len(FEATURES))``) and whether each reading was right
     (``hits``, ``(m,)``): full-batch Adam on the logistic loss, a few seconds to a minute on a CPU.
@@ -301,7 +358,9 @@ def fit_rescorer(
     torch.manual_seed(seed)
     columns = np.asarray(features)[:, feature_columns(names)]
     if np.isnan(columns).any():
-        raise ValueError(f"the readings lack {', '.join(n for n in CONTEXT_FEATURES if n in names)}: collect them with a detector that has a context classifier, or fit without those features")
+        raise ValueError(
+            f"the readings lack {', '.join(n for n in CONTEXT_FEATURES if n in names)}: collect them with a detector that has a context classifier, or fit without those features"
+        )
     x = torch.tensor(columns, dtype=torch.float32)
     y = torch.tensor(np.asarray(hits), dtype=torch.float32)
     mean, std = x.mean(0), x.std(0) + 1e-6

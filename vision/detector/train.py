@@ -9,15 +9,16 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass, replace
+from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from vision.detector.model import ModelCard
+    from dokocam.vision.detector.model import ModelCard
 
 os.environ.setdefault("YOLO_OFFLINE", "1")
 
-CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+CONFIG_DIR = Path(str(files("dokocam.vision.detector") / "configs"))
 
 
 class FromScratchError(ValueError):
@@ -48,7 +49,9 @@ def resolve_config(model: str) -> str:
         FromScratchError: ``model`` is a weights file.
     """
     if not model.endswith((".yaml", ".yml")):
-        raise FromScratchError(f"{model!r} is not a model config: dokocam trains from scratch only (e.g. --model yolo11n.yaml)")
+        raise FromScratchError(
+            f"{model!r} is not a model config: dokocam trains from scratch only (e.g. --model yolo11n.yaml)"
+        )
     if Path(model).exists():
         return str(Path(model))
     ours = CONFIG_DIR / model
@@ -64,7 +67,9 @@ def check_init(init: str | Path | None, flag: str = "--init") -> None:
         InitWeightsError: ``init`` is not such a file; the message names the option ``flag``.
     """
     if init is not None and not (Path(init).is_file() and str(init).endswith(".pt")):
-        raise InitWeightsError(f"{flag} {init}: not a local .pt file (only weights this project trained may start a run)")
+        raise InitWeightsError(
+            f"{flag} {init}: not a local .pt file (only weights this project trained may start a run)"
+        )
 
 
 def train_locator(
@@ -178,5 +183,12 @@ def ship(
             shutil.copyfile(checkpoint, destination.parent / name)
         return name
 
-    replace(card, classifier=beside(classifier), refiner=beside(refiner), table_classifier=beside(table_classifier), rescorer=beside(rescorer), context_classifier=beside(context_classifier)).save(destination, **extra)
+    replace(
+        card,
+        classifier=beside(classifier),
+        refiner=beside(refiner),
+        table_classifier=beside(table_classifier),
+        rescorer=beside(rescorer),
+        context_classifier=beside(context_classifier),
+    ).save(destination, **extra)
     return destination

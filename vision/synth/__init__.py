@@ -2,7 +2,7 @@
 
 The rendering API (for the dataset generator and the game-video renderer)::
 
-    from vision.synth import Deck, Table, Camera, PlacedCard, Arm, render_scene
+    from dokocam.vision.synth import Deck, Table, Camera, PlacedCard, Arm, render_scene
 
 The names load their modules (OpenCV, matplotlib's fonts) on first use, so that the CLI, which
 imports ``vision.synth.cli`` to build its help, stays instant for ``dokocam score``.
@@ -14,12 +14,50 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from vision.synth.faces import CARD_CODES, Face, FaceFolderError, FaceStyle, UnknownCardCodeError, card_index, load_face_folder
-    from vision.synth.scene import Arm, Camera, CardAnnotation, Deck, Look, PlacedCard, Prop, SceneAnnotation, Table, render_scene
+    from dokocam.vision.synth.faces import (
+        CARD_CODES,
+        Face,
+        FaceFolderError,
+        FaceStyle,
+        UnknownCardCodeError,
+        card_index,
+        load_face_folder,
+    )
+    from dokocam.vision.synth.scene import (
+        Arm,
+        Camera,
+        CardAnnotation,
+        Deck,
+        Look,
+        PlacedCard,
+        Prop,
+        SceneAnnotation,
+        Table,
+        render_scene,
+    )
 
-_FACES = ("CARD_CODES", "Face", "FaceFolderError", "FaceStyle", "UnknownCardCodeError", "card_index", "load_face_folder")
-_SCENE = ("Arm", "Camera", "CardAnnotation", "Deck", "Look", "PlacedCard", "Prop", "SceneAnnotation", "Table", "render_scene")
-_HOME = {**dict.fromkeys(_FACES, "vision.synth.faces"), **dict.fromkeys(_SCENE, "vision.synth.scene")}
+_FACES = (
+    "CARD_CODES",
+    "Face",
+    "FaceFolderError",
+    "FaceStyle",
+    "UnknownCardCodeError",
+    "card_index",
+    "load_face_folder",
+)
+_SCENE = (
+    "Arm",
+    "Camera",
+    "CardAnnotation",
+    "Deck",
+    "Look",
+    "PlacedCard",
+    "Prop",
+    "SceneAnnotation",
+    "Table",
+    "render_scene",
+)
+_HOME = {**dict.fromkeys(_FACES, "dokocam.vision.synth.faces"), **dict.fromkeys(_SCENE, "dokocam.vision.synth.scene")}
 
 __all__ = sorted(_HOME)
 

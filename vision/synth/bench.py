@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.synth.dataset import DeckPool, SceneConfig, generate_image
-from vision.synth.scene import Arm, Camera, Deck, Look, PlacedCard, Table, render_scene
+from dokocam.vision.synth.dataset import DeckPool, SceneConfig, generate_image
+from dokocam.vision.synth.scene import Arm, Camera, Deck, Look, PlacedCard, Table, render_scene
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,12 @@ def benchmark(images: int = 40, frames: int = 50, imgsz: int = 640, seed: int = 
 
     deck = Deck.procedural(seed)
     table = Table.random(seed)
-    trick = [PlacedCard("QC", (0, 7), 4), PlacedCard("10H", (-7, 0), 86), PlacedCard("AS", (1, -7), 183), PlacedCard("9D", (7, 1), 272)]
+    trick = [
+        PlacedCard("QC", (0, 7), 4),
+        PlacedCard("10H", (-7, 0), 86),
+        PlacedCard("AS", (1, -7), 183),
+        PlacedCard("9D", (7, 1), 272),
+    ]
     piles = [PlacedCard("back", (25 + 0.2 * k, 35 - 0.3 * k), 8 * k, face_up=False) for k in range(8)]
     timings = {}
     for name, camera, look in (

@@ -7,7 +7,7 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from vision.synth.dataset import SceneConfig
+    from dokocam.vision.synth.dataset import SceneConfig
 
 # The names of vision.synth.perturb's changes, spelled here so that building the CLI's help imports
 # no OpenCV (`dokocam score` stays instant); tests/vision/test_perturb.py keeps the two the same.
@@ -28,11 +28,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     gen.add_argument("--images", type=int, required=True, help="number of images")
     gen.add_argument("--seed", type=int, default=0, help="same seed, same images and labels")
     gen.add_argument("--imgsz", type=int, default=640, help="square image side in pixels (default 640)")
-    gen.add_argument("--target", choices=("corners", "cards", "both"), default="corners", help="what a label box covers (default corners: one box per visible corner index)")
+    gen.add_argument(
+        "--target",
+        choices=("corners", "cards", "both"),
+        default="corners",
+        help="what a label box covers (default corners: one box per visible corner index)",
+    )
     gen.add_argument("--val-fraction", type=float, default=0.1, help="share of images in the val split (default 0.1)")
-    gen.add_argument("--faces", action="append", default=[], metavar="DIR", help="folder of face images named by code (QC.png ...); repeatable")
+    gen.add_argument(
+        "--faces",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="folder of face images named by code (QC.png ...); repeatable",
+    )
     gen.add_argument("--closeup-fraction", type=float, default=0.5, help="share of phone-style close-ups (default 0.5)")
-    gen.add_argument("--near-fraction", type=float, default=0.0, help="share of close-ups held over one card's corner, its index about a tenth to a quarter of the frame (default 0)")
+    gen.add_argument(
+        "--near-fraction",
+        type=float,
+        default=0.0,
+        help="share of close-ups held over one card's corner, its index about a tenth to a quarter of the frame (default 0)",
+    )
     gen.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     gen.set_defaults(func=_generate)
 
@@ -46,7 +62,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     crops.add_argument("--crops", type=int, required=True, help="number of crops")
     crops.add_argument("--seed", type=int, default=0, help="same seed, same crops")
     crops.add_argument("--size", type=int, default=32, help="crop side in pixels (default 32, the classifier's input)")
-    crops.add_argument("--faces", action="append", default=[], metavar="DIR", help="folder of face images named by code (QC.png ...); repeatable")
+    crops.add_argument(
+        "--faces",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="folder of face images named by code (QC.png ...); repeatable",
+    )
     crops.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     crops.set_defaults(func=_crops)
 
@@ -57,10 +79,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "its labels whole (none cut in two), into OUT/images/<split>, OUT/labels/<split>, OUT/data.yaml. A locator "
         "trained at SIZE on these and on the whole scenes sees small indices as a full-resolution pass shows them.",
     )
-    tiles.add_argument("source", metavar="SOURCE", help="labelled folder (images/<split> + labels/<split>) or its data.yaml")
+    tiles.add_argument(
+        "source", metavar="SOURCE", help="labelled folder (images/<split> + labels/<split>) or its data.yaml"
+    )
     tiles.add_argument("out", metavar="OUT", help="output folder (created)")
-    tiles.add_argument("--size", type=int, default=320, help="tile side in pixels (default 320, the locator's training size)")
-    tiles.add_argument("--per-image", type=int, default=1, help="tiles per image; later ones prefer labels the earlier missed (default 1)")
+    tiles.add_argument(
+        "--size", type=int, default=320, help="tile side in pixels (default 320, the locator's training size)"
+    )
+    tiles.add_argument(
+        "--per-image",
+        type=int,
+        default=1,
+        help="tiles per image; later ones prefer labels the earlier missed (default 1)",
+    )
     tiles.add_argument("--split", default="train", help="split to cut (default train)")
     tiles.add_argument("--seed", type=int, default=0, help="same seed, same windows")
     tiles.set_defaults(func=_tiles)
@@ -73,10 +104,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "their labels and ignore boxes moved along. `dokocam eval OUT/<kind>` then says what each change costs "
         "a detector on the same cards.",
     )
-    perturbed.add_argument("source", metavar="SOURCE", help="labelled folder (images/ + labels/, or images/<split>) or its data.yaml")
+    perturbed.add_argument(
+        "source", metavar="SOURCE", help="labelled folder (images/ + labels/, or images/<split>) or its data.yaml"
+    )
     perturbed.add_argument("out", metavar="OUT", help="output folder (created)")
-    perturbed.add_argument("--kinds", default="all", help="comma-separated perturbations, or 'all' (default): " + ", ".join(PERTURB_KINDS))
-    perturbed.add_argument("--split", default=None, help="sub-split to read (val, train; default: the folder itself, else val, else train)")
+    perturbed.add_argument(
+        "--kinds", default="all", help="comma-separated perturbations, or 'all' (default): " + ", ".join(PERTURB_KINDS)
+    )
+    perturbed.add_argument(
+        "--split", default=None, help="sub-split to read (val, train; default: the folder itself, else val, else train)"
+    )
     perturbed.set_defaults(func=_perturb)
 
     faces = actions.add_parser(
@@ -88,7 +125,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     faces.add_argument("out", metavar="OUT", help="output folder (created)")
     faces.add_argument("--seed", type=int, default=0, help="picks the style: colours, index letters, proportions, font")
-    faces.add_argument("--font", metavar="TTF", help="draw the indices with this TrueType font file instead of the seed's")
+    faces.add_argument(
+        "--font", metavar="TTF", help="draw the indices with this TrueType font file instead of the seed's"
+    )
     faces.add_argument("--width", type=int, default=360, help="face width in pixels (default 360)")
     faces.set_defaults(func=_faces)
 
@@ -112,7 +151,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def _scene_config(args: argparse.Namespace) -> SceneConfig:
     """The scene settings of ``generate`` and ``preview``, both fractions checked."""
-    from vision.synth.dataset import SceneConfig
+    from dokocam.vision.synth.dataset import SceneConfig
 
     for name in ("closeup_fraction", "near_fraction"):
         value = getattr(args, name)
@@ -124,8 +163,8 @@ def _scene_config(args: argparse.Namespace) -> SceneConfig:
 def _generate(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from vision.synth.dataset import write_dataset
-    from vision.synth.faces import FaceFolderError
+    from dokocam.vision.synth.dataset import write_dataset
+    from dokocam.vision.synth.faces import FaceFolderError
 
     config = _scene_config(args)
     start = time.perf_counter()
@@ -146,15 +185,17 @@ def _generate(args: argparse.Namespace) -> int:
     except (FaceFolderError, ValueError) as exc:
         raise SystemExit(f"dokocam dataset generate: {exc}") from None
     elapsed = time.perf_counter() - start
-    print(f"{args.images} images, {labels} labels in {elapsed:.1f} s ({args.images / elapsed:.1f} images/s) -> {args.out}/data.yaml")
+    print(
+        f"{args.images} images, {labels} labels in {elapsed:.1f} s ({args.images / elapsed:.1f} images/s) -> {args.out}/data.yaml"
+    )
     return 0
 
 
 def _crops(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from vision.synth.crops import CropConfig, write_crops
-    from vision.synth.faces import FaceFolderError, load_face_folder
+    from dokocam.vision.synth.crops import CropConfig, write_crops
+    from dokocam.vision.synth.faces import FaceFolderError, load_face_folder
 
     if args.crops < 1 or args.size < 8:
         raise SystemExit("dokocam dataset crops: --crops must be >= 1 and --size >= 8")
@@ -176,8 +217,8 @@ def _faces(args: argparse.Namespace) -> int:
     from dataclasses import replace
     from pathlib import Path
 
-    from vision.synth.faces import write_face_folder
-    from vision.synth.scene import Deck
+    from dokocam.vision.synth.faces import write_face_folder
+    from dokocam.vision.synth.scene import Deck
 
     if args.width < 40:
         raise SystemExit("dokocam dataset faces: --width must be at least 40 pixels")
@@ -207,11 +248,13 @@ def _faces(args: argparse.Namespace) -> int:
 def _tiles(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from vision.detector.dataset import DatasetFolderError
-    from vision.synth.tiles import TileError, write_tiles
+    from dokocam.vision.detector.dataset import DatasetFolderError
+    from dokocam.vision.synth.tiles import TileError, write_tiles
 
     try:
-        total, progress = write_tiles(args.source, args.out, size=args.size, per_image=args.per_image, split=args.split, seed=args.seed)
+        total, progress = write_tiles(
+            args.source, args.out, size=args.size, per_image=args.per_image, split=args.split, seed=args.seed
+        )
     except (DatasetFolderError, TileError) as exc:
         raise SystemExit(f"dokocam dataset tiles: {exc}") from None
     for _ in tqdm(progress, total=total, unit="img", desc="tiles"):
@@ -223,8 +266,8 @@ def _tiles(args: argparse.Namespace) -> int:
 def _perturb(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from vision.detector.dataset import DatasetFolderError
-    from vision.synth.perturb import KINDS, PerturbError, write_perturbed
+    from dokocam.vision.detector.dataset import DatasetFolderError
+    from dokocam.vision.synth.perturb import KINDS, PerturbError, write_perturbed
 
     kinds = list(KINDS) if args.kinds == "all" else [k.strip() for k in args.kinds.split(",") if k.strip()]
     try:
@@ -240,9 +283,9 @@ def _perturb(args: argparse.Namespace) -> int:
 def _preview(args: argparse.Namespace) -> int:
     import cv2
 
-    from vision.synth.dataset import DeckPool, generate_image
-    from vision.synth.faces import FaceFolderError, load_face_folder
-    from vision.synth.preview import contact_sheet, draw_labels
+    from dokocam.vision.synth.dataset import DeckPool, generate_image
+    from dokocam.vision.synth.faces import FaceFolderError, load_face_folder
+    from dokocam.vision.synth.preview import contact_sheet, draw_labels
 
     try:
         for folder in args.faces:
@@ -259,7 +302,7 @@ def _preview(args: argparse.Namespace) -> int:
 
 
 def _benchmark(args: argparse.Namespace) -> int:
-    from vision.synth.bench import benchmark
+    from dokocam.vision.synth.bench import benchmark
 
     print(benchmark(images=args.images, frames=args.frames))
     return 0

@@ -28,9 +28,18 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.detector.cropping import BACKGROUND, CROP_PAD, jitter_box, square_boxes
-from vision.synth.faces import CARD_CODES, CROP_FONT_FILES, DISTRACTOR_CODES, Face, FaceStyle, draw_back, draw_face, load_face_folder
-from vision.synth.textures import Surface
+from dokocam.vision.detector.cropping import BACKGROUND, CROP_PAD, jitter_box, square_boxes
+from dokocam.vision.synth.faces import (
+    CARD_CODES,
+    CROP_FONT_FILES,
+    DISTRACTOR_CODES,
+    Face,
+    FaceStyle,
+    draw_back,
+    draw_face,
+    load_face_folder,
+)
+from dokocam.vision.synth.textures import Surface
 
 RENDER = 128  # the crop window is drawn at this size, then shrunk to the simulated camera resolution
 SKIN = ((160, 190, 235), (130, 165, 215), (100, 140, 200), (80, 110, 165), (55, 80, 120))
@@ -113,7 +122,10 @@ def _paste(canvas: np.ndarray, face: Face, hom: np.ndarray) -> np.ndarray:
     """Draws ``face`` through ``hom`` onto ``canvas`` (in place); returns the coverage mask (float)."""
     size = (canvas.shape[1], canvas.shape[0])
     pixels = cv2.warpPerspective(face.image, hom, size, flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
-    alpha = cv2.warpPerspective(face.mask, hom, size, flags=cv2.INTER_LINEAR, borderValue=0).astype(np.float32)[..., None] / 255.0
+    alpha = (
+        cv2.warpPerspective(face.mask, hom, size, flags=cv2.INTER_LINEAR, borderValue=0).astype(np.float32)[..., None]
+        / 255.0
+    )
     canvas[:] = (canvas * (1 - alpha) + pixels * alpha).astype(np.uint8)
     return alpha[..., 0]
 
@@ -155,7 +167,11 @@ def _light(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     out = canvas.astype(np.float32) * gain[..., None] * cast
     if rng.random() < 0.1:  # glare: a washed-out spot
         gx, gy = rng.uniform(-0.5, 0.5, 2)
-        out += 160 * rng.uniform(0.3, 1) * np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * rng.uniform(0.05, 0.3) ** 2))[..., None]
+        out += (
+            160
+            * rng.uniform(0.3, 1)
+            * np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * rng.uniform(0.05, 0.3) ** 2))[..., None]
+        )
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
@@ -188,7 +204,9 @@ def render_crop(deck: _DeckFaces, rng: np.random.Generator, config: CropConfig) 
     return image, label
 
 
-def _render_crop(deck: _DeckFaces, rng: np.random.Generator, config: CropConfig) -> tuple[np.ndarray, int, np.ndarray | None]:
+def _render_crop(
+    deck: _DeckFaces, rng: np.random.Generator, config: CropConfig
+) -> tuple[np.ndarray, int, np.ndarray | None]:
     """:func:`render_crop` plus where the index lies in the crop (``(4, 2)`` pixels; ``None`` for
     crops without a labelled index)."""
     roll = rng.random()
@@ -221,7 +239,9 @@ def _render_crop(deck: _DeckFaces, rng: np.random.Generator, config: CropConfig)
             target = np.array([rng.choice([0, w]) if rng.random() < 0.5 else rng.uniform(0, w), rng.uniform(0, h)])
         shift = target - quad.mean(axis=0)
         quad = quad + shift
-        if code != "back" and any(np.abs((q.mean(axis=0) - target) / np.ptp(q, axis=0)).max() < 0.8 for q in face.indices):
+        if code != "back" and any(
+            np.abs((q.mean(axis=0) - target) / np.ptp(q, axis=0)).max() < 0.8 for q in face.indices
+        ):
             return _render_crop(deck, rng, config)  # landed on an index: draw again
     box_pts = _apply(hom, quad)
     # The window the detector would cut around a locator's imperfect box of this index.
@@ -232,7 +252,9 @@ def _render_crop(deck: _DeckFaces, rng: np.random.Generator, config: CropConfig)
     if rng.random() < 0.35:  # lying on another card
         under = deck.face(str(rng.choice(codes))) if rng.random() < 0.8 else deck.back
         offset = rng.uniform(-0.6, 0.6, 2) * np.array(face.size) * (index_px / max(quad_h, 1))
-        under_hom = np.array([[1, 0, offset[0]], [0, 1, offset[1]], [0, 0, 1]]) @ _homography(under, rng, rng.uniform(0, 2 * math.pi), index_px / max(quad_h, 1), tilt)
+        under_hom = np.array([[1, 0, offset[0]], [0, 1, offset[1]], [0, 0, 1]]) @ _homography(
+            under, rng, rng.uniform(0, 2 * math.pi), index_px / max(quad_h, 1), tilt
+        )
         _paste(canvas, under, to_win @ under_hom)
     _paste(canvas, face, to_win @ hom)
     if rng.random() < 0.3:  # a card on top, leaving most of the index visible
@@ -259,7 +281,9 @@ def _render_crop(deck: _DeckFaces, rng: np.random.Generator, config: CropConfig)
     return _camera(canvas, config.size, index_px, config.pad, rng), label, where
 
 
-def iter_crops(n: int, seed: int, config: CropConfig = CropConfig(), folders: Sequence[str | Path] = ()) -> Iterator[tuple[np.ndarray, int]]:
+def iter_crops(
+    n: int, seed: int, config: CropConfig = CropConfig(), folders: Sequence[str | Path] = ()
+) -> Iterator[tuple[np.ndarray, int]]:
     """``n`` crops with labels, the same for the same ``seed``, ``config`` and ``folders``."""
     rng = np.random.default_rng(np.random.SeedSequence([seed, 7]))
     folder_faces = [load_face_folder(f) for f in folders]
@@ -272,7 +296,14 @@ def iter_crops(n: int, seed: int, config: CropConfig = CropConfig(), folders: Se
         yield render_crop(deck, rng, config)
 
 
-def write_crops(path: str | Path, n: int, seed: int, config: CropConfig = CropConfig(), folders: Sequence[str | Path] = (), workers: int = 1) -> Iterator[int]:
+def write_crops(
+    path: str | Path,
+    n: int,
+    seed: int,
+    config: CropConfig = CropConfig(),
+    folders: Sequence[str | Path] = (),
+    workers: int = 1,
+) -> Iterator[int]:
     """Renders ``n`` crops into ``path`` (``.npz`` with ``x`` and ``y``), yielding progress counts.
 
     With ``workers`` > 1 the crops are split into chunks rendered in processes, each chunk seeded
@@ -308,7 +339,9 @@ def _chunk(args: tuple[int, int, CropConfig, tuple[str, ...]]) -> tuple[np.ndarr
     return render_crops(count, seed, config, folders)
 
 
-def render_crops(n: int, seed: int, config: CropConfig = CropConfig(), folders: Sequence[str | Path] = ()) -> tuple[np.ndarray, np.ndarray]:
+def render_crops(
+    n: int, seed: int, config: CropConfig = CropConfig(), folders: Sequence[str | Path] = ()
+) -> tuple[np.ndarray, np.ndarray]:
     """``(crops (n, size, size, 3) uint8 BGR, labels (n,) int64)``; see :func:`iter_crops`."""
     pairs = list(iter_crops(n, seed, config, folders))
     if not pairs:

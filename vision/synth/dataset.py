@@ -16,8 +16,19 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.synth.faces import CARD_CODES, DISTRACTOR_CODES, Face, load_face_folder
-from vision.synth.scene import Arm, Camera, Deck, Look, PlacedCard, Prop, SceneAnnotation, Table, card_corners_cm, render_scene
+from dokocam.vision.synth.faces import CARD_CODES, DISTRACTOR_CODES, Face, load_face_folder
+from dokocam.vision.synth.scene import (
+    Arm,
+    Camera,
+    Deck,
+    Look,
+    PlacedCard,
+    Prop,
+    SceneAnnotation,
+    Table,
+    card_corners_cm,
+    render_scene,
+)
 
 SIDES_DEG = (0.0, 90.0, 180.0, 270.0)  # bottom, right, top, left player (card angle for each)
 
@@ -84,7 +95,9 @@ def _rot(v: np.ndarray, deg: float) -> np.ndarray:
 def _arm_from(rng: np.random.Generator, side_deg: float, reach: np.ndarray, distance: float) -> Arm:
     start = _rot(np.array([rng.uniform(-15, 15), distance]), side_deg)
     sleeve = SLEEVES[int(rng.integers(len(SLEEVES)))] if rng.random() < 0.7 else None
-    return Arm(tuple(start), tuple(reach), float(rng.uniform(5.5, 8.0)), SKIN_TONES[int(rng.integers(len(SKIN_TONES)))], sleeve)  # type: ignore[arg-type]
+    return Arm(
+        tuple(start), tuple(reach), float(rng.uniform(5.5, 8.0)), SKIN_TONES[int(rng.integers(len(SKIN_TONES)))], sleeve
+    )  # type: ignore[arg-type]
 
 
 def random_props(rng: np.random.Generator, near_cm: float) -> list[Prop]:
@@ -117,7 +130,9 @@ def random_props(rng: np.random.Generator, near_cm: float) -> list[Prop]:
     return props
 
 
-def table_scene(rng: np.random.Generator, deck: Deck, imgsz: int) -> tuple[list[PlacedCard], list[Arm], Camera, list[Prop]]:
+def table_scene(
+    rng: np.random.Generator, deck: Deck, imgsz: int
+) -> tuple[list[PlacedCard], list[Arm], Camera, list[Prop]]:
     """A whole table: the current trick in the middle, won tricks and hands around it."""
     cards: list[PlacedCard] = []
     # Won tricks: face-down piles in front of players.
@@ -126,12 +141,21 @@ def table_scene(rng: np.random.Generator, deck: Deck, imgsz: int) -> tuple[list[
             spot = _rot(np.array([rng.uniform(-25, 25), rng.uniform(25, 45)]), side)
             for _ in range(int(rng.integers(1, 5))):
                 jitter = spot + rng.normal(0, 0.6, 2)
-                cards.append(PlacedCard("back", tuple(jitter), side + float(rng.normal(0, 20)) + float(rng.choice([0, 90])), face_up=False))
+                cards.append(
+                    PlacedCard(
+                        "back",
+                        tuple(jitter),
+                        side + float(rng.normal(0, 20)) + float(rng.choice([0, 90])),
+                        face_up=False,
+                    )
+                )
     # A previous trick being gathered sometimes lies face up and messy.
     if rng.random() < 0.15:
         spot = _rot(np.array([rng.uniform(-20, 20), rng.uniform(15, 30)]), float(rng.choice(SIDES_DEG)))
         for _ in range(int(rng.integers(2, 5))):
-            cards.append(PlacedCard(str(rng.choice(CARD_CODES)), tuple(spot + rng.normal(0, 2.0, 2)), float(rng.uniform(0, 360))))
+            cards.append(
+                PlacedCard(str(rng.choice(CARD_CODES)), tuple(spot + rng.normal(0, 2.0, 2)), float(rng.uniform(0, 360)))
+            )
     # The current trick: up to four cards, each pushed in from its player's side, in play order.
     n = int(rng.choice([0, 1, 2, 3, 4, 4], p=[0.05, 0.15, 0.2, 0.25, 0.2, 0.15]))
     leader = int(rng.integers(4))
@@ -238,7 +262,9 @@ def closeup_scene(
         centre = np.asarray(card.center)
         corner = card_corners_cm(card, (w, h))[int(rng.choice([0, 2]))]
         target = centre + (corner - centre) * rng.uniform(0.3, 0.75)
-        camera = replace(camera, view_width_cm=float(h * rng.uniform(0.9, 1.8)), target=(float(target[0]), float(target[1])))
+        camera = replace(
+            camera, view_width_cm=float(h * rng.uniform(0.9, 1.8)), target=(float(target[0]), float(target[1]))
+        )
     return cards, arms, camera, props
 
 
@@ -257,7 +283,9 @@ def generate_image(index: int, seed: int, config: SceneConfig, pool: DeckPool) -
     else:
         cards, arms, camera, props = table_scene(rng, deck, config.imgsz)
     look = Look.random(rng)
-    image, annotation = render_scene(deck, table, cards, camera, arms, props=props, seed=int(rng.integers(2**31)), look=look)
+    image, annotation = render_scene(
+        deck, table, cards, camera, arms, props=props, seed=int(rng.integers(2**31)), look=look
+    )
     annotation.kind = kind
     return image, annotation
 
@@ -343,7 +371,9 @@ def write_dataset(
     return _run(jobs, seed, config, [str(f) for f in folders], workers)
 
 
-def _run(jobs: list[tuple[int, Path, str, str]], seed: int, config: SceneConfig, folders: list[str], workers: int) -> Iterator[int]:
+def _run(
+    jobs: list[tuple[int, Path, str, str]], seed: int, config: SceneConfig, folders: list[str], workers: int
+) -> Iterator[int]:
     if workers <= 1:
         _init_worker(seed, config, folders)
         for job in jobs:

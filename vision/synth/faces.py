@@ -241,7 +241,7 @@ def _circle(cx: float, cy: float, r: float, n: int = 24) -> np.ndarray:
     return np.stack([cx + r * np.cos(t), cy + r * np.sin(t)], axis=1)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def suit_polygons(suit: str, variant: int = 0) -> tuple[np.ndarray, ...]:
     """Outline polygons of a suit symbol, in a unit box centred on 0 (y down), point up.
 
@@ -287,7 +287,16 @@ def suit_polygons(suit: str, variant: int = 0) -> tuple[np.ndarray, ...]:
     return (_circle(0, -0.29, r), _circle(-spread, 0.07, r), _circle(spread, 0.07, r), _circle(0, -0.02, 0.12), stem)
 
 
-def _draw_pip(canvas: np.ndarray, suit: str, cx: float, cy: float, size: float, color: tuple[int, int, int], flip: bool, variant: int = 0) -> None:
+def _draw_pip(
+    canvas: np.ndarray,
+    suit: str,
+    cx: float,
+    cy: float,
+    size: float,
+    color: tuple[int, int, int],
+    flip: bool,
+    variant: int = 0,
+) -> None:
     polys = []
     for poly in suit_polygons(suit, variant):
         p = poly * size
@@ -309,7 +318,9 @@ def _glyph_mask(text: str, font: str, weight: int = 0) -> np.ndarray:
     array = np.asarray(image)
     if weight:
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * abs(weight) + 1, 2 * abs(weight) + 1))
-        array = cv2.copyMakeBorder(array, abs(weight), abs(weight), abs(weight), abs(weight), cv2.BORDER_CONSTANT, value=0)
+        array = cv2.copyMakeBorder(
+            array, abs(weight), abs(weight), abs(weight), abs(weight), cv2.BORDER_CONSTANT, value=0
+        )
         array = cv2.dilate(array, kernel) if weight > 0 else cv2.erode(array, kernel)
     ys, xs = np.nonzero(array > 20)
     return np.ascontiguousarray(array[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1])
@@ -391,7 +402,12 @@ def _draw_index(canvas: np.ndarray, rank_text: str, suit: str, style: FaceStyle)
     return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
 
 
-def _poly(image: np.ndarray, points: list[tuple[float, float]] | np.ndarray, colour: tuple[int, int, int], outline: tuple[int, int, int] | None = (20, 20, 20)) -> None:
+def _poly(
+    image: np.ndarray,
+    points: list[tuple[float, float]] | np.ndarray,
+    colour: tuple[int, int, int],
+    outline: tuple[int, int, int] | None = (20, 20, 20),
+) -> None:
     pts = np.round(np.asarray(points, np.float64) * 16).astype(np.int32)
     cv2.fillPoly(image, [pts], colour, cv2.LINE_AA, shift=4)
     if outline is not None:
@@ -413,7 +429,9 @@ def _pattern(image: np.ndarray, mask: np.ndarray, colour: tuple[int, int, int], 
     image[mask & on] = colour
 
 
-def _draw_court_picture(canvas: np.ndarray, rank: str, suit: str, style: FaceStyle, rng: np.random.Generator, box: tuple[int, int, int, int]) -> None:
+def _draw_court_picture(
+    canvas: np.ndarray, rank: str, suit: str, style: FaceStyle, rng: np.random.Generator, box: tuple[int, int, int, int]
+) -> None:
     """A court picture in the manner of French-suited decks: a crowned or capped bust with a busy
     robe in the top half, turned 180 degrees into the bottom half (split straight or diagonally)."""
     x0, y0, x1, y1 = box
@@ -429,35 +447,89 @@ def _draw_court_picture(canvas: np.ndarray, rank: str, suit: str, style: FaceSty
     head_y = hh * rng.uniform(0.3, 0.36)
     # Robe: shoulders to the split, with a centre panel and sleeves in different prints.
     shoulder_y = head_y + head_r * 1.5
-    robe = [(cx - w * 0.42, hh * 1.05), (cx - w * 0.36, shoulder_y + head_r * 0.3), (cx - head_r * 0.9, shoulder_y - head_r * 0.1), (cx + head_r * 0.9, shoulder_y - head_r * 0.1), (cx + w * 0.36, shoulder_y + head_r * 0.3), (cx + w * 0.42, hh * 1.05)]
+    robe = [
+        (cx - w * 0.42, hh * 1.05),
+        (cx - w * 0.36, shoulder_y + head_r * 0.3),
+        (cx - head_r * 0.9, shoulder_y - head_r * 0.1),
+        (cx + head_r * 0.9, shoulder_y - head_r * 0.1),
+        (cx + w * 0.36, shoulder_y + head_r * 0.3),
+        (cx + w * 0.42, hh * 1.05),
+    ]
     _poly(half, robe, pick(), ink)
     for side in (-1, 1):
-        sleeve = [(cx + side * w * 0.36, shoulder_y + head_r * 0.3), (cx + side * w * 0.2, shoulder_y), (cx + side * w * 0.17, hh * 1.05), (cx + side * w * 0.42, hh * 1.05)]
+        sleeve = [
+            (cx + side * w * 0.36, shoulder_y + head_r * 0.3),
+            (cx + side * w * 0.2, shoulder_y),
+            (cx + side * w * 0.17, hh * 1.05),
+            (cx + side * w * 0.42, hh * 1.05),
+        ]
         mask = np.zeros((h, w), np.uint8)
         cv2.fillPoly(mask, [np.round(np.array(sleeve)).astype(np.int32)], 1)
         _pattern(half, mask.astype(bool), pick(), int(rng.integers(4)), max(2, int(w * rng.uniform(0.025, 0.05))))
         cv2.polylines(half, [np.round(np.array(sleeve)).astype(np.int32)], True, ink, 1, cv2.LINE_AA)
-    panel = [(cx - head_r * 0.8, shoulder_y), (cx + head_r * 0.8, shoulder_y), (cx + head_r * 1.1, hh * 1.05), (cx - head_r * 1.1, hh * 1.05)]
+    panel = [
+        (cx - head_r * 0.8, shoulder_y),
+        (cx + head_r * 0.8, shoulder_y),
+        (cx + head_r * 1.1, hh * 1.05),
+        (cx - head_r * 1.1, hh * 1.05),
+    ]
     mask = np.zeros((h, w), np.uint8)
     cv2.fillPoly(mask, [np.round(np.array(panel)).astype(np.int32)], 1)
     half[mask.astype(bool)] = pick()
     _pattern(half, mask.astype(bool), pick(), int(rng.integers(4)), max(2, int(w * rng.uniform(0.02, 0.04))))
     cv2.polylines(half, [np.round(np.array(panel)).astype(np.int32)], True, ink, 1, cv2.LINE_AA)
     # Collar.
-    cv2.ellipse(half, (int(cx), int(shoulder_y)), (int(head_r * 1.3), int(head_r * 0.45)), 0, 0, 360, pick(), -1, cv2.LINE_AA)
-    cv2.ellipse(half, (int(cx), int(shoulder_y)), (int(head_r * 1.3), int(head_r * 0.45)), 0, 0, 360, ink, 1, cv2.LINE_AA)
+    cv2.ellipse(
+        half, (int(cx), int(shoulder_y)), (int(head_r * 1.3), int(head_r * 0.45)), 0, 0, 360, pick(), -1, cv2.LINE_AA
+    )
+    cv2.ellipse(
+        half, (int(cx), int(shoulder_y)), (int(head_r * 1.3), int(head_r * 0.45)), 0, 0, 360, ink, 1, cv2.LINE_AA
+    )
     # Hair, head, face.
     hair = [(40, 120, 200), (30, 60, 110), (30, 30, 40), (60, 160, 220)][int(rng.integers(4))]
-    cv2.ellipse(half, (int(cx), int(head_y + head_r * 0.3)), (int(head_r * 1.3), int(head_r * 1.35)), 0, 0, 360, hair, -1, cv2.LINE_AA)
+    cv2.ellipse(
+        half,
+        (int(cx), int(head_y + head_r * 0.3)),
+        (int(head_r * 1.3), int(head_r * 1.35)),
+        0,
+        0,
+        360,
+        hair,
+        -1,
+        cv2.LINE_AA,
+    )
     if rank == "K":  # beard
-        _poly(half, [(cx - head_r * 0.8, head_y + head_r * 0.3), (cx + head_r * 0.8, head_y + head_r * 0.3), (cx, head_y + head_r * 1.9)], hair, ink)
+        _poly(
+            half,
+            [
+                (cx - head_r * 0.8, head_y + head_r * 0.3),
+                (cx + head_r * 0.8, head_y + head_r * 0.3),
+                (cx, head_y + head_r * 1.9),
+            ],
+            hair,
+            ink,
+        )
     cv2.ellipse(half, (int(cx), int(head_y)), (int(head_r), int(head_r * 1.15)), 0, 0, 360, skin, -1, cv2.LINE_AA)
     cv2.ellipse(half, (int(cx), int(head_y)), (int(head_r), int(head_r * 1.15)), 0, 0, 360, ink, 1, cv2.LINE_AA)
     eye = max(1, int(head_r * 0.12))
     for side in (-1, 1):
         cv2.circle(half, (int(cx + side * head_r * 0.38), int(head_y - head_r * 0.15)), eye, ink, -1, cv2.LINE_AA)
-    cv2.line(half, (int(cx), int(head_y - head_r * 0.1)), (int(cx + head_r * 0.12), int(head_y + head_r * 0.3)), ink, 1, cv2.LINE_AA)
-    cv2.line(half, (int(cx - head_r * 0.3), int(head_y + head_r * 0.6)), (int(cx + head_r * 0.3), int(head_y + head_r * 0.6)), (40, 40, 170), max(1, eye), cv2.LINE_AA)
+    cv2.line(
+        half,
+        (int(cx), int(head_y - head_r * 0.1)),
+        (int(cx + head_r * 0.12), int(head_y + head_r * 0.3)),
+        ink,
+        1,
+        cv2.LINE_AA,
+    )
+    cv2.line(
+        half,
+        (int(cx - head_r * 0.3), int(head_y + head_r * 0.6)),
+        (int(cx + head_r * 0.3), int(head_y + head_r * 0.6)),
+        (40, 40, 170),
+        max(1, eye),
+        cv2.LINE_AA,
+    )
     # Headwear: crown for kings and queens, a cap for jacks.
     top = head_y - head_r * 0.95
     gold = (40, 190, 230)
@@ -466,24 +538,69 @@ def _draw_court_picture(canvas: np.ndarray, rank: str, suit: str, style: FaceSty
         pts = [(cx - head_r, top)]
         for k in range(spikes):
             left = cx - head_r + 2 * head_r * k / spikes
-            pts += [(left + head_r / spikes, top - head_r * (1.1 if rank == "K" else 0.8)), (left + 2 * head_r / spikes, top - head_r * 0.4)]
+            pts += [
+                (left + head_r / spikes, top - head_r * (1.1 if rank == "K" else 0.8)),
+                (left + 2 * head_r / spikes, top - head_r * 0.4),
+            ]
         pts[-1] = (cx + head_r, top)
         _poly(half, pts, gold, ink)
         for k in range(spikes):
-            cv2.circle(half, (int(cx - head_r + head_r / spikes * (2 * k + 1)), int(top - head_r * 0.2)), max(1, eye), pick(), -1, cv2.LINE_AA)
+            cv2.circle(
+                half,
+                (int(cx - head_r + head_r / spikes * (2 * k + 1)), int(top - head_r * 0.2)),
+                max(1, eye),
+                pick(),
+                -1,
+                cv2.LINE_AA,
+            )
     else:
-        _poly(half, [(cx - head_r * 1.2, top + head_r * 0.2), (cx - head_r, top - head_r * 0.6), (cx + head_r * 0.9, top - head_r * 0.7), (cx + head_r * 1.3, top + head_r * 0.1)], pick(), ink)
-        cv2.line(half, (int(cx + head_r * 0.8), int(top - head_r * 0.5)), (int(cx + head_r * 2.2), int(top - head_r * 1.6)), pick(), max(1, eye), cv2.LINE_AA)
+        _poly(
+            half,
+            [
+                (cx - head_r * 1.2, top + head_r * 0.2),
+                (cx - head_r, top - head_r * 0.6),
+                (cx + head_r * 0.9, top - head_r * 0.7),
+                (cx + head_r * 1.3, top + head_r * 0.1),
+            ],
+            pick(),
+            ink,
+        )
+        cv2.line(
+            half,
+            (int(cx + head_r * 0.8), int(top - head_r * 0.5)),
+            (int(cx + head_r * 2.2), int(top - head_r * 1.6)),
+            pick(),
+            max(1, eye),
+            cv2.LINE_AA,
+        )
     # What the figure holds: a sword, a flower or a halberd.
     hand_x = cx + (w * 0.3 if rng.random() < 0.5 else -w * 0.3)
     if rank == "K":
-        cv2.line(half, (int(hand_x), int(hh * 0.05)), (int(hand_x), int(hh)), (170, 170, 170), max(2, eye * 2), cv2.LINE_AA)
-        cv2.line(half, (int(hand_x - head_r * 0.6), int(hh * 0.72)), (int(hand_x + head_r * 0.6), int(hh * 0.72)), gold, max(2, eye * 2), cv2.LINE_AA)
+        cv2.line(
+            half, (int(hand_x), int(hh * 0.05)), (int(hand_x), int(hh)), (170, 170, 170), max(2, eye * 2), cv2.LINE_AA
+        )
+        cv2.line(
+            half,
+            (int(hand_x - head_r * 0.6), int(hh * 0.72)),
+            (int(hand_x + head_r * 0.6), int(hh * 0.72)),
+            gold,
+            max(2, eye * 2),
+            cv2.LINE_AA,
+        )
     elif rank == "Q":
-        cv2.line(half, (int(hand_x), int(hh * 0.35)), (int(hand_x), int(hh * 0.8)), (40, 120, 40), max(1, eye), cv2.LINE_AA)
+        cv2.line(
+            half, (int(hand_x), int(hh * 0.35)), (int(hand_x), int(hh * 0.8)), (40, 120, 40), max(1, eye), cv2.LINE_AA
+        )
         for k in range(5):
             a = 2 * math.pi * k / 5
-            cv2.circle(half, (int(hand_x + math.cos(a) * head_r * 0.3), int(hh * 0.35 + math.sin(a) * head_r * 0.3)), max(2, int(head_r * 0.22)), pick(), -1, cv2.LINE_AA)
+            cv2.circle(
+                half,
+                (int(hand_x + math.cos(a) * head_r * 0.3), int(hh * 0.35 + math.sin(a) * head_r * 0.3)),
+                max(2, int(head_r * 0.22)),
+                pick(),
+                -1,
+                cv2.LINE_AA,
+            )
     else:
         cv2.line(half, (int(hand_x), int(hh * 0.02)), (int(hand_x), int(hh)), (60, 90, 130), max(1, eye), cv2.LINE_AA)
         _poly(half, [(hand_x, hh * 0.02), (hand_x + head_r * 0.5, hh * 0.12), (hand_x, hh * 0.2)], (170, 170, 170), ink)
@@ -497,7 +614,9 @@ def _draw_court_picture(canvas: np.ndarray, rank: str, suit: str, style: FaceSty
         lower = yy * 2 >= h
     picture = np.where(lower[..., None], np.rot90(half, 2), half)
     if not (yy * 2 >= h).all():
-        divider = (np.abs(yy / h + xx / w - 1.0) < 0.004) if (lower != (yy * 2 >= h)).any() else (np.abs(yy * 2 - h) <= 0)
+        divider = (
+            (np.abs(yy / h + xx / w - 1.0) < 0.004) if (lower != (yy * 2 >= h)).any() else (np.abs(yy * 2 - h) <= 0)
+        )
         picture[divider] = style.frame
     canvas[y0:y1, x0:x1] = picture
     cv2.rectangle(canvas, (x0, y0), (x1 - 1, y1 - 1), style.frame, max(1, w // 80), cv2.LINE_AA)
@@ -510,7 +629,11 @@ def draw_face(code: str, style: FaceStyle, seed: int = 0) -> Face:
         UnknownCardCodeError: ``code`` is not a card code.
     """
     rank, suit = split_code(code)
-    rng = np.random.default_rng(np.random.SeedSequence([seed, CARD_CODES.index(code) if code in CARD_CODES else 100 + DISTRACTOR_CODES.index(code)]))
+    rng = np.random.default_rng(
+        np.random.SeedSequence(
+            [seed, CARD_CODES.index(code) if code in CARD_CODES else 100 + DISTRACTOR_CODES.index(code)]
+        )
+    )
     w, h = style.width, style.height
     canvas = np.empty((h, w, 3), np.uint8)
     canvas[:] = style.stock
@@ -782,8 +905,16 @@ def index_ink_box(image: np.ndarray) -> tuple[float, float, float, float] | None
                 rest.remove(g)
                 grown = True
 
-    join(lambda g: box[0] <= g[0] <= box[2] + 0.3 * tall and 0.7 * tall <= g[3] - g[1] <= 1.4 * tall and min(rank[3], g[3]) - max(rank[1], g[1]) >= 0.7 * min(tall, g[3] - g[1]))
-    join(lambda g: -0.3 * tall <= g[1] - box[3] <= 0.5 * tall and g[3] > box[3] and box[0] <= (g[0] + g[2]) / 2 <= box[2])
+    join(
+        lambda g: (
+            box[0] <= g[0] <= box[2] + 0.3 * tall
+            and 0.7 * tall <= g[3] - g[1] <= 1.4 * tall
+            and min(rank[3], g[3]) - max(rank[1], g[1]) >= 0.7 * min(tall, g[3] - g[1])
+        )
+    )
+    join(
+        lambda g: -0.3 * tall <= g[1] - box[3] <= 0.5 * tall and g[3] > box[3] and box[0] <= (g[0] + g[2]) / 2 <= box[2]
+    )
     pad = INK_PAD * (box[3] - box[1])
     return (round(box[0] - pad, 2), round(box[1] - pad, 2), round(box[2] + pad, 2), round(box[3] + pad, 2))
 
@@ -813,7 +944,15 @@ def _face_from_image(
     fw, fh = image.shape[1], image.shape[0]
     found = index_ink_box(image[pad : pad + h, pad : pad + w])
     x0, y0, x1, y1 = (found[0] / w, found[1] / h, found[2] / w, found[3] / h) if found else index_box
-    quad = np.array([[pad + x0 * w, pad + y0 * h], [pad + x1 * w, pad + y0 * h], [pad + x1 * w, pad + y1 * h], [pad + x0 * w, pad + y1 * h]], np.float32)
+    quad = np.array(
+        [
+            [pad + x0 * w, pad + y0 * h],
+            [pad + x1 * w, pad + y0 * h],
+            [pad + x1 * w, pad + y1 * h],
+            [pad + x0 * w, pad + y1 * h],
+        ],
+        np.float32,
+    )
     mask = rounded_mask(fw, fh, corner_radius * fw)
     image = np.ascontiguousarray(image)
     return Face(code, image, mask, (quad, _rotate_quad_180(quad, fw, fh)))

@@ -14,7 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.detector.dataset import YoloFolder, derived_data_yaml, read_folder, write_label_file
+from dokocam.vision.detector.dataset import YoloFolder, derived_data_yaml, read_folder, write_label_file
 
 
 class PerturbError(ValueError):
@@ -114,7 +114,9 @@ def perturb(image: np.ndarray, kind: str, *, seed: int = 0) -> np.ndarray:
     raise PerturbError(f"unknown perturbation {kind!r}; choose from {', '.join(KINDS)}")
 
 
-def write_perturbed(source: str | Path, out: str | Path, kinds: list[str], *, split: str | None = None) -> tuple[int, Iterator[int]]:
+def write_perturbed(
+    source: str | Path, out: str | Path, kinds: list[str], *, split: str | None = None
+) -> tuple[int, Iterator[int]]:
     """Writes ``out/<kind>/`` (``images/``, ``labels/``, ``ignore/``, ``data.yaml``) for each of ``kinds``.
 
     The kinds and the folder are checked at once; the returned iterator then writes image by image
@@ -126,7 +128,7 @@ def write_perturbed(source: str | Path, out: str | Path, kinds: list[str], *, sp
 
     Raises:
         PerturbError: an unknown kind, a kind twice, or none at all.
-        vision.detector.dataset.DatasetFolderError: ``source`` has no labelled images.
+        dokocam.vision.detector.dataset.DatasetFolderError: ``source`` has no labelled images.
     """
     unknown = [k for k in kinds if k not in KINDS]
     if unknown:
@@ -141,7 +143,9 @@ def _write(folder: YoloFolder, source: Path, out: Path, kinds: list[str]) -> Ite
     for kind in kinds:
         for sub in ("images", "labels", "ignore"):
             (out / kind / sub).mkdir(parents=True, exist_ok=True)
-        (out / kind / "data.yaml").write_text(derived_data_yaml(source, out / kind, "images", f"{source} under the perturbation {kind}"))
+        (out / kind / "data.yaml").write_text(
+            derived_data_yaml(source, out / kind, "images", f"{source} under the perturbation {kind}")
+        )
     for done, item in enumerate(folder.items, 1):
         image = cv2.imread(str(item.image))
         if image is None:
@@ -151,8 +155,17 @@ def _write(folder: YoloFolder, source: Path, out: Path, kinds: list[str]) -> Ite
             turns = TURNS.get(kind, 0)
             # JPEG at quality 95: a PNG of each photo would be ten times the disk for artefacts few
             # photos are free of anyway.
-            cv2.imwrite(str(out / kind / "images" / f"{item.image.stem}.jpg"), perturb(image, kind), [cv2.IMWRITE_JPEG_QUALITY, 95])
-            write_label_file(out / kind / "labels" / name, [str(c) for c in item.label_class], turn_boxes(item.label_cxcywh, turns))
-            write_label_file(out / kind / "ignore" / name, ["ignore"] * len(item.ignore_cxcywh), turn_boxes(item.ignore_cxcywh, turns))
+            cv2.imwrite(
+                str(out / kind / "images" / f"{item.image.stem}.jpg"),
+                perturb(image, kind),
+                [cv2.IMWRITE_JPEG_QUALITY, 95],
+            )
+            write_label_file(
+                out / kind / "labels" / name, [str(c) for c in item.label_class], turn_boxes(item.label_cxcywh, turns)
+            )
+            write_label_file(
+                out / kind / "ignore" / name,
+                ["ignore"] * len(item.ignore_cxcywh),
+                turn_boxes(item.ignore_cxcywh, turns),
+            )
         yield done
-

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.synth.faces import CARD_CODES
-from vision.synth.scene import SceneAnnotation
+from dokocam.vision.synth.faces import CARD_CODES
+from dokocam.vision.synth.scene import SceneAnnotation
 
 
 def draw_labels(image: np.ndarray, annotation: SceneAnnotation, target: str = "corners") -> np.ndarray:
@@ -18,7 +18,16 @@ def draw_labels(image: np.ndarray, annotation: SceneAnnotation, target: str = "c
     for class_id, (x1, y1, x2, y2) in annotation.boxes(target):
         p1, p2 = (int(x1), int(y1)), (int(round(x2)) - 1, int(round(y2)) - 1)
         cv2.rectangle(out, p1, p2, (255, 0, 255), thickness)
-        cv2.putText(out, CARD_CODES[class_id], (p1[0], max(10, p1[1] - 3)), cv2.FONT_HERSHEY_SIMPLEX, 0.4 * thickness, (255, 0, 255), thickness, cv2.LINE_AA)
+        cv2.putText(
+            out,
+            CARD_CODES[class_id],
+            (p1[0], max(10, p1[1] - 3)),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.4 * thickness,
+            (255, 0, 255),
+            thickness,
+            cv2.LINE_AA,
+        )
     return out
 
 

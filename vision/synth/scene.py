@@ -24,8 +24,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.synth.faces import CARD_CODES, Face, FaceStyle, draw_back, draw_face
-from vision.synth.textures import Surface
+from dokocam.vision.synth.faces import CARD_CODES, Face, FaceStyle, draw_back, draw_face
+from dokocam.vision.synth.textures import Surface
 
 OWNER_NONE = -1  # background
 OWNER_HIDDEN = -2  # an occluder or a face-down card: hides what is below, labels nothing
@@ -40,7 +40,13 @@ class Deck:
     Faces are drawn on first use and cached; the pixels depend only on the deck's seed.
     """
 
-    def __init__(self, style: FaceStyle, seed: int, faces: Mapping[str, Face] | None = None, size_cm: tuple[float, float] | None = None) -> None:
+    def __init__(
+        self,
+        style: FaceStyle,
+        seed: int,
+        faces: Mapping[str, Face] | None = None,
+        size_cm: tuple[float, float] | None = None,
+    ) -> None:
         self.style = style
         self.seed = seed
         self._faces: dict[str, Face] = dict(faces or {})
@@ -70,7 +76,7 @@ class Deck:
     def codes(self) -> tuple[str, ...]:
         """Codes this deck can show face up (the 24, plus distractors where it has them)."""
         if self._procedural:
-            from vision.synth.faces import DISTRACTOR_CODES
+            from dokocam.vision.synth.faces import DISTRACTOR_CODES
 
             return CARD_CODES + DISTRACTOR_CODES
         return tuple(self._faces)
@@ -294,7 +300,11 @@ class Look:
             light_angle_deg=float(rng.uniform(0, 360)),
             shadow=float(rng.uniform(0.1, 0.5)),
             glare=float(rng.uniform(0.2, 0.8)) if rng.random() < 0.25 else 0.0,
-            color_gain=(float(1 - warm + rng.normal(0, 0.03)), float(1 + rng.normal(0, 0.03)), float(1 + warm + rng.normal(0, 0.03))),
+            color_gain=(
+                float(1 - warm + rng.normal(0, 0.03)),
+                float(1 + rng.normal(0, 0.03)),
+                float(1 + warm + rng.normal(0, 0.03)),
+            ),
             brightness=float(rng.uniform(0.7, 1.15)),
             vignette=float(rng.uniform(0, 0.4)),
             motion_blur_px=float(rng.uniform(2, 9)) if rng.random() < 0.15 else 0.0,
@@ -387,11 +397,22 @@ def _check_target(target: str) -> None:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
 
 
-def _shown(card: CardAnnotation, target: str, index_threshold: float, card_threshold: float, min_size: float) -> list[list[float]]:
+def _shown(
+    card: CardAnnotation, target: str, index_threshold: float, card_threshold: float, min_size: float
+) -> list[list[float]]:
     """The boxes :meth:`SceneAnnotation.boxes` gives one card, whatever its class."""
-    visible = [b for b, v in zip(card.index_boxes, card.index_visibility) if b is not None and v >= index_threshold and _big_enough(b, min_size)]
+    visible = [
+        b
+        for b, v in zip(card.index_boxes, card.index_visibility)
+        if b is not None and v >= index_threshold and _big_enough(b, min_size)
+    ]
     out = list(visible) if target in ("corners", "both") else []
-    if target in ("cards", "both") and card.box is not None and _big_enough(card.box, min_size) and (visible or card.visible_fraction >= card_threshold):
+    if (
+        target in ("cards", "both")
+        and card.box is not None
+        and _big_enough(card.box, min_size)
+        and (visible or card.visible_fraction >= card_threshold)
+    ):
         out.append(card.box)
     return out
 
@@ -412,7 +433,14 @@ class SceneAnnotation:
     kind: str = ""
     look: dict[str, Any] = field(default_factory=dict)
 
-    def boxes(self, target: str = "corners", *, index_threshold: float = 0.6, card_threshold: float = 0.5, min_size: float = 3.0) -> list[tuple[int, list[float]]]:
+    def boxes(
+        self,
+        target: str = "corners",
+        *,
+        index_threshold: float = 0.6,
+        card_threshold: float = 0.5,
+        min_size: float = 3.0,
+    ) -> list[tuple[int, list[float]]]:
         """Labelled boxes ``(class_id, [x1, y1, x2, y2])`` in pixels.
 
         Args:
@@ -431,10 +459,19 @@ class SceneAnnotation:
         out: list[tuple[int, list[float]]] = []
         for card in self.cards:
             if card.class_id is not None:
-                out.extend((card.class_id, box) for box in _shown(card, target, index_threshold, card_threshold, min_size))
+                out.extend(
+                    (card.class_id, box) for box in _shown(card, target, index_threshold, card_threshold, min_size)
+                )
         return out
 
-    def ignore_boxes(self, target: str = "corners", *, index_threshold: float = 0.6, card_threshold: float = 0.5, min_size: float = 3.0) -> list[tuple[str, list[float]]]:
+    def ignore_boxes(
+        self,
+        target: str = "corners",
+        *,
+        index_threshold: float = 0.6,
+        card_threshold: float = 0.5,
+        min_size: float = 3.0,
+    ) -> list[tuple[str, list[float]]]:
         """``(code, box)`` of the face-up cards outside a Doppelkopf deck (``7H``), by the rule of
         :meth:`boxes`: what would be labelled if they were in the deck.
 
@@ -462,7 +499,13 @@ class SceneAnnotation:
         return f"{(x1 + x2) / 2 / self.width:.6f} {(y1 + y2) / 2 / self.height:.6f} {(x2 - x1) / self.width:.6f} {(y2 - y1) / self.height:.6f}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"width": self.width, "height": self.height, "kind": self.kind, "look": self.look, "cards": [c.to_dict() for c in self.cards]}
+        return {
+            "width": self.width,
+            "height": self.height,
+            "kind": self.kind,
+            "look": self.look,
+            "cards": [c.to_dict() for c in self.cards],
+        }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -593,7 +636,14 @@ def _arm_polygons(arm: Arm) -> list[tuple[np.ndarray, tuple[int, int, int]]]:
     out.append((forearm, arm.skin))
     if arm.sleeve is not None:
         cuff = start + (wrist - start) * 0.55
-        out.append((np.array([start + n * half * 1.3, cuff + n * half * 1.2, cuff - n * half * 1.2, start - n * half * 1.3]), arm.sleeve))
+        out.append(
+            (
+                np.array(
+                    [start + n * half * 1.3, cuff + n * half * 1.2, cuff - n * half * 1.2, start - n * half * 1.3]
+                ),
+                arm.sleeve,
+            )
+        )
     t = np.linspace(0, 2 * math.pi, 24, endpoint=False)
     palm = end + np.outer(np.cos(t) * arm.width_cm * 0.75, d) + np.outer(np.sin(t) * half * 1.25, n)
     out.append((palm, arm.skin))
@@ -603,7 +653,19 @@ def _arm_polygons(arm: Arm) -> list[tuple[np.ndarray, tuple[int, int, int]]]:
         tip = base + d * length_f
         out.append((np.array([base + n * 0.8, tip + n * 0.7, tip + d * 0.5, tip - n * 0.7, base - n * 0.8]), arm.skin))
     thumb_base = end + n * half * 1.0
-    out.append((np.array([thumb_base - d * 1.0, thumb_base + n * arm.width_cm * 0.6 + d * 1.5, thumb_base + n * arm.width_cm * 0.5 + d * 2.3, thumb_base + d * 0.8]), arm.skin))
+    out.append(
+        (
+            np.array(
+                [
+                    thumb_base - d * 1.0,
+                    thumb_base + n * arm.width_cm * 0.6 + d * 1.5,
+                    thumb_base + n * arm.width_cm * 0.5 + d * 2.3,
+                    thumb_base + d * 0.8,
+                ]
+            ),
+            arm.skin,
+        )
+    )
     return out
 
 
@@ -648,8 +710,16 @@ def render_background(table: Table, camera: Camera) -> np.ndarray:
     corners_cm = _apply_h(inv, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))
     # Texture resolution follows the image centre's scale, capped: sensor noise, blur and JPEG
     # hide finer detail, and the cap keeps steep tilts and big frames cheap.
-    texture, tex_to_table = _texture(table.surface, corners_cm.min(axis=0), corners_cm.max(axis=0), camera.view_width_cm / camera.width)
-    background = cv2.warpPerspective(texture, _shift(-0.5, -0.5) @ to_canvas @ tex_to_table @ _shift(0.5, 0.5), (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    texture, tex_to_table = _texture(
+        table.surface, corners_cm.min(axis=0), corners_cm.max(axis=0), camera.view_width_cm / camera.width
+    )
+    background = cv2.warpPerspective(
+        texture,
+        _shift(-0.5, -0.5) @ to_canvas @ tex_to_table @ _shift(0.5, 0.5),
+        (w, h),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REFLECT,
+    )
     if len(_BACKGROUND_CACHE) >= 4:
         _BACKGROUND_CACHE.pop(next(iter(_BACKGROUND_CACHE)))
     _BACKGROUND_CACHE[key] = background
@@ -751,7 +821,9 @@ def _soft(mask: np.ndarray, sigma: float) -> np.ndarray:
     return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
-def _draw_arm(canvas: _Canvas, arm: Arm, shadow_offset: tuple[float, float], shadow_blur: float, shadow_strength: float) -> None:
+def _draw_arm(
+    canvas: _Canvas, arm: Arm, shadow_offset: tuple[float, float], shadow_blur: float, shadow_strength: float
+) -> None:
     """Draws one arm (all its parts as one shaded shape) and its shadow."""
     parts = [(_apply_h(canvas.to_canvas, p), c) for p, c in _arm_polygons(arm)]
     everything = np.concatenate([p for p, _ in parts])
@@ -771,7 +843,9 @@ def _draw_arm(canvas: _Canvas, arm: Arm, shadow_offset: tuple[float, float], sha
     colours = cv2.dilate(colours, np.ones((3, 3), np.uint8))
     coverage = cover8.astype(np.float32) / 255.0
     if shadow_strength > 0:
-        moved = cv2.warpAffine(coverage, np.float32([[1, 0, shadow_offset[0]], [0, 1, shadow_offset[1]]]), (shape[1], shape[0]))
+        moved = cv2.warpAffine(
+            coverage, np.float32([[1, 0, shadow_offset[0]], [0, 1, shadow_offset[1]]]), (shape[1], shape[0])
+        )
         canvas.darken(x0, y0, 1 - shadow_strength * _soft(moved, shadow_blur))
     # Rounded limbs: darker towards the outline.
     depth = _soft(coverage, max(1.0, arm.width_cm * shadow_blur / 6))
@@ -792,7 +866,9 @@ def _finish(canvas: _Canvas, camera: Camera, look: Look, rng: np.random.Generato
     else:
         map1, map2 = maps
         out = cv2.remap(canvas.image, map1, map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        owner = cv2.remap(canvas.owner, map1, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=OWNER_NONE)
+        owner = cv2.remap(
+            canvas.owner, map1, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=OWNER_NONE
+        )
     if look.motion_blur_px >= MOTION_BLUR_MIN:
         k = int(round(look.motion_blur_px)) | 1
         kernel = np.zeros((k, k), np.float32)
@@ -823,7 +899,9 @@ def _finish(canvas: _Canvas, camera: Camera, look: Look, rng: np.random.Generato
         rx, ry = rng.uniform(0.3, 0.6) * w, rng.uniform(0.3, 0.6) * h
         d = np.sqrt(((xx - sx) / rx) ** 2 + ((yy - sy) / ry) ** 2)
         gain = gain * (1 - look.photographer_shadow / (1 + np.exp((d - 1) * 8)))
-    gains = cv2.resize(np.dstack([gain * g for g in look.color_gain]).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    gains = cv2.resize(
+        np.dstack([gain * g for g in look.color_gain]).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR
+    )
     # uint8 arithmetic with saturation throughout: a float copy of a 1280x720 frame costs more
     # than everything drawn on it.
     out = cv2.multiply(out, gains, dtype=cv2.CV_8U)
@@ -861,7 +939,9 @@ def _noise_patch(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
     return tile[y : y + h]
 
 
-def _annotate(placed: list[tuple[PlacedCard, Face, np.ndarray]], owner: np.ndarray, camera: Camera, canvas: _Canvas) -> SceneAnnotation:
+def _annotate(
+    placed: list[tuple[PlacedCard, Face, np.ndarray]], owner: np.ndarray, camera: Camera, canvas: _Canvas
+) -> SceneAnnotation:
     h, w = owner.shape
     from_canvas = _shift(-canvas.m, -canvas.m)
     cards: list[CardAnnotation] = []
@@ -894,7 +974,9 @@ def _annotate(placed: list[tuple[PlacedCard, Face, np.ndarray]], owner: np.ndarr
                 vis, qbox = _region_visibility(q, mine, roi, w, h)
                 visibility.append(vis)
                 boxes.append(qbox)
-        cards.append(CardAnnotation(code, class_id, card.face_up, corners, indices, visibility, boxes, min(fraction, 1.0), box))
+        cards.append(
+            CardAnnotation(code, class_id, card.face_up, corners, indices, visibility, boxes, min(fraction, 1.0), box)
+        )
     return SceneAnnotation(w, h, cards)
 
 
@@ -926,7 +1008,9 @@ def _coverage(polygon: np.ndarray, shape: tuple[int, int], sub: int = 8) -> np.n
     return cv2.resize(big, (shape[1], shape[0]), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
 
 
-def _region_visibility(polygon: np.ndarray, mine: np.ndarray, mine_roi: tuple[int, int, int, int], w: int, h: int) -> tuple[float, list[float] | None]:
+def _region_visibility(
+    polygon: np.ndarray, mine: np.ndarray, mine_roi: tuple[int, int, int, int], w: int, h: int
+) -> tuple[float, list[float] | None]:
     """Visible fraction of ``polygon`` and the box of its visible pixels.
 
     ``mine`` marks the card's own pixels inside ``mine_roi`` (x0, y0, x1, y1) of the image.

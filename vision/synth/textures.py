@@ -14,7 +14,9 @@ import numpy as np
 SURFACE_KINDS: tuple[str, ...] = ("wood", "felt", "cloth", "plastic", "stone", "pattern", "glass")
 
 
-def fractal_noise(rng: np.random.Generator, shape: tuple[int, int], scale_px: float, octaves: int = 4, stretch: float = 1.0) -> np.ndarray:
+def fractal_noise(
+    rng: np.random.Generator, shape: tuple[int, int], scale_px: float, octaves: int = 4, stretch: float = 1.0
+) -> np.ndarray:
     """Smooth noise in ``[-1, 1]``-ish with features about ``scale_px`` pixels wide.
 
     ``stretch`` > 1 makes features that many times longer vertically (wood grain, brushed metal).
@@ -42,7 +44,14 @@ def _muted(rng: np.random.Generator, saturation: float) -> tuple[int, int, int]:
 
 # Wood tones (BGR): light oak, beech, pine, walnut, cherry, mahogany, grey-washed, white-washed.
 WOOD_TONES: tuple[tuple[int, int, int], ...] = (
-    (120, 170, 205), (130, 180, 220), (110, 175, 225), (45, 75, 110), (50, 85, 150), (40, 55, 100), (140, 150, 160), (200, 210, 220),
+    (120, 170, 205),
+    (130, 180, 220),
+    (110, 175, 225),
+    (45, 75, 110),
+    (50, 85, 150),
+    (40, 55, 100),
+    (140, 150, 160),
+    (200, 210, 220),
 )
 
 
@@ -120,7 +129,11 @@ class Surface:
                 image = image + weave * 10
             image = image + fractal_noise(rng, shape, max(20.0, px * 60), 3)[..., None] * 12
         elif self.kind == "plastic":
-            image = base + fractal_noise(rng, shape, max(30.0, px * 40), 3)[..., None] * 8 + rng.standard_normal((height, width, 1), dtype=np.float32) * 2
+            image = (
+                base
+                + fractal_noise(rng, shape, max(30.0, px * 40), 3)[..., None] * 8
+                + rng.standard_normal((height, width, 1), dtype=np.float32) * 2
+            )
         elif self.kind in ("stone", "glass"):
             speck = rng.random((height, width), dtype=np.float32)
             image = base + fractal_noise(rng, shape, max(3.0, px * 4), 3)[..., None] * 18

@@ -16,7 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.detector.dataset import YoloFolder, derived_data_yaml, read_folder, write_label_file
+from dokocam.vision.detector.dataset import YoloFolder, derived_data_yaml, read_folder, write_label_file
 
 GRID_STEP = 16  # tile offsets tried, in pixels: fine enough to fit around a few cards
 
@@ -36,7 +36,9 @@ class Tile:
     boxes: np.ndarray  # (n, 4) xyxy, tile pixels
 
 
-def choose_tiles(boxes: np.ndarray, width: int, height: int, size: int, count: int, rng: np.random.Generator) -> list[tuple[int, int]]:
+def choose_tiles(
+    boxes: np.ndarray, width: int, height: int, size: int, count: int, rng: np.random.Generator
+) -> list[tuple[int, int]]:
     """Top-left corners of ``count`` windows that cut no box, the fullest first.
 
     A window is scored by how many boxes it holds whole; windows that cut a box are never chosen
@@ -55,8 +57,18 @@ def choose_tiles(boxes: np.ndarray, width: int, height: int, size: int, count: i
     ys = np.unique(np.r_[np.arange(0, max(height - size, 0) + 1, GRID_STEP), max(height - size, 0)])
     ox, oy = (a.ravel() for a in np.meshgrid(xs, ys))
     b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-    inside = (b[None, :, 0] >= ox[:, None]) & (b[None, :, 1] >= oy[:, None]) & (b[None, :, 2] <= ox[:, None] + size) & (b[None, :, 3] <= oy[:, None] + size)
-    touches = (b[None, :, 2] > ox[:, None]) & (b[None, :, 0] < ox[:, None] + size) & (b[None, :, 3] > oy[:, None]) & (b[None, :, 1] < oy[:, None] + size)
+    inside = (
+        (b[None, :, 0] >= ox[:, None])
+        & (b[None, :, 1] >= oy[:, None])
+        & (b[None, :, 2] <= ox[:, None] + size)
+        & (b[None, :, 3] <= oy[:, None] + size)
+    )
+    touches = (
+        (b[None, :, 2] > ox[:, None])
+        & (b[None, :, 0] < ox[:, None] + size)
+        & (b[None, :, 3] > oy[:, None])
+        & (b[None, :, 1] < oy[:, None] + size)
+    )
     cut = (touches & ~inside).sum(axis=1)
     seen = np.zeros(len(b), dtype=bool)
     chosen: list[tuple[int, int]] = []
@@ -69,7 +81,9 @@ def choose_tiles(boxes: np.ndarray, width: int, height: int, size: int, count: i
     return chosen
 
 
-def cut_tiles(boxes: np.ndarray, classes: np.ndarray, width: int, height: int, size: int, count: int, rng: np.random.Generator) -> list[Tile]:
+def cut_tiles(
+    boxes: np.ndarray, classes: np.ndarray, width: int, height: int, size: int, count: int, rng: np.random.Generator
+) -> list[Tile]:
     """The windows of :func:`choose_tiles` with the labels each holds whole, moved into it."""
     b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     tiles = []
@@ -79,7 +93,9 @@ def cut_tiles(boxes: np.ndarray, classes: np.ndarray, width: int, height: int, s
     return tiles
 
 
-def write_tiles(source: str | Path, out: str | Path, *, size: int = 320, per_image: int = 1, split: str = "train", seed: int = 0) -> tuple[int, Iterator[int]]:
+def write_tiles(
+    source: str | Path, out: str | Path, *, size: int = 320, per_image: int = 1, split: str = "train", seed: int = 0
+) -> tuple[int, Iterator[int]]:
     """Cuts ``per_image`` tiles of each image of ``source``'s ``split`` into ``out/images/<split>``.
 
     The arguments and the folder are checked at once; the returned iterator then writes the
@@ -91,7 +107,7 @@ def write_tiles(source: str | Path, out: str | Path, *, size: int = 320, per_ima
 
     Raises:
         TileError: ``size`` or ``per_image`` is not positive.
-        vision.detector.dataset.DatasetFolderError: ``source`` has no labelled images.
+        dokocam.vision.detector.dataset.DatasetFolderError: ``source`` has no labelled images.
     """
     if size <= 0 or per_image <= 0:
         raise TileError(f"--size ({size}) and --per-image ({per_image}) must be positive")
@@ -99,7 +115,9 @@ def write_tiles(source: str | Path, out: str | Path, *, size: int = 320, per_ima
     return len(folder.items), _write(folder, Path(source), Path(out), size, per_image, split, seed)
 
 
-def _write(folder: YoloFolder, source: Path, out: Path, size: int, per_image: int, split: str, seed: int) -> Iterator[int]:
+def _write(
+    folder: YoloFolder, source: Path, out: Path, size: int, per_image: int, split: str, seed: int
+) -> Iterator[int]:
     images_dir, labels_dir = out / "images" / split, out / "labels" / split
     images_dir.mkdir(parents=True, exist_ok=True)
     labels_dir.mkdir(parents=True, exist_ok=True)
@@ -111,20 +129,38 @@ def _write(folder: YoloFolder, source: Path, out: Path, size: int, per_image: in
         height, width = image.shape[:2]
         if width <= size and height <= size:
             shutil.copy(item.image, images_dir / item.image.name)
-            _write_labels(labels_dir / item.image.with_suffix(".txt").name, item.label_class, item.label_xyxy(width, height), width, height)
+            _write_labels(
+                labels_dir / item.image.with_suffix(".txt").name,
+                item.label_class,
+                item.label_xyxy(width, height),
+                width,
+                height,
+            )
             yield done
             continue
-        for k, tile in enumerate(cut_tiles(item.label_xyxy(width, height), item.label_class, width, height, size, per_image, rng)):
+        for k, tile in enumerate(
+            cut_tiles(item.label_xyxy(width, height), item.label_class, width, height, size, per_image, rng)
+        ):
             name = f"{item.image.stem}-t{k}"
             window = image[tile.y : tile.y + size, tile.x : tile.x + size]
             cv2.imwrite(str(images_dir / f"{name}.jpg"), window, [cv2.IMWRITE_JPEG_QUALITY, 95])
             _write_labels(labels_dir / f"{name}.txt", tile.classes, tile.boxes, window.shape[1], window.shape[0])
         yield done
-    (out / "data.yaml").write_text(derived_data_yaml(source, out, f"images/{split}", f"native-resolution {size} px tiles of {source}"))
+    (out / "data.yaml").write_text(
+        derived_data_yaml(source, out, f"images/{split}", f"native-resolution {size} px tiles of {source}")
+    )
 
 
 def _write_labels(path: Path, classes: np.ndarray, xyxy: np.ndarray, width: int, height: int) -> None:
     """YOLO label lines (``class cx cy w h``, normalised) of pixel boxes in a ``width`` x ``height`` image."""
     b = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
-    cxcywh = np.stack([(b[:, 0] + b[:, 2]) / 2 / width, (b[:, 1] + b[:, 3]) / 2 / height, (b[:, 2] - b[:, 0]) / width, (b[:, 3] - b[:, 1]) / height], axis=1)
+    cxcywh = np.stack(
+        [
+            (b[:, 0] + b[:, 2]) / 2 / width,
+            (b[:, 1] + b[:, 3]) / 2 / height,
+            (b[:, 2] - b[:, 0]) / width,
+            (b[:, 3] - b[:, 1]) / height,
+        ],
+        axis=1,
+    )
     write_label_file(path, [str(c) for c in classes], cxcywh)

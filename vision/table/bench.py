@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.detections import Detections
+from dokocam.vision.detections import Detections
 
 
 def noisy(
@@ -87,13 +87,13 @@ def run_bench(
     Raises:
         PerturbError: ``light`` is not a change of light, or the detector reads no pixels.
     """
-    from engine.record import load_record
-    from vision.table.pipeline import TablePipeline
-    from vision.table.recording import RecordingHeader, load_detections, save_detections
-    from vision.table.render import GameVideo
+    from dokocam.engine.record import load_record
+    from dokocam.vision.table.pipeline import TablePipeline
+    from dokocam.vision.table.recording import RecordingHeader, load_detections, save_detections
+    from dokocam.vision.table.render import GameVideo
 
     if light is not None:
-        from vision.synth.perturb import PHOTOMETRIC, PerturbError, perturb
+        from dokocam.vision.synth.perturb import PHOTOMETRIC, PerturbError, perturb
 
         if light not in PHOTOMETRIC:
             raise PerturbError(f"unknown change of light {light!r}; choose from {', '.join(PHOTOMETRIC)}")
@@ -101,7 +101,7 @@ def run_bench(
             raise PerturbError(f"a change of light needs a detector that reads pixels (a model), not {detector!r}")
     model = None
     if detector not in ("truth", "noisy"):
-        from vision.table.focus import table_detector
+        from dokocam.vision.table.focus import table_detector
 
         model = table_detector(None if detector == "model" else detector)
         if whole_frame:
@@ -122,7 +122,11 @@ def run_bench(
         questions = 0
         deck = f"-faces-{Path(faces).resolve().name}" if faces else ""
         deck += f"-light-{light}" if light else ""
-        recording = Path(cache) / f"seed{seed}-{width}x{height}-fps{fps:g}-stride{stride}{deck}.jsonl" if cache and model is not None else None
+        recording = (
+            Path(cache) / f"seed{seed}-{width}x{height}-fps{fps:g}-stride{stride}{deck}.jsonl"
+            if cache and model is not None
+            else None
+        )
 
         def detected() -> Iterator[tuple[int, float, Detections]]:
             nonlocal frames_total, render_seconds, detect_seconds
@@ -153,7 +157,12 @@ def run_bench(
             frames = iter(replay)
         elif recording is not None:
             recording.parent.mkdir(parents=True, exist_ok=True)
-            header = RecordingHeader(width=width, height=height, target=model.card.target if model else "cards", frames=sum(1 for _ in video.frame_times()))
+            header = RecordingHeader(
+                width=width,
+                height=height,
+                target=model.card.target if model else "cards",
+                frames=sum(1 for _ in video.frame_times()),
+            )
             frames = save_detections(recording, header, detected())
         else:
             frames = detected()
@@ -194,7 +203,9 @@ def run_bench(
         }
         rows.append(row)
         if progress:
-            progress(f"seed {seed}: {exact}/{len(truth_tricks)} tricks exact, points {'equal' if same else 'DIFFER'}, {len(game.flags)} flags, {questions} questions")
+            progress(
+                f"seed {seed}: {exact}/{len(truth_tricks)} tricks exact, points {'equal' if same else 'DIFFER'}, {len(game.flags)} flags, {questions} questions"
+            )
     analysed = frames_total
     summary = {
         "detector": detector if model is None else f"model ({detector})",
@@ -209,7 +220,9 @@ def run_bench(
         "games_points_equal_pct": round(100.0 * games_exact / max(1, games), 2),
         "questions_per_game": round(sum(r["questions"] for r in rows) / max(1, games), 2),
         "pipeline_ms_per_analysed_frame": round(1000.0 * pipeline_seconds / max(1, analysed // stride), 3),
-        "detect_ms_per_analysed_frame": round(1000.0 * detect_seconds / max(1, analysed // stride), 2) if model else None,
+        "detect_ms_per_analysed_frame": round(1000.0 * detect_seconds / max(1, analysed // stride), 2)
+        if model
+        else None,
         "frames": frames_total,
         "event_latency_s": {
             "median": round(float(np.median(latencies)), 3) if latencies else None,

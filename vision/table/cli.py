@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from vision.synth.cli import LIGHT_KINDS
+from dokocam.vision.synth.cli import LIGHT_KINDS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -40,7 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--events", help="where to write the events as JSON lines (default: OUT.events.jsonl)")
     _add_game_arguments(p)
     p.add_argument(
-        "--stride", type=int, help="analyse every N-th frame (default: about 8 frames a video second, whatever the frame rate)"
+        "--stride",
+        type=int,
+        help="analyse every N-th frame (default: about 8 frames a video second, whatever the frame rate)",
     )
     p.add_argument(
         "--truth",
@@ -67,7 +69,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--tricks", type=int, default=12, help="tricks to play (default 12, a whole game)")
     p.add_argument("--size", default="1280x720", help="frame size WxH (default 1280x720)")
     p.add_argument("--steady", action="store_true", help="no camera shake, noise or light drift (small files)")
-    p.add_argument("--faces", metavar="DIR", help="play with this folder of face images named by card code (QC.png ...) instead of the seed's drawn deck")
+    p.add_argument(
+        "--faces",
+        metavar="DIR",
+        help="play with this folder of face images named by card code (QC.png ...) instead of the seed's drawn deck",
+    )
     p.set_defaults(func=_render_game)
 
     p = subparsers.add_parser(
@@ -88,14 +94,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--misread", type=float, default=0.05, help="noisy: chance a card is read as another card")
     p.add_argument("--corner", type=float, default=0.0, help="noisy: chance a card is seen by one corner index only")
     p.add_argument(
-        "--whole-fraction", type=float, default=None, help="tracker: boxes smaller than this part of a card only confirm it"
+        "--whole-fraction",
+        type=float,
+        default=None,
+        help="tracker: boxes smaller than this part of a card only confirm it",
     )
-    p.add_argument("--whole-frame", action="store_true", help="model detector: search whole frames, not the trick area only")
+    p.add_argument(
+        "--whole-frame", action="store_true", help="model detector: search whole frames, not the trick area only"
+    )
     p.add_argument("--size", default="1280x720")
     p.add_argument("--json", dest="out", help="write the per-game results as JSON")
-    p.add_argument("--cache", metavar="DIR", help="model detector: replay the detections recorded in DIR for a seed, record those missing (one folder per detector)")
-    p.add_argument("--faces", metavar="DIR", help="render every game with this folder of face images named by card code (QC.png ...), e.g. a deck the detector never saw, instead of each seed's drawn deck")
-    p.add_argument("--light", metavar="KIND", help="model detector: lay a change of light or camera over every frame (" + ", ".join(LIGHT_KINDS) + "): the same games in another room")
+    p.add_argument(
+        "--cache",
+        metavar="DIR",
+        help="model detector: replay the detections recorded in DIR for a seed, record those missing (one folder per detector)",
+    )
+    p.add_argument(
+        "--faces",
+        metavar="DIR",
+        help="render every game with this folder of face images named by card code (QC.png ...), e.g. a deck the detector never saw, instead of each seed's drawn deck",
+    )
+    p.add_argument(
+        "--light",
+        metavar="KIND",
+        help="model detector: lay a change of light or camera over every frame ("
+        + ", ".join(LIGHT_KINDS)
+        + "): the same games in another room",
+    )
     p.set_defaults(func=_bench)
 
     p = subparsers.add_parser(
@@ -108,8 +133,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--hours", type=float, default=2.0, help="simulated hours of video time (default 2)")
     p.add_argument("--every-minutes", type=float, default=10.0, help="sample every N simulated minutes (default 10)")
     p.add_argument("--video", help="the game to loop (default: the bundled demo game)")
-    p.add_argument("--truth", help="its per-frame ground truth, FRAMES.jsonl (default: the demo's, with the demo video)")
-    p.add_argument("--model", help="run a detector model (a path, or 'model' for the shipped one) instead of replaying the truth: slow, for short runs")
+    p.add_argument(
+        "--truth", help="its per-frame ground truth, FRAMES.jsonl (default: the demo's, with the demo video)"
+    )
+    p.add_argument(
+        "--model",
+        help="run a detector model (a path, or 'model' for the shipped one) instead of replaying the truth: slow, for short runs",
+    )
     p.add_argument("--stride", type=int, help="analyse every N-th frame (default: about 8 frames a video second)")
     p.add_argument("--json", dest="out", help="write the samples, summary and top growing allocation sites as JSON")
     p.set_defaults(func=_bench_live)
@@ -141,7 +171,7 @@ def _add_game_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _spec(args: argparse.Namespace) -> Any:
-    from vision.table.pipeline import GameSpec, SpecError, parse_calls, parse_contract, parse_players
+    from dokocam.vision.table.pipeline import GameSpec, SpecError, parse_calls, parse_contract, parse_players
 
     rules_text = args.rules or "tournament"
     if rules_text.lstrip().startswith("{"):
@@ -160,7 +190,7 @@ def _spec(args: argparse.Namespace) -> Any:
 
 
 def _geometry(args: argparse.Namespace, width: int, height: int) -> Any:
-    from vision.table.geometry import TableGeometry, TableSetup
+    from dokocam.vision.table.geometry import TableGeometry, TableSetup
 
     if getattr(args, "setup", None):
         return TableSetup.load(args.setup).geometry
@@ -173,15 +203,15 @@ def _error(message: str) -> int:
 
 
 def _load_detector(model: str | None) -> Any:
-    from vision.table.focus import table_detector
+    from dokocam.vision.table.focus import table_detector
 
     return table_detector(model)
 
 
 def _analyze(args: argparse.Namespace) -> int:
-    from vision.table.pipeline import TablePipeline, analyze_stream, detect_video, every_nth, truth_frames
-    from vision.table.recording import RecordingHeader, load_detections, save_detections
-    from vision.table.sources import VideoFileSource
+    from dokocam.vision.table.pipeline import TablePipeline, analyze_stream, detect_video, every_nth, truth_frames
+    from dokocam.vision.table.recording import RecordingHeader, load_detections, save_detections
+    from dokocam.vision.table.sources import VideoFileSource
 
     if args.truth and args.detections:
         return _error("--truth and --detections both replace the detector: give one")
@@ -236,9 +266,9 @@ def _analyze(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from vision.table.events import TrickComplete
-    from vision.table.pipeline import LiveTable, TablePipeline
-    from vision.table.sources import open_source
+    from dokocam.vision.table.events import TrickComplete
+    from dokocam.vision.table.pipeline import LiveTable, TablePipeline
+    from dokocam.vision.table.sources import open_source
 
     def report(event: Any) -> None:
         print(json.dumps(event.to_dict()) if args.jsonl else f"[source] {event.message}", flush=True)
@@ -278,7 +308,11 @@ def _describe(event: Any) -> str:
     kind = d.pop("type")
     stamp = f"{d.pop('time'):8.2f}s #{d.pop('frame'):<6}"
     if kind == "card_played":
-        note = " (position says seat %s, turn order seat %s)" % (d["seat_by_position"], d["seat_by_turn"]) if d["seat_conflict"] else ""
+        note = (
+            " (position says seat %s, turn order seat %s)" % (d["seat_by_position"], d["seat_by_turn"])
+            if d["seat_conflict"]
+            else ""
+        )
         return f"{stamp} trick {d['trick'] + 1}: seat {d['seat']} plays {d['card']} ({d['confidence']:.2f}){note}"
     if kind == "trick_complete":
         return f"{stamp} trick {d['trick'] + 1} complete: {' '.join(d['cards'])} -> seat {d['winner']} ({d['augen']} Augen)"
@@ -302,7 +336,7 @@ def _describe_game(game: Any) -> str:
 
 
 def _render_game(args: argparse.Namespace) -> int:
-    from vision.table.render import GameVideo
+    from dokocam.vision.table.render import GameVideo
 
     try:
         width, height = (int(v) for v in args.size.lower().split("x"))
@@ -310,10 +344,18 @@ def _render_game(args: argparse.Namespace) -> int:
         return _error(f"--size {args.size!r}: use WIDTHxHEIGHT, e.g. 1280x720")
     if args.fps <= 0 or not 1 <= args.tricks <= 12:
         return _error("--fps must be positive and --tricks between 1 and 12")
-    from vision.synth.faces import FaceFolderError
+    from dokocam.vision.synth.faces import FaceFolderError
 
     try:
-        video = GameVideo(seed=args.seed, tricks=args.tricks, width=width, height=height, fps=args.fps, steady=args.steady, faces=args.faces)
+        video = GameVideo(
+            seed=args.seed,
+            tricks=args.tricks,
+            width=width,
+            height=height,
+            fps=args.fps,
+            steady=args.steady,
+            faces=args.faces,
+        )
     except FaceFolderError as exc:
         return _error(f"--faces: {exc}")
     summary = video.write(args.out, record_path=args.record, progress=sys.stderr.isatty())
@@ -322,8 +364,8 @@ def _render_game(args: argparse.Namespace) -> int:
 
 
 def _table_setup(args: argparse.Namespace) -> int:
-    from vision.table.geometry import CalibrationError, TableGeometry, TableSetup
-    from vision.table.pipeline import SpecError, parse_players
+    from dokocam.vision.table.geometry import CalibrationError, TableGeometry, TableSetup
+    from dokocam.vision.table.pipeline import SpecError, parse_players
 
     def point(text: str) -> tuple[float, float]:
         x, y = (float(v) for v in text.split(","))
@@ -350,9 +392,9 @@ def _table_setup(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from vision.synth.faces import FaceFolderError
-    from vision.synth.perturb import PerturbError
-    from vision.table.bench import run_bench
+    from dokocam.vision.synth.faces import FaceFolderError
+    from dokocam.vision.synth.perturb import PerturbError
+    from dokocam.vision.table.bench import run_bench
 
     width, height = (int(v) for v in args.size.lower().split("x"))
     try:
@@ -385,7 +427,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _bench_live(args: argparse.Namespace) -> int:
-    from vision.table.livebench import DEMO_TRUTH, DEMO_VIDEO, format_table, run_live_bench, write_report
+    from dokocam.vision.table.livebench import DEMO_TRUTH, DEMO_VIDEO, format_table, run_live_bench, write_report
 
     if args.stride is not None and args.stride < 1:
         return _error(f"--stride must be at least 1, got {args.stride}")
@@ -401,7 +443,11 @@ def _bench_live(args: argparse.Namespace) -> int:
             detector=detector,
             detector_label=f"model ({args.model})" if args.model else None,
             stride=args.stride,
-            progress=lambda s: print(f"  {s.minutes:7.1f} min: RSS {s.rss_mib:.1f} MiB, heap {s.heap_mib:.3f} MiB", file=sys.stderr, flush=True),
+            progress=lambda s: print(
+                f"  {s.minutes:7.1f} min: RSS {s.rss_mib:.1f} MiB, heap {s.heap_mib:.3f} MiB",
+                file=sys.stderr,
+                flush=True,
+            ),
         )
     except ValueError as exc:
         return _error(str(exc))

@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from vision.detections import Detections
+from dokocam.vision.detections import Detections
 
 if TYPE_CHECKING:
-    from vision.table.follower import GameFollower
+    from dokocam.vision.table.follower import GameFollower
 
 # A crop smaller than this (pixels a side) says the geometry is off, not where the cards are.
 MIN_SIDE = 64
@@ -77,6 +77,6 @@ class TrickAreaDetector:
 
 def table_detector(model: str | None = None) -> TrickAreaDetector:
     """The shipped (or ``model``'s) card detector set up for whole table frames, looking at the trick area."""
-    from vision.detector.model import CardDetector
+    from dokocam.vision.detector.model import CardDetector
 
     return TrickAreaDetector(CardDetector.load(model, table=True))

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from vision.table.events import (
+from dokocam.vision.table.events import (
     Calibrated,
     CardPlayed,
     FlagRaised,
@@ -24,13 +24,13 @@ from vision.table.events import (
     TrickCleared,
     TrickComplete,
 )
-from vision.table.geometry import AutoCalibrator, TableGeometry
-from vision.table.tracker import CardLanded, CardLeft, TrackerEvent
+from dokocam.vision.table.geometry import AutoCalibrator, TableGeometry
+from dokocam.vision.table.tracker import CardLanded, CardLeft, TrackerEvent
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from engine import Card, Game, Trick
+    from dokocam.engine import Card, Game, Trick
 
 
 @dataclass
@@ -121,7 +121,9 @@ class GameFollower:
         self._reads: dict[int, list[tuple[int, float]]] = {}  # each card's plays: (trick, confidence)
         # The first trick's cards as played, and where: the game's first card is Vorhand's.
         self._opening: list[tuple[int, tuple[float, float]]] = []
-        self._calibrated_by: tuple[int, TableGeometry] | None = None  # this game's calibrating trick, the geometry before
+        self._calibrated_by: tuple[int, TableGeometry] | None = (
+            None  # this game's calibrating trick, the geometry before
+        )
         self._track_trick: dict[int, int] = {}
         self._flags_seen = 0
         self._last_cleared: tuple[int, float] | None = None
@@ -171,7 +173,12 @@ class GameFollower:
             by_position, margin = guess.seat, guess.margin
         seat = by_turn if by_turn is not None else (by_position or 0)
         played = {s for s, _ in game.current_trick.plays} if game.current_trick is not None else set()
-        if by_position is not None and by_position != by_turn and margin >= self.trust_position and by_position not in played:
+        if (
+            by_position is not None
+            and by_position != by_turn
+            and margin >= self.trust_position
+            and by_position not in played
+        ):
             # (A seat plays once a trick: a place pointing to a seat that has played is off.)
             seat = by_position
         conflict = by_position is not None and by_turn is not None and by_position != by_turn
@@ -183,8 +190,16 @@ class GameFollower:
                 # session 18's classifier: a covered Pik-König's index read as Pik-Bube at 0.42): no
                 # card is missing, so nobody is asked.
                 return []
-            return [_ask(event, trick_number, seat, card, f"a doubtful {card} would be its third copy: not played; "
-                         f"what did seat {seat} play into trick {trick_number + 1}?")]
+            return [
+                _ask(
+                    event,
+                    trick_number,
+                    seat,
+                    card,
+                    f"a doubtful {card} would be its third copy: not played; "
+                    f"what did seat {seat} play into trick {trick_number + 1}?",
+                )
+            ]
         game.play(seat, card)
         if trick_number == 0:
             self._opening.append((card.index, event.center))
@@ -211,14 +226,27 @@ class GameFollower:
         if doubted is not None:
             number, confidence = doubted
             out.append(
-                _ask(event, number, None, card,
-                     f"a third {card} (read at {event.confidence:.2f}) was played into trick {trick_number + 1}; the {card} "
-                     f"of trick {number + 1} (read at {confidence:.2f}) is likely a misreading; check trick {number + 1}",
-                     candidates=((str(card), event.confidence), (str(card), confidence)))
+                _ask(
+                    event,
+                    number,
+                    None,
+                    card,
+                    f"a third {card} (read at {event.confidence:.2f}) was played into trick {trick_number + 1}; the {card} "
+                    f"of trick {number + 1} (read at {confidence:.2f}) is likely a misreading; check trick {number + 1}",
+                    candidates=((str(card), event.confidence), (str(card), confidence)),
+                )
             )
         question = f"is the card seat {seat} played into trick {trick_number + 1} really {card}?"
         if read_as is not None:
-            out.append(_ask(event, trick_number, seat, card, f"read as {read_as}, whose copies are both played: counted as {card}; {question}"))
+            out.append(
+                _ask(
+                    event,
+                    trick_number,
+                    seat,
+                    card,
+                    f"read as {read_as}, whose copies are both played: counted as {card}; {question}",
+                )
+            )
         elif event.uncertain:
             out.append(_ask(event, trick_number, seat, card, question))
         out.extend(self._new_flags(event.frame, event.time))
@@ -235,7 +263,7 @@ class GameFollower:
         doubted)``. ``read_as`` is the read it replaces (a third copy whose runner-up is still in
         the deck); ``doubted`` the (trick, confidence) of an earlier copy that this far surer one
         outvotes."""
-        from engine import Card
+        from dokocam.engine import Card
 
         game = self.game
         card = Card.from_index(event.card_index)
@@ -326,7 +354,7 @@ class GameFollower:
         least sure card was read less surely than the withdrawn one): that card was a misreading
         and the withdrawn card is the one played in its place. The game is replayed with it, so
         that the trick's winner, and with it every later seat, comes out right."""
-        from engine import Card
+        from dokocam.engine import Card
 
         if before is None or not lead.plays or before.number != len(self.game.tricks) - 1:
             return []
@@ -337,10 +365,14 @@ class GameFollower:
         ]
         (new_index, new_confidence) = lead.reads[lead.plays[0][0]]
         new = Card.from_index(new_index)
-        lingering = [t for t, _, _ in before.plays if t in before.on_table and _alike(Card.from_index(before.reads[t][0]), new)]
+        lingering = [
+            t for t, _, _ in before.plays if t in before.on_table and _alike(Card.from_index(before.reads[t][0]), new)
+        ]
         pair = self._seen_twice(before) if len(before.plays) == 4 else None
         here = self.geometry.to_plane(lead.plays[0][2])
-        if pair is not None and not any(self._same_spot(here, self.geometry.to_plane(p)) for t, _, p in before.plays if t in pair):
+        if pair is not None and not any(
+            self._same_spot(here, self.geometry.to_plane(p)) for t, _, p in before.plays if t in pair
+        ):
             return self._merge_twice(before, pair, lead, event)
         # Whether the misreading is dropped and the withdrawn card played last (else the withdrawn
         # card takes the misreading's place), and what gave the misreading away.
@@ -418,18 +450,24 @@ class GameFollower:
         seat = game.tricks[-1].plays[-1 if dropped else k][0]
         number = before.number
         message = f"trick {number + 1}: {old}, {why}, was a misreading; {new}, swept with the trick, counts as seat {seat}'s card; check trick {number + 1}"
-        return self._replaced(number, places, event, seat, new, ((str(new), new_confidence), (str(old), old_confidence)), message)
+        return self._replaced(
+            number, places, event, seat, new, ((str(new), new_confidence), (str(old), old_confidence)), message
+        )
 
     def _reread_many(self, lead: _TableTrick, before: _TableTrick | None, event: CardLeft) -> list[TableEvent]:
         """Two or three withdrawn "first cards" (see :meth:`_reread` for one): when exactly as many of
         the trick before left the table on their own well before the sweep, those were misreadings
         (a card read wrongly while it was pushed in, then lost), and the withdrawn cards, in the
         order they landed, are the trick's last cards. The game is replayed with them."""
-        from engine import Card
+        from dokocam.engine import Card
 
         if before is None or len(before.plays) != 4 or before.number != len(self.game.tricks) - 1:
             return []
-        early = [track for track, _, _ in before.plays if before.left_at.get(track, event.time) < event.time - self.swept_together]
+        early = [
+            track
+            for track, _, _ in before.plays
+            if before.left_at.get(track, event.time) < event.time - self.swept_together
+        ]
         new = [(Card.from_index(lead.reads[track][0]), lead.reads[track][1], place) for track, _, place in lead.plays]
         if len(early) != len(new):
             return []
@@ -447,7 +485,7 @@ class GameFollower:
         places = [place_of[s] for s, _ in kept] + [place for _, _, place in new]
         game = self._replay_trick(len(cards), [(None, c) for c in cards])
         number = before.number
-        seats = [s for s, _ in game.tricks[number].plays[-len(new):]]
+        seats = [s for s, _ in game.tricks[number].plays[-len(new) :]]
         candidates = tuple((str(c), conf) for c, conf, _ in new) + tuple((str(c), conf) for c, conf in old)
         message = (
             f"trick {number + 1}: {', '.join(str(c) for c, _ in old)}, which left the table early, were misreadings; "
@@ -457,7 +495,14 @@ class GameFollower:
         return self._replaced(number, places, event, seats[0], new[0][0], candidates, message)
 
     def _replaced(
-        self, number: int, places: list[tuple[float, float]], event: CardLeft, seat: int, card: Card, candidates: tuple[tuple[str, float], ...], message: str
+        self,
+        number: int,
+        places: list[tuple[float, float]],
+        event: CardLeft,
+        seat: int,
+        card: Card,
+        candidates: tuple[tuple[str, float], ...],
+        message: str,
     ) -> list[TableEvent]:
         """What a re-read trick ``number`` reports: a new calibration if it was the calibrating trick
         (or none has calibrated yet), the question to check it, and the trick as it now stands."""
@@ -500,12 +545,14 @@ class GameFollower:
                 found.append(track)
         return found[0] if len(found) == 1 else None
 
-    def _merge_twice(self, before: _TableTrick, pair: tuple[int, int], lead: _TableTrick, event: CardLeft) -> list[TableEvent]:
+    def _merge_twice(
+        self, before: _TableTrick, pair: tuple[int, int], lead: _TableTrick, event: CardLeft
+    ) -> list[TableEvent]:
         """Trick ``before`` counted one card twice (two plays on one spot, ``pair`` in landing
         order) and a card swept with it was counted as the next lead: the card keeps the first
         sighting's place in the turn order under the surer of its two readings, the second
         sighting goes, and the withdrawn card is played last."""
-        from engine import Card
+        from dokocam.engine import Card
 
         first, second = pair
         seat_of = {track: seat for track, seat, _ in before.plays}
@@ -529,7 +576,10 @@ class GameFollower:
         number = before.number
         seat = game.tricks[number].plays[-1][0]
         others = [Card.from_index(before.reads[t][0]) for t in pair]
-        candidates = ((str(new), new_confidence), *((str(c), before.reads[t][1]) for c, t in zip(others, pair, strict=True)))
+        candidates = (
+            (str(new), new_confidence),
+            *((str(c), before.reads[t][1]) for c, t in zip(others, pair, strict=True)),
+        )
         message = (
             f"trick {number + 1}: {others[0]} and {others[1]} lay on one spot, one card counted twice (as {name}); "
             f"{new}, swept with the trick, counts as seat {seat}'s card; check trick {number + 1}"
@@ -588,7 +638,7 @@ class GameFollower:
     def _replay_trick(self, count: int, plays: list[tuple[int | None, Card]]) -> Game:
         """Rebuilds the game with its last ``count`` plays replaced by ``plays`` (seat ``None``:
         whoever is to move then); other events after them (calls) keep their place after the trick."""
-        from engine import PlayEvent
+        from dokocam.engine import PlayEvent
 
         history = list(self.game.history)
         first = [i for i, e in enumerate(history) if isinstance(e, PlayEvent)][-count]
@@ -665,7 +715,7 @@ class GameFollower:
 
     def _rotate_seats(self, by: int, event: CardLanded | CardLeft) -> list[TableEvent]:
         """Rebuilds the game with the seat of every play after the first trick turned by ``by``."""
-        from engine import PlayEvent
+        from dokocam.engine import PlayEvent
 
         game = self.game_factory()
         for past in self.game.history:
@@ -689,7 +739,11 @@ class GameFollower:
                 message=f"the game's first card lies at another seat's place than Vorhand's: every trick after the first "
                 f"was seated {-by % 4} place(s) on and is seated anew; check trick 1",
             ),
-            *(_trick_complete(t, n, event.frame, event.time) for n, t in enumerate(game.tricks) if n >= 1 and len(t.plays) == 4),
+            *(
+                _trick_complete(t, n, event.frame, event.time)
+                for n, t in enumerate(game.tricks)
+                if n >= 1 and len(t.plays) == 4
+            ),
         ]
 
     def _new_flags(self, frame: int, time: float) -> list[TableEvent]:
@@ -758,11 +812,12 @@ class GameFollower:
         game = self.game
         previous = self._last_cleared
         self._last_cleared = (number, event.time)
-        with_before = (previous is not None and previous[0] == number - 1 and event.time - previous[1] <= self.swept_together) or (
+        with_before = (
+            previous is not None and previous[0] == number - 1 and event.time - previous[1] <= self.swept_together
+        ) or (
             # The trick before is still "on the table" only by a lingering track, while the rest
             # of it left moments ago: it was swept too.
-            before is not None
-            and sum(1 for t in before.left_at.values() if event.time - t <= self.swept_together) >= 2
+            before is not None and sum(1 for t in before.left_at.values() if event.time - t <= self.swept_together) >= 2
         )
         if number == game.trick_number and with_before and _last_plays(game, len(trick.plays)):
             # The "first cards" of a trick (one to three), swept away together with the trick
@@ -779,7 +834,11 @@ class GameFollower:
             )
             return [
                 _taken_back(event, number, withdrawn[0], message),
-                *(self._reread(trick, before_trick, event) if len(cards) == 1 else self._reread_many(trick, before_trick, event)),
+                *(
+                    self._reread(trick, before_trick, event)
+                    if len(cards) == 1
+                    else self._reread_many(trick, before_trick, event)
+                ),
             ]
         out: list[TableEvent] = [TrickCleared(frame=event.frame, time=event.time, trick=number)]
         if number == game.trick_number and not game.is_over and 0 < len(trick.plays) < 4:
@@ -816,15 +875,28 @@ def _taken_back(event: CardLeft, trick: int, first: Any, message: str) -> NeedsC
 
 
 def _ask(
-    event: CardLanded, trick: int, seat: int | None, card: Card, message: str, *, candidates: tuple[tuple[str, float], ...] | None = None
+    event: CardLanded,
+    trick: int,
+    seat: int | None,
+    card: Card,
+    message: str,
+    *,
+    candidates: tuple[tuple[str, float], ...] | None = None,
 ) -> NeedsConfirmation:
     """A person is asked about a card's identity (by default with the candidates of its vote)."""
-    from engine import Card
+    from dokocam.engine import Card
 
     if candidates is None:
         candidates = tuple((str(Card.from_index(i)), s) for i, s in event.candidates)
     return NeedsConfirmation(
-        frame=event.frame, time=event.time, reason="uncertain_card", trick=trick, seat=seat, card=str(card), candidates=candidates, message=message
+        frame=event.frame,
+        time=event.time,
+        reason="uncertain_card",
+        trick=trick,
+        seat=seat,
+        card=str(card),
+        candidates=candidates,
+        message=message,
     )
 
 

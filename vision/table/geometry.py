@@ -93,9 +93,7 @@ class TableGeometry:
         return cls(center=(width / 2.0, height / 2.0), radius=radius_fraction * min(width, height), places=places)
 
     @classmethod
-    def from_seat_direction(
-        cls, center: Point, seat0_point: Point, *, radius: float, places: int = 4
-    ) -> TableGeometry:
+    def from_seat_direction(cls, center: Point, seat0_point: Point, *, radius: float, places: int = 4) -> TableGeometry:
         """Manual calibration: the table centre and any point towards seat 0 (image pixels)."""
         dx, dy = float(seat0_point[0]) - float(center[0]), float(seat0_point[1]) - float(center[1])
         if math.hypot(dx, dy) < 1e-6:
@@ -217,7 +215,10 @@ class TableGeometry:
         """The largest change of direction (degrees) a point ``spread`` pixels away may show."""
         angle, offset = self.polar(point)
         x, y = float(point[0]), float(point[1])
-        ring = [(x + spread * math.cos(a), y + spread * math.sin(a)) for a in np.linspace(0, 2 * math.pi, 16, endpoint=False)]
+        ring = [
+            (x + spread * math.cos(a), y + spread * math.sin(a))
+            for a in np.linspace(0, 2 * math.pi, 16, endpoint=False)
+        ]
         if any(self.polar(p)[1] < 1e-9 for p in ring) or self.polar((x, y))[1] < 1e-9:
             return 180.0
         dist = max(math.hypot(*(self.to_plane(p) - self.to_plane((x, y)))) for p in ring)
@@ -325,7 +326,13 @@ class AutoCalibrator:
     """
 
     def __init__(
-        self, *, tolerance: float = 30.0, min_offset: float = 0.35, min_tricks: int = 1, mirror_tricks: int = 2, alone: float = 15.0
+        self,
+        *,
+        tolerance: float = 30.0,
+        min_offset: float = 0.35,
+        min_tricks: int = 1,
+        mirror_tricks: int = 2,
+        alone: float = 15.0,
     ) -> None:
         self.tolerance = tolerance
         self.min_offset = min_offset
@@ -335,7 +342,9 @@ class AutoCalibrator:
         self.reset()
 
     def reset(self) -> None:
-        self._fits: list[tuple[list[tuple[np.ndarray, int]], float, bool, float]] = []  # (cards, seat-0 angle, clockwise, worst error)
+        self._fits: list[
+            tuple[list[tuple[np.ndarray, int]], float, bool, float]
+        ] = []  # (cards, seat-0 angle, clockwise, worst error)
 
     def update(self, base: TableGeometry, trick: Sequence[tuple[Point, int]]) -> TableGeometry | None:
         """Adds one complete trick (``(image point, seat)`` per card); returns the calibrated
@@ -351,11 +360,16 @@ class AutoCalibrator:
             return None
         self._fits.append((cards, fit[1], fit[2], fit[4]))
         groups = [
-            [cards for cards, angle, clockwise, _ in self._fits if clockwise == c and abs(_wrap(angle - a)) <= self.tolerance]
+            [
+                cards
+                for cards, angle, clockwise, _ in self._fits
+                if clockwise == c and abs(_wrap(angle - a)) <= self.tolerance
+            ]
             for _, a, c, _ in self._fits
         ]
         needed = [
-            max(self.min_tricks, 1 if worst <= self.alone else 2, 1 if c == base.clockwise else self.mirror_tricks) for _, _, c, worst in self._fits
+            max(self.min_tricks, 1 if worst <= self.alone else 2, 1 if c == base.clockwise else self.mirror_tricks)
+            for _, _, c, worst in self._fits
         ]
         groups = [g for g, n in zip(groups, needed, strict=True) if len(g) >= n]
         if not groups:
@@ -378,7 +392,9 @@ class AutoCalibrator:
             method="auto",
         )
 
-    def _fit(self, base: TableGeometry, tricks: list[list[tuple[np.ndarray, int]]]) -> tuple[np.ndarray, float, bool, float, float] | None:
+    def _fit(
+        self, base: TableGeometry, tricks: list[list[tuple[np.ndarray, int]]]
+    ) -> tuple[np.ndarray, float, bool, float, float] | None:
         """``(centre, seat-0 angle, clockwise, farthest card, worst error)`` when every card of
         ``tricks`` lies within the tolerance of its seat's direction, else ``None``."""
         centers = np.array([np.mean([p for p, _ in t], axis=0) for t in tricks])

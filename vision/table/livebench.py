@@ -21,11 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from vision.detections import Detections
-from vision.table.sources import Frame, open_source
-
-DEMO_VIDEO = Path(__file__).resolve().parents[2] / "datasets" / "demo" / "demo-game.mp4"
-DEMO_TRUTH = DEMO_VIDEO.with_suffix(".frames.jsonl")
+from dokocam.demo import DEMO_TRUTH, DEMO_VIDEO
+from dokocam.vision.detections import Detections
+from dokocam.vision.table.sources import Frame, open_source
 
 MIB = 1024.0 * 1024.0
 
@@ -176,7 +174,7 @@ def run_live_bench(
             ``detector``, or ground truth that misses a frame.
         SourceError: the video cannot be opened.
     """
-    from vision.table.pipeline import LiveTable, TablePipeline, truth_frames
+    from dokocam.vision.table.pipeline import LiveTable, TablePipeline, truth_frames
 
     if hours <= 0 or every_minutes <= 0:
         raise LiveBenchError(f"--hours and --every-minutes must be positive, got {hours} and {every_minutes}")

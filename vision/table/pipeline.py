@@ -14,15 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vision.detections import Detections
-from vision.table.events import GameOver, TableEvent, TrickCleared
-from vision.table.focus import TrickAreaDetector
-from vision.table.follower import GameFollower
-from vision.table.geometry import TableGeometry
-from vision.table.tracker import CardTracker
+from dokocam.vision.detections import Detections
+from dokocam.vision.table.events import GameOver, TableEvent, TrickCleared
+from dokocam.vision.table.focus import TrickAreaDetector
+from dokocam.vision.table.follower import GameFollower
+from dokocam.vision.table.geometry import TableGeometry
+from dokocam.vision.table.tracker import CardTracker
 
 if TYPE_CHECKING:
-    from vision.table.sources import Frame
+    from dokocam.vision.table.sources import Frame
 
 
 class SpecError(ValueError):
@@ -126,7 +126,7 @@ class GameSpec:
     calls: list[tuple[int, int, str]] = field(default_factory=list)
 
     def game_factory(self) -> Callable[[], Any]:
-        from engine import Contract, Game, Rules
+        from dokocam.engine import Contract, Game, Rules
 
         rules = Rules.from_dict(self.rules)
         contract = Contract.from_dict(self.contract)
@@ -328,7 +328,7 @@ def detect_video(
     """``(frame, time, detections)`` of every ``stride``-th frame of a video (``None``: about
     ``ANALYSED_PER_SECOND`` frames a video second), by ``detector`` (anything with
     ``update(image) -> Detections``); also returns the source and a timer."""
-    from vision.table.sources import VideoFileSource
+    from dokocam.vision.table.sources import VideoFileSource
 
     source = VideoFileSource(path, stride=stride)
     spent = [0.0]
@@ -346,7 +346,7 @@ def detect_video(
 def truth_frames(path: str | Path, *, stride: int | None = 1) -> list[tuple[int, float, Detections]]:
     """Per-frame ground truth (``.frames.jsonl`` of ``render-game``) as detections, every
     ``stride``-th (``None``: by the frame rate, as for a video)."""
-    from vision.table.render import truth_detections
+    from dokocam.vision.table.render import truth_detections
 
     lines = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
     return every_nth(list(truth_detections(lines)), stride)
@@ -360,10 +360,12 @@ def frame_rate(frames: Sequence[tuple[int, float, Detections]]) -> float:
     return (frames[-1][0] - frames[0][0]) / (frames[-1][1] - frames[0][1])
 
 
-def every_nth(frames: Sequence[tuple[int, float, Detections]], stride: int | None) -> list[tuple[int, float, Detections]]:
+def every_nth(
+    frames: Sequence[tuple[int, float, Detections]], stride: int | None
+) -> list[tuple[int, float, Detections]]:
     """The frames whose index is a multiple of ``stride`` (``None``: the stride that keeps about
     ``ANALYSED_PER_SECOND`` frames a video second, as a video source would)."""
-    from vision.table.sources import stride_for
+    from dokocam.vision.table.sources import stride_for
 
     step = stride if stride is not None else stride_for(frame_rate(frames))
     return [f for f in frames if f[0] % step == 0]

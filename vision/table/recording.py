@@ -21,7 +21,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from vision.detections import Detections
+from dokocam.vision.detections import Detections
 
 FORMAT = "dokocam-detections/1"
 
@@ -49,7 +49,13 @@ class RecordingHeader:
     frames: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": FORMAT, "width": self.width, "height": self.height, "target": self.target, "frames": self.frames}
+        return {
+            "format": FORMAT,
+            "width": self.width,
+            "height": self.height,
+            "target": self.target,
+            "frames": self.frames,
+        }
 
 
 def frame_line(index: int, time: float, detections: Detections) -> dict[str, Any]:
@@ -66,7 +72,9 @@ def frame_line(index: int, time: float, detections: Detections) -> dict[str, Any
     return line
 
 
-def save_detections(path: str | Path, header: RecordingHeader, frames: Frames) -> Iterator[tuple[int, float, Detections]]:
+def save_detections(
+    path: str | Path, header: RecordingHeader, frames: Frames
+) -> Iterator[tuple[int, float, Detections]]:
     """Writes ``frames`` to ``path`` while passing them on (the detector runs once, for both).
 
     The file is complete once the returned iterator is exhausted.

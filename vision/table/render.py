@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.detections import Detections
+from dokocam.vision.detections import Detections
 
 RECORD_FORMAT = "dokocam-game/1"
 
@@ -52,7 +52,7 @@ class SimulatedGame:
 
 def simulate_game(seed: int, *, tricks: int = 12, players: tuple[str, ...] = ("A", "B", "C", "D")) -> SimulatedGame:
     """Deals 48 cards at random (per ``seed``) and plays ``tricks`` tricks of random legal cards."""
-    from engine import Card, Game
+    from dokocam.engine import Card, Game
 
     rng = random.Random(seed)
     deck = [Card.from_index(i) for i in range(24)] * 2
@@ -139,7 +139,7 @@ class GameVideo:
 
     def __post_init__(self) -> None:
         if self.faces is not None:
-            from vision.synth.faces import load_face_folder
+            from dokocam.vision.synth.faces import load_face_folder
 
             # Read now, so a bad folder fails before any frame is drawn.
             self._folder_faces = load_face_folder(self.faces)
@@ -184,7 +184,11 @@ class GameVideo:
                 land = push + rng.uniform(0.45, 0.8)
                 release = land + rng.uniform(0.1, 0.7)
                 t = release + 0.3
-                pending.append(dict(card=code, seat=seat, push=push, land=land, release=release, start=start, rest=rest, angle=angle))
+                pending.append(
+                    dict(
+                        card=code, seat=seat, push=push, land=land, release=release, start=start, rest=rest, angle=angle
+                    )
+                )
             winner = self.game.winners[trick] if trick < len(self.game.winners) else None
             t += rng.uniform(1.5, 3.0)  # everyone looks at the trick
             sweep = t + 0.5  # the winner's hand reaches in first
@@ -250,7 +254,7 @@ class GameVideo:
     # --- camera, ground truth, pixels ------------------------------------------------------------
 
     def camera(self, state: SceneState) -> Any:
-        from vision.synth.scene import Camera
+        from dokocam.vision.synth.scene import Camera
 
         dx, dy, yaw = state.shake
         return Camera(
@@ -283,7 +287,9 @@ class GameVideo:
             cv2.fillPoly(owner, [np.round(corners * 4).astype(np.int32)], i, cv2.LINE_8, shift=2)
         for start, end in state.arms:
             for poly in _arm_outline(start, end):
-                cv2.fillPoly(owner, [np.round(camera.project(poly) / scale * 4).astype(np.int32)], -2, cv2.LINE_8, shift=2)
+                cv2.fillPoly(
+                    owner, [np.round(camera.project(poly) / scale * 4).astype(np.int32)], -2, cv2.LINE_8, shift=2
+                )
         xyxy, class_id = [], []
         for i, (code, _c, _a, up) in enumerate(state.cards):
             if not up:
@@ -303,14 +309,16 @@ class GameVideo:
     def render(self, time: float, *, frame: int = 0) -> tuple[np.ndarray, Detections]:
         """Draws the frame at ``time``; returns the BGR image and the labelled boxes
         (one per card whose corner index or half of whose face shows, around its visible part)."""
-        from vision.synth.scene import Arm, PlacedCard, render_scene
+        from dokocam.vision.synth.scene import Arm, PlacedCard, render_scene
 
         state = self.scene(time)
         deck, table, look = self._assets()
         placed = [PlacedCard(code, center, angle, up) for code, center, angle, up in state.cards]
         arms = [Arm(start, end, width_cm=7.5, skin=self._skin, sleeve=self._sleeve) for start, end in state.arms]
         look = _scaled_look(look, state.light)
-        image, annotation = render_scene(deck, table, placed, self.camera(state), arms, seed=self.seed * 100003 + frame, look=look)
+        image, annotation = render_scene(
+            deck, table, placed, self.camera(state), arms, seed=self.seed * 100003 + frame, look=look
+        )
         xyxy, class_id = [], []
         for card in annotation.cards:
             if card.class_id is None or card.box is None:
@@ -318,13 +326,15 @@ class GameVideo:
             if any(v >= 0.6 for v in card.index_visibility) or card.visible_fraction >= 0.5:
                 xyxy.append(card.box)
                 class_id.append(card.class_id)
-        det = Detections.empty() if not xyxy else Detections(xyxy=xyxy, confidence=np.ones(len(xyxy)), class_id=class_id)
+        det = (
+            Detections.empty() if not xyxy else Detections(xyxy=xyxy, confidence=np.ones(len(xyxy)), class_id=class_id)
+        )
         return image, det
 
     def _assets(self) -> tuple[Any, Any, Any]:
         cached = getattr(self, "_asset_cache", None)
         if cached is None:
-            from vision.synth.scene import Deck, Look, Table
+            from dokocam.vision.synth.scene import Deck, Look, Table
 
             if self.faces is None:
                 deck = Deck.procedural(self.seed, face_width=200)
@@ -403,7 +413,7 @@ class GameVideo:
 
 
 def _truth_line(index: int, time: float, det: Detections) -> dict[str, Any]:
-    from engine import CARD_CODES
+    from dokocam.engine import CARD_CODES
 
     return {
         "frame": index,
@@ -417,7 +427,7 @@ def _truth_line(index: int, time: float, det: Detections) -> dict[str, Any]:
 
 def truth_detections(lines: list[dict[str, Any]]) -> Iterator[tuple[int, float, Detections]]:
     """Per-frame ground truth (as written by :meth:`GameVideo.write`) as ``(frame, time, Detections)``."""
-    from engine import Card
+    from dokocam.engine import Card
 
     for line in lines:
         cards = line["cards"]
@@ -436,7 +446,7 @@ def truth_detections(lines: list[dict[str, Any]]) -> Iterator[tuple[int, float, 
 
 
 def _card_index(code: str) -> int:
-    from engine import Card
+    from dokocam.engine import Card
 
     return Card.parse(code).index
 

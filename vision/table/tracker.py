@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.detections import Detections
-from vision.detector.matching import box_iou
-from vision.table.geometry import TableGeometry
+from dokocam.vision.detections import Detections
+from dokocam.vision.detector.matching import box_iou
+from dokocam.vision.table.geometry import TableGeometry
 
 N_CLASSES = 24
 DECK_COPIES = 2  # a Doppelkopf deck holds every card twice
@@ -280,7 +280,9 @@ class CardTracker:
             survivors.append(track)
             if track.landed:
                 if not track.moved and track.landed_center is not None:
-                    if np.hypot(*(track.center - track.landed_center)) > self.move_tolerance * track.size and not self._still(track):
+                    if np.hypot(
+                        *(track.center - track.landed_center)
+                    ) > self.move_tolerance * track.size and not self._still(track):
                         track.moved = True
                 if track.moved and not bool(self.geometry.in_trick_area(track.center[None])[0]):
                     events.append(CardLeft(track.id, track.card_index, frame, time))
@@ -326,7 +328,11 @@ class CardTracker:
         boxes: list[np.ndarray] = []
         for i in np.argsort(-det.confidence, kind="stable"):
             for g, joint in zip(groups, boxes, strict=True):
-                if det.class_id[g[0]] == det.class_id[i] and self._fits(joint, det.xyxy[i], size) and not self._copy_beside(joint, det.xyxy[i], int(det.class_id[i])):
+                if (
+                    det.class_id[g[0]] == det.class_id[i]
+                    and self._fits(joint, det.xyxy[i], size)
+                    and not self._copy_beside(joint, det.xyxy[i], int(det.class_id[i]))
+                ):
                     g.append(int(i))
                     joint[:] = _union(joint, det.xyxy[i])
                     break
@@ -349,7 +355,9 @@ class CardTracker:
         joint = float(_diagonal(union[None])[0])
         if joint > self.part_join * size or _two_in_a_row(union, size, self.index_ratio):
             return False
-        larger = float(max(_diagonal(np.asarray(a, np.float64)[None])[0], _diagonal(np.asarray(b, np.float64)[None])[0]))
+        larger = float(
+            max(_diagonal(np.asarray(a, np.float64)[None])[0], _diagonal(np.asarray(b, np.float64)[None])[0])
+        )
         return larger < 0.75 * size or joint - larger <= 1.5 * size / self.index_ratio
 
     def _split_pairs(self, det: Detections, size: float) -> Detections:
@@ -362,14 +370,23 @@ class CardTracker:
         """
         index = size / self.index_ratio
         pair = det.data["corners"] >= 2
-        misread = pair & (det.confidence < DOUBTFUL_PAIR) & np.array([self._on_other_card(box, int(c)) for box, c in zip(det.xyxy, det.class_id)], dtype=bool)
+        misread = (
+            pair
+            & (det.confidence < DOUBTFUL_PAIR)
+            & np.array([self._on_other_card(box, int(c)) for box, c in zip(det.xyxy, det.class_id)], dtype=bool)
+        )
         det, pair = det[~misread], pair[~misread]
         # Four indices in a card's rectangle are one card: grouping checked its shape, so it is no
         # bridge between copies (seed 60001: a Pik-König landed by two of its indices, then seen
         # whole, more turned than the frame's cards, was cut in two and its far index landed as a
         # second copy).
         rectangle = det.data["corners"] >= 4
-        ends = [self._bridges(det.xyxy[d], int(det.class_id[d]), size, self._seen_apart(det, d)) if pair[d] and not rectangle[d] else [] for d in range(len(det))]
+        ends = [
+            self._bridges(det.xyxy[d], int(det.class_id[d]), size, self._seen_apart(det, d))
+            if pair[d] and not rectangle[d]
+            else []
+            for d in range(len(det))
+        ]
         bridge = np.array([bool(e) for e in ends], dtype=bool)
         thin = np.minimum(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1]) <= 3.0 * index
         in_a_row = np.array([_two_in_a_row(box, size, self.index_ratio) for box in det.xyxy], dtype=bool)
@@ -418,7 +435,9 @@ class CardTracker:
         """
         x1, y1, x2, y2 = (float(v) for v in box)
         points = np.array([[x1, y1], [x2, y1], [x1, y2], [x2, y2]])
-        return any(t.landed and t.card_index != card and bool((_outside(points, t.box) <= 0.0).any()) for t in self.tracks)
+        return any(
+            t.landed and t.card_index != card and bool((_outside(points, t.box) <= 0.0).any()) for t in self.tracks
+        )
 
     def _seen_apart(self, det: Detections, d: int) -> set[int]:
         """The landed copies of row ``d``'s card that another row of this frame, clear of ``d``'s
@@ -427,14 +446,23 @@ class CardTracker:
         one's index, the landed one's other index apart, before any track of it existed (both
         Herz-Könige of one trick, on a deck never trained on): it grew over the landed copy and
         the trick closed with three cards."""
-        others = [e for e in range(len(det)) if e != d and det.class_id[e] == det.class_id[d] and not _overlap(det.xyxy[e], det.xyxy[d])]
+        others = [
+            e
+            for e in range(len(det))
+            if e != d and det.class_id[e] == det.class_id[d] and not _overlap(det.xyxy[e], det.xyxy[d])
+        ]
         return {
             t.id
             for t in self.tracks
-            if t.landed and t.parts and t.card_index == int(det.class_id[d]) and any(_outside(_center(det.xyxy[e])[None], self._footprint(t))[0] <= 0.0 for e in others)
+            if t.landed
+            and t.parts
+            and t.card_index == int(det.class_id[d])
+            and any(_outside(_center(det.xyxy[e])[None], self._footprint(t))[0] <= 0.0 for e in others)
         }
 
-    def _bridges(self, box: np.ndarray, card: int, size: float, apart: set[int] | frozenset[int] = frozenset()) -> list[list[tuple[float, float]]]:
+    def _bridges(
+        self, box: np.ndarray, card: int, size: float, apart: set[int] | frozenset[int] = frozenset()
+    ) -> list[list[tuple[float, float]]]:
         """Where the indices lie of a pair that runs from one copy of its card to another (one
         index of each, paired by the detector), as groups of box corners, one group per index:
         both ends of a diagonal whose ends lie on two followed copies, or the far end of one with
@@ -463,7 +491,9 @@ class CardTracker:
         x1, y1, x2, y2 = (float(v) for v in box)
         for a, b in (((x1, y1), (x2, y2)), ((x2, y1), (x1, y2))):
             ends = np.array([a, b])
-            holders = [{k for k, t in enumerate(copies) if _outside(ends[i : i + 1], t.box)[0] <= 0.1 * t.size} for i in (0, 1)]
+            holders = [
+                {k for k, t in enumerate(copies) if _outside(ends[i : i + 1], t.box)[0] <= 0.1 * t.size} for i in (0, 1)
+            ]
             if any(h != g for h in holders[0] for g in holders[1]) and not holders[0] & holders[1]:
                 return [[a], [b]]
             for end, other in ((0, b), (1, a)):
@@ -478,7 +508,9 @@ class CardTracker:
                         self._apart.append((copy.id, other))
         return [far] if far else []
 
-    def _associate(self, det: Detections, centers: np.ndarray, sizes: np.ndarray, time: float, parts: bool = False) -> set[int]:
+    def _associate(
+        self, det: Detections, centers: np.ndarray, sizes: np.ndarray, time: float, parts: bool = False
+    ) -> set[int]:
         """Greedy nearest matching (few cards per frame); unmatched boxes start tracks.
 
         A moving card is looked for where its speed carries it; a landed card lies still until
@@ -493,7 +525,11 @@ class CardTracker:
                 break
             hidden = track.landed and time - track.last_time > self.reappear_after
             if track.landed:
-                gate, penalty, expected = (self.reappear_gate, self.hidden_penalty, track.center) if hidden else (self.landed_gate, 0.0, track.center)
+                gate, penalty, expected = (
+                    (self.reappear_gate, self.hidden_penalty, track.center)
+                    if hidden
+                    else (self.landed_gate, 0.0, track.center)
+                )
             else:
                 gate, penalty, expected = self.gate, 0.0, self._predict(track, time)
             if track.parts:
@@ -600,7 +636,10 @@ class CardTracker:
     def _on_landed(self, card: int, center: np.ndarray) -> bool:
         """Whether a part of ``card`` centred here lies on (or within ``reread_distance`` of) a landed copy."""
         return any(
-            t.landed and t.parts and t.card_index == card and _outside(center[None], t.box)[0] <= self.reread_distance * t.size
+            t.landed
+            and t.parts
+            and t.card_index == card
+            and _outside(center[None], t.box)[0] <= self.reread_distance * t.size
             for t in self.tracks
         )
 
@@ -707,7 +746,11 @@ class CardTracker:
             # swap tracks. Not between cards seen by parts: where one landed is where its index lay,
             # and a card put on top covers that index; whether the parts lie on it is asked below.)
             places = [other.center]
-            if other.landed_center is not None and other.card_index != track.card_index and not (track.parts and other.parts):
+            if (
+                other.landed_center is not None
+                and other.card_index != track.card_index
+                and not (track.parts and other.parts)
+            ):
                 places.append(other.landed_center)
             if min(np.hypot(*(p - track.center)) for p in places) < self.reread_distance * max(other.size, track.size):
                 return True
@@ -729,7 +772,15 @@ class CardTracker:
         """
         if not track.parts:
             return False
-        copies = [o for o in self.tracks if o.landed and o is not track and o.parts and o.card_index == track.card_index and o.last_time >= track.first_time]
+        copies = [
+            o
+            for o in self.tracks
+            if o.landed
+            and o is not track
+            and o.parts
+            and o.card_index == track.card_index
+            and o.last_time >= track.first_time
+        ]
         if len(copies) < 2:
             return False
         ends = track.box.reshape(2, 2)
@@ -813,7 +864,9 @@ class CardTracker:
             time=time,
             candidates=tuple(track.candidates()),
             uncertain=uncertain,
-            spread=round(max(0.0, (track.size - float(_diagonal(track.box[None])[0])) / 2.0), 1) if track.parts else 0.0,
+            spread=round(max(0.0, (track.size - float(_diagonal(track.box[None])[0])) / 2.0), 1)
+            if track.parts
+            else 0.0,
         )
 
 
