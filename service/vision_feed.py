@@ -15,8 +15,8 @@ import cv2
 from dokocam.engine import CARD_CODES, Game
 from dokocam.service.feed import Box, FeedEvent, FeedFrame, FeedItem, Pacer
 from dokocam.vision.detections import Detections
+from dokocam.vision.sources import open_source
 from dokocam.vision.table.pipeline import TablePipeline
-from dokocam.vision.table.sources import open_source
 
 _JPEG_QUALITY = 75
 _MAX_WIDTH = 960  # pages need no more; smaller JPEGs reach phones sooner
@@ -43,7 +43,7 @@ class VisionFeed:
     """Yields the pipeline's events and, ``fps`` times a second, an encoded frame with its boxes.
 
     Args:
-        source: camera index, stream URL, video file or image folder (``vision.table.sources``).
+        source: camera index, stream URL, video file or image folder (``vision.sources``).
         realtime: pace a file at its own frame rate (a live camera paces itself).
         fps: how many frames a second are encoded for the pages.
         stride: run the detector on every ``stride``-th frame of a file; ``None`` (default)

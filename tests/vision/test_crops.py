@@ -191,7 +191,7 @@ def test_small_indices_get_their_own_number_of_crops(tmp_path: Path) -> None:
     import cv2
 
     from dokocam.vision.detector.classifier import extract_crops
-    from dokocam.vision.detector.dataset import read_folder
+    from dokocam.vision.yolo import read_folder
 
     (tmp_path / "images").mkdir()
     (tmp_path / "labels").mkdir()

@@ -147,7 +147,7 @@ def test_a_bad_stretch_is_refused_with_a_message(bad: str, capsys: pytest.Captur
 
 def test_stretched_views_average_the_crops_of_widened_and_heightened_windows():
     from dokocam.vision.detector.classifier import IndexClassifier, IndexReader, crop, stretch_boxes, to_tensor
-    from dokocam.vision.detector.cropping import square_boxes
+    from dokocam.vision.yolo import square_boxes
 
     torch.manual_seed(0)
     image = np.random.default_rng(0).integers(0, 255, (120, 160, 3), dtype=np.uint8)
@@ -364,9 +364,9 @@ def test_merge_keeps_the_boxes_torchvision_nms_keeps():
 
 
 def test_eval_reads_each_image_once_for_f1_and_map50_and_both_match_two_runs(tmp_path: Path):
-    from dokocam.vision.detector.dataset import read_folder
     from dokocam.vision.detector.evaluate import MAP_CONF, evaluate
     from dokocam.vision.synth.dataset import SceneConfig, write_dataset
+    from dokocam.vision.yolo import read_folder
 
     # Twelve scenes: on eight the shipped rescorer ranks no right reading under its threshold, and the mAP50 at both thresholds is the same.
     for _ in write_dataset(tmp_path, 12, seed=18, config=SceneConfig(imgsz=640, closeup_fraction=0.5), val_fraction=0):
@@ -406,8 +406,8 @@ class _Reader:
 
 
 def test_a_box_read_mostly_as_background_is_scored_down_not_dropped():
-    from dokocam.vision.detector.cropping import BACKGROUND
     from dokocam.vision.detector.grouping import corner_score
+    from dokocam.vision.yolo import BACKGROUND
 
     # Two indices read 45% as the Kreuz-Dame (class 3); the first 50% as background, the second 50% as
     # another card. Both say as much about the Kreuz-Dame, but the first is less surely an index at all.

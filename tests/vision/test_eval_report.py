@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from dokocam.vision.detections import Detections
-from dokocam.vision.detector.dataset import DatasetFolderError, read_folder, read_meta, read_visibility
 from dokocam.vision.detector.evaluate import NONE, evaluate
 from dokocam.vision.detector.grouping import group_corners
 from dokocam.vision.detector.matching import average_precision
 from dokocam.vision.detector.model import ModelCard
+from dokocam.vision.yolo import DatasetFolderError, read_folder, read_meta, read_visibility
 
 QC, QS, KH, C9, AD = 3, 9, 16, 0, 23
 

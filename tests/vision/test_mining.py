@@ -13,9 +13,8 @@ import pytest
 from dokocam.service.cli import main
 from dokocam.vision.detections import Detections
 from dokocam.vision.detector.classifier import load_crops
-from dokocam.vision.detector.cropping import BACKGROUND
-from dokocam.vision.detector.dataset import LabelledImage, YoloFolder, read_folder, read_indices
 from dokocam.vision.detector.mining import mine_crops, save_crops
+from dokocam.vision.yolo import BACKGROUND, LabelledImage, YoloFolder, read_folder, read_indices
 
 QC, KH, AD = 3, 16, 23
 SIZE = 200

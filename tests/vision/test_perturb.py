@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from dokocam.service.cli import main
-from dokocam.vision.detector.dataset import read_folder
 from dokocam.vision.synth.perturb import KINDS, PHOTOMETRIC, PerturbError, perturb, write_perturbed
+from dokocam.vision.yolo import read_folder
 
 # Two labelled indices and one ignored card, each drawn as a rectangle of its own colour (BGR).
 BOXES = {3: ((20, 30, 50, 70), (0, 0, 255)), 7: ((140, 10, 190, 40), (0, 255, 0))}

@@ -20,10 +20,10 @@ import torch
 
 from dokocam.service.cli import main
 from dokocam.vision.detector.classifier import DeviceError, train_classifier
-from dokocam.vision.detector.dataset import read_folder
 from dokocam.vision.detector.evaluate import MAP_CONF, evaluate
 from dokocam.vision.detector.model import CardDetector
 from dokocam.vision.detector.recipe import STAGES, Recipe, RecipeError, RecipeMismatchError, StageError, build
+from dokocam.vision.yolo import read_folder
 
 # A recipe small enough for CI: a handful of 160 px scenes, a 64 px locator, one epoch each.
 TINY = Recipe(

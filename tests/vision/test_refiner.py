@@ -14,8 +14,6 @@ import pytest
 import torch
 
 from dokocam.vision.detector.classifier import crop
-from dokocam.vision.detector.cropping import square_boxes
-from dokocam.vision.detector.dataset import read_folder
 from dokocam.vision.detector.matching import box_iou
 from dokocam.vision.detector.refiner import (
     BoxReader,
@@ -29,6 +27,7 @@ from dokocam.vision.detector.refiner import (
     to_crop_units,
     train_refiner,
 )
+from dokocam.vision.yolo import read_folder, square_boxes
 
 
 def _mask_box_in_units(crop_image: np.ndarray) -> np.ndarray:

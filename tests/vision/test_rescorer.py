@@ -217,7 +217,7 @@ class _Locator:
 
 
 def test_photos_are_scored_by_the_rescorer_with_the_cards_other_corner_and_tables_never():
-    from dokocam.vision.detector.cropping import BACKGROUND
+    from dokocam.vision.yolo import BACKGROUND
 
     # Two corners of one card 50 px apart read 0.55/0.4 and 0.9 as card 3, and a lone corner read 0.55 as card 5.
     probs = np.zeros((3, 25))
@@ -248,7 +248,7 @@ def test_photos_are_scored_by_the_rescorer_with_the_cards_other_corner_and_table
 
 
 def test_a_context_classifiers_reading_moves_a_photos_scores_when_the_rescorer_reads_it():
-    from dokocam.vision.detector.cropping import BACKGROUND
+    from dokocam.vision.yolo import BACKGROUND
 
     # One box read 0.5/0.45 between cards 3 and 7; its context window reads card 7.
     probs = np.zeros((1, 25))

@@ -313,7 +313,7 @@ def test_cli_generate_writes_a_repeatable_yolo_dataset(tmp_path: Path) -> None:
     # Cards outside the deck: ignore/ files (seed 11 draws some), read back by eval's reader.
     ignored = sorted((a / "ignore").rglob("*.txt"))
     assert ignored and all(f.read_bytes() == (b / f.relative_to(a)).read_bytes() for f in ignored)
-    from dokocam.vision.detector.dataset import read_folder
+    from dokocam.vision.yolo import read_folder
 
     split = ignored[0].parent.name
     item = next(i for i in read_folder(a, split=split).items if i.image.stem == ignored[0].stem)

@@ -9,11 +9,11 @@ import pytest
 
 from dokocam.engine.record import load_record
 from dokocam.service.cli import main
+from dokocam.vision.bench.table import noisy
 from dokocam.vision.detector.model import DEFAULT_MODEL
+from dokocam.vision.synth.video import GameVideo
 from dokocam.vision.table import cli as table_cli
-from dokocam.vision.table.bench import noisy
 from dokocam.vision.table.pipeline import TablePipeline, analyze_stream, truth_frames
-from dokocam.vision.table.render import GameVideo
 
 
 def tricks_of(game) -> list[list[tuple[int, str]]]:
@@ -48,7 +48,7 @@ def test_a_noisy_detector_is_voted_and_held_into_the_same_tricks():
 
 
 def test_the_table_benchmark_counts_the_questions_a_game_raised():
-    from dokocam.vision.table.bench import run_bench
+    from dokocam.vision.bench.table import run_bench
 
     clean = run_bench(games=1, seed_base=5, fps=2.0, detector="truth")
     misread = run_bench(games=1, seed_base=5, fps=2.0, detector="noisy", misread=0.4, drop=0.1)

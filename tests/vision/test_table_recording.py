@@ -9,8 +9,8 @@ import pytest
 
 from dokocam.service.cli import main
 from dokocam.vision.detections import Detections
+from dokocam.vision.synth.video import GameVideo
 from dokocam.vision.table.recording import DetectionsFileError, RecordingHeader, load_detections, save_detections
-from dokocam.vision.table.render import GameVideo
 
 
 def test_a_recording_gives_back_the_frames_it_passed_on(tmp_path):
@@ -68,8 +68,8 @@ def test_analyze_replays_recorded_detections_into_the_game(tmp_path, capsys):
 def test_bench_table_records_a_game_once_and_replays_it(tmp_path, monkeypatch):
     from types import SimpleNamespace
 
+    from dokocam.vision.bench.table import run_bench
     from dokocam.vision.detector import model as model_module
-    from dokocam.vision.table.bench import run_bench
 
     calls = []
 
@@ -95,9 +95,9 @@ def test_bench_table_records_a_game_once_and_replays_it(tmp_path, monkeypatch):
 def test_bench_table_lays_a_change_of_light_over_every_frame_the_detector_reads(tmp_path, monkeypatch):
     from types import SimpleNamespace
 
+    from dokocam.vision.bench.table import run_bench
     from dokocam.vision.detector import model as model_module
     from dokocam.vision.synth.perturb import PerturbError
-    from dokocam.vision.table.bench import run_bench
 
     seen: list[np.ndarray] = []
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from dokocam.vision.detections import Detections
+from dokocam.vision.sources import stride_for
 from dokocam.vision.table.pipeline import TablePipeline, analyze_stream, every_nth
-from dokocam.vision.table.sources import stride_for
 
 W, H = 1280, 720
 CENTER = (640.0, 360.0)

@@ -9,8 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from dokocam.vision.detector.dataset import read_folder
 from dokocam.vision.synth.tiles import TileError, choose_tiles, cut_tiles, write_tiles
+from dokocam.vision.yolo import read_folder
 
 
 def _labelled_folder(

@@ -25,8 +25,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from dokocam.vision.detector.cropping import BACKGROUND, CROP_PAD, jitter_box, square_boxes
-from dokocam.vision.detector.dataset import YoloFolder, read_folder, train_split
+from dokocam.vision.yolo import BACKGROUND, CROP_PAD, YoloFolder, jitter_box, read_folder, square_boxes, train_split
 
 CROP_SIZE = 32
 NUM_CLASSES = 25
@@ -202,7 +201,7 @@ class IndexReader:
             by ``a`` and, separately, heightened by ``a`` (each squashed into the square input).
             Photos reach the detector stretched (a tilted camera, an export to a square), and a
             view squashed back the right way reads better; averaging needs no knowledge of which.
-        pad: how far each crop window reaches past its box (:func:`~vision.detector.cropping.square_boxes`),
+        pad: how far each crop window reaches past its box (:func:`~vision.yolo.square_boxes`),
             as the network was trained (stored in the checkpoint). The index classifier sees the index
             and a rim of card (``CROP_PAD``); a context classifier (``--pad 1.5``) a square four times
             the index, with the card's pips or picture and its edge.
@@ -354,7 +353,7 @@ def extract_crops(
     pad: float = CROP_PAD,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Crops every labelled box (``variants`` jittered copies) plus background crops, each framed
-    by :func:`~vision.detector.cropping.square_boxes` with ``pad``.
+    by :func:`~vision.yolo.square_boxes` with ``pad``.
 
     Boxes whose longer side is under ``min_size`` pixels are skipped: an index a few pixels tall
     cannot be read, and training on it only teaches guessing. Boxes whose shorter side is under

@@ -570,10 +570,10 @@ def _build(args: argparse.Namespace) -> int:
     from dataclasses import fields
 
     from dokocam.vision.detector.classifier import ClassifierCheckpointError, CropFileError, DeviceError
-    from dokocam.vision.detector.dataset import DatasetFolderError
     from dokocam.vision.detector.recipe import Recipe, RecipeError, RecipeMismatchError, StageError, build
     from dokocam.vision.detector.train import FromScratchError, InitWeightsError
     from dokocam.vision.synth.faces import FaceFolderError
+    from dokocam.vision.yolo import DatasetFolderError
 
     values = {spec.name: getattr(args, spec.name) for spec in fields(Recipe)}
     values["faces"] = tuple(args.faces)
@@ -633,9 +633,9 @@ def _train_refiner(args: argparse.Namespace) -> int:
     import torch
 
     from dokocam.vision.detector.classifier import DeviceError
-    from dokocam.vision.detector.dataset import DatasetFolderError, read_folder, train_split
     from dokocam.vision.detector.model import CardDetector, ModelNotFoundError
     from dokocam.vision.detector.refiner import Pairs, RefinerCheckpointError, make_pairs, train_refiner
+    from dokocam.vision.yolo import DatasetFolderError, read_folder, train_split
 
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -672,9 +672,9 @@ def _train_refiner(args: argparse.Namespace) -> int:
 def _train_rescorer(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from dokocam.vision.detector.dataset import DatasetFolderError, train_split
     from dokocam.vision.detector.model import CardDetector, ModelNotFoundError
     from dokocam.vision.detector.rescorer import collect_readings, features_for, fit_rescorer
+    from dokocam.vision.yolo import DatasetFolderError, train_split
 
     for name, value in (("--floor", args.floor), ("--reading-floor", args.reading_floor)):
         if value is not None and not 0 < value < 1:
@@ -752,10 +752,9 @@ def _ship(args: argparse.Namespace) -> int:
 def _mine_crops(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from dokocam.vision.detector.cropping import BACKGROUND
-    from dokocam.vision.detector.dataset import DatasetFolderError, train_split
     from dokocam.vision.detector.mining import mine_crops, save_crops
     from dokocam.vision.detector.model import CardDetector, ModelNotFoundError
+    from dokocam.vision.yolo import BACKGROUND, DatasetFolderError, train_split
 
     if args.variants < 1:
         raise SystemExit("dokocam mine-crops: --variants must be 1 or more")
@@ -822,9 +821,9 @@ def _detect(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from dokocam.vision.detector.dataset import DatasetFolderError, read_folder
     from dokocam.vision.detector.evaluate import MAP_CONF, evaluate
     from dokocam.vision.detector.model import CardDetector, ModelNotFoundError
+    from dokocam.vision.yolo import DatasetFolderError, read_folder
 
     try:
         folder = read_folder(args.data, split=args.split)

@@ -17,7 +17,6 @@ import numpy as np
 
 from dokocam.engine import CARD_CODES
 from dokocam.vision.detections import Detections
-from dokocam.vision.detector.dataset import LabelledImage, YoloFolder, images_of
 from dokocam.vision.detector.grouping import every_reading
 from dokocam.vision.detector.matching import (
     MatchResult,
@@ -30,6 +29,7 @@ from dokocam.vision.detector.matching import (
     on_ignored,
     short_side,
 )
+from dokocam.vision.yolo import LabelledImage, YoloFolder, images_of
 
 N = len(CARD_CODES)
 NONE = N  # confusion row "no label here" / column "missed"

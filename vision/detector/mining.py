@@ -18,9 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from dokocam.vision.detector.cropping import BACKGROUND, CROP_PAD, jitter_box, square_boxes
-from dokocam.vision.detector.dataset import YoloFolder, images_of
 from dokocam.vision.detector.matching import box_iou
+from dokocam.vision.yolo import BACKGROUND, CROP_PAD, YoloFolder, images_of, jitter_box, square_boxes
 
 # A located box overlapping every known index less than this is on no index.
 OFF_INDEX_IOU = 0.1
@@ -48,7 +47,7 @@ def mine_crops(
     - Every label that no box over it names at the detector's own threshold: ``variants`` crops of
       the label's box with its card, the first as it is, the others jittered as training crops are.
 
-    Each crop is framed with ``pad`` (:func:`~vision.detector.cropping.square_boxes`): the index
+    Each crop is framed with ``pad`` (:func:`~vision.yolo.square_boxes`): the index
     classifier's, or a context classifier's (``train-classifier --pad``).
 
     Returns:

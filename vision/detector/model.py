@@ -617,7 +617,7 @@ class CardDetector:
         self.timing.refine = self.timing.classify = 0.0
         if self.reader is None:
             return self._kind(found.with_columns(xyxy=self._refined(image, found.xyxy, np.ones(len(found), bool))))
-        from dokocam.vision.detector.cropping import BACKGROUND
+        from dokocam.vision.yolo import BACKGROUND
 
         start = time.perf_counter()
         probs = self._read(image, found.xyxy)
@@ -833,7 +833,7 @@ class CardDetector:
 
 def iter_images(paths: list[str]) -> Iterator[Path]:
     """Image files named directly or found (sorted) inside directories."""
-    from dokocam.vision.detector.dataset import IMAGE_SUFFIXES
+    from dokocam.vision.yolo import IMAGE_SUFFIXES
 
     for name in paths:
         path = Path(name)

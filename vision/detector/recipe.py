@@ -303,8 +303,8 @@ def _crops(out: Path, recipe: Recipe) -> None:
 
 def locator_data(out: Path, recipe: Recipe) -> Path:
     """Writes the locator's dataset file: the scenes' and tiles' train splits, a few val scenes."""
-    from dokocam.vision.detector.dataset import read_folder
     from dokocam.vision.synth.faces import CARD_CODES
+    from dokocam.vision.yolo import read_folder
 
     val = sorted(item.image.resolve() for item in read_folder(out / "scenes", split="val").items)[
         : recipe.locator_val_images
@@ -397,8 +397,8 @@ def _detector(out: Path, recipe: Recipe, *, refiner: bool) -> Any:
 def _refiner(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
     from dataclasses import replace
 
-    from dokocam.vision.detector.dataset import read_folder, train_split
     from dokocam.vision.detector.refiner import make_pairs, train_refiner
+    from dokocam.vision.yolo import read_folder, train_split
 
     target = out / f"{MODEL_NAME}.refiner.pt"
     target.unlink(missing_ok=True)
@@ -419,9 +419,8 @@ def _refiner(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
 
 def _hard(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
     from dokocam.vision.detector.classifier import train_classifier
-    from dokocam.vision.detector.cropping import BACKGROUND
-    from dokocam.vision.detector.dataset import train_split
     from dokocam.vision.detector.mining import mine_crops, save_crops
+    from dokocam.vision.yolo import BACKGROUND, train_split
 
     target = out / "hard" / f"{MODEL_NAME}.classifier.pt"
     target.unlink(missing_ok=True)
@@ -463,9 +462,9 @@ def _eval_names(extra: tuple[str, ...]) -> list[str]:
 
 
 def _eval(out: Path, extra: tuple[str, ...], log: Callable[[str], None]) -> dict[str, Any]:
-    from dokocam.vision.detector.dataset import read_folder
     from dokocam.vision.detector.evaluate import MAP_CONF, evaluate
     from dokocam.vision.detector.model import CardDetector
+    from dokocam.vision.yolo import read_folder
 
     model = out / "model" / f"{MODEL_NAME}.pt"
     detector = CardDetector.load(model)

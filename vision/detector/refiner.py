@@ -37,9 +37,8 @@ from dokocam.vision.detector.classifier import (
     tag_export,
     to_tensor,
 )
-from dokocam.vision.detector.cropping import jitter_box, square_boxes
-from dokocam.vision.detector.dataset import YoloFolder, images_of
 from dokocam.vision.detector.matching import box_iou
+from dokocam.vision.yolo import YoloFolder, images_of, jitter_box, square_boxes
 
 CROP_SIZE = 48
 MATCH_IOU = 0.2  # a located box this close to a label is the label's, for training pairs

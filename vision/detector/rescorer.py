@@ -176,8 +176,8 @@ def collect_readings(
     ``floor``) of ``detector``'s plain reads (boxes down to ``floor``) on a labelled folder's images, and whether each lies on an index of its card
     (IoU 0.5 or more with a label of that card). Readings of boxes on ``ignore`` cards (too hidden to
     be labelled) are left out unless they hit a label."""
-    from dokocam.vision.detector.dataset import images_of
     from dokocam.vision.detector.matching import box_iou, on_ignored
+    from dokocam.vision.yolo import images_of
 
     if detector.rescorer is not None:
         raise ValueError("collect readings with the plain scores: the detector must have no rescorer")

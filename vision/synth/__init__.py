@@ -36,7 +36,26 @@ if TYPE_CHECKING:
         render_scene,
     )
 
-_FACES = (
+__all__ = [
+    "CARD_CODES",
+    "Arm",
+    "Camera",
+    "CardAnnotation",
+    "Deck",
+    "Face",
+    "FaceFolderError",
+    "FaceStyle",
+    "Look",
+    "PlacedCard",
+    "Prop",
+    "SceneAnnotation",
+    "Table",
+    "UnknownCardCodeError",
+    "card_index",
+    "load_face_folder",
+    "render_scene",
+]
+_FACES = {
     "CARD_CODES",
     "Face",
     "FaceFolderError",
@@ -44,26 +63,11 @@ _FACES = (
     "UnknownCardCodeError",
     "card_index",
     "load_face_folder",
-)
-_SCENE = (
-    "Arm",
-    "Camera",
-    "CardAnnotation",
-    "Deck",
-    "Look",
-    "PlacedCard",
-    "Prop",
-    "SceneAnnotation",
-    "Table",
-    "render_scene",
-)
-_HOME = {**dict.fromkeys(_FACES, "dokocam.vision.synth.faces"), **dict.fromkeys(_SCENE, "dokocam.vision.synth.scene")}
-
-__all__ = sorted(_HOME)
+}
 
 
 def __getattr__(name: str) -> Any:
-    home = _HOME.get(name)
-    if home is None:
+    if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    home = "dokocam.vision.synth.faces" if name in _FACES else "dokocam.vision.synth.scene"
     return getattr(importlib.import_module(home), name)

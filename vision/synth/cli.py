@@ -248,8 +248,8 @@ def _faces(args: argparse.Namespace) -> int:
 def _tiles(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from dokocam.vision.detector.dataset import DatasetFolderError
     from dokocam.vision.synth.tiles import TileError, write_tiles
+    from dokocam.vision.yolo import DatasetFolderError
 
     try:
         total, progress = write_tiles(
@@ -266,8 +266,8 @@ def _tiles(args: argparse.Namespace) -> int:
 def _perturb(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from dokocam.vision.detector.dataset import DatasetFolderError
     from dokocam.vision.synth.perturb import KINDS, PerturbError, write_perturbed
+    from dokocam.vision.yolo import DatasetFolderError
 
     kinds = list(KINDS) if args.kinds == "all" else [k.strip() for k in args.kinds.split(",") if k.strip()]
     try:
@@ -302,7 +302,7 @@ def _preview(args: argparse.Namespace) -> int:
 
 
 def _benchmark(args: argparse.Namespace) -> int:
-    from dokocam.vision.synth.bench import benchmark
+    from dokocam.vision.bench.dataset import benchmark
 
     print(benchmark(images=args.images, frames=args.frames))
     return 0

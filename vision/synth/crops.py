@@ -28,7 +28,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from dokocam.vision.detector.cropping import BACKGROUND, CROP_PAD, jitter_box, square_boxes
 from dokocam.vision.synth.faces import (
     CARD_CODES,
     CROP_FONT_FILES,
@@ -40,6 +39,7 @@ from dokocam.vision.synth.faces import (
     load_face_folder,
 )
 from dokocam.vision.synth.textures import Surface
+from dokocam.vision.yolo import BACKGROUND, CROP_PAD, jitter_box, square_boxes
 
 RENDER = 128  # the crop window is drawn at this size, then shrunk to the simulated camera resolution
 SKIN = ((160, 190, 235), (130, 165, 215), (100, 140, 200), (80, 110, 165), (55, 80, 120))

@@ -14,7 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from dokocam.vision.detector.dataset import YoloFolder, derived_data_yaml, read_folder, write_label_file
+from dokocam.vision.yolo import YoloFolder, derived_data_yaml, read_folder, write_label_file
 
 
 class PerturbError(ValueError):
@@ -128,7 +128,7 @@ def write_perturbed(
 
     Raises:
         PerturbError: an unknown kind, a kind twice, or none at all.
-        dokocam.vision.detector.dataset.DatasetFolderError: ``source`` has no labelled images.
+        dokocam.vision.yolo.DatasetFolderError: ``source`` has no labelled images.
     """
     unknown = [k for k in kinds if k not in KINDS]
     if unknown:

@@ -16,7 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from dokocam.vision.detector.dataset import YoloFolder, derived_data_yaml, read_folder, write_label_file
+from dokocam.vision.yolo import YoloFolder, derived_data_yaml, read_folder, write_label_file
 
 GRID_STEP = 16  # tile offsets tried, in pixels: fine enough to fit around a few cards
 
@@ -107,7 +107,7 @@ def write_tiles(
 
     Raises:
         TileError: ``size`` or ``per_image`` is not positive.
-        dokocam.vision.detector.dataset.DatasetFolderError: ``source`` has no labelled images.
+        dokocam.vision.yolo.DatasetFolderError: ``source`` has no labelled images.
     """
     if size <= 0 or per_image <= 0:
         raise TileError(f"--size ({size}) and --per-image ({per_image}) must be positive")

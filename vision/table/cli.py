@@ -209,9 +209,9 @@ def _load_detector(model: str | None) -> Any:
 
 
 def _analyze(args: argparse.Namespace) -> int:
+    from dokocam.vision.sources import VideoFileSource
     from dokocam.vision.table.pipeline import TablePipeline, analyze_stream, detect_video, every_nth, truth_frames
     from dokocam.vision.table.recording import RecordingHeader, load_detections, save_detections
-    from dokocam.vision.table.sources import VideoFileSource
 
     if args.truth and args.detections:
         return _error("--truth and --detections both replace the detector: give one")
@@ -266,9 +266,9 @@ def _analyze(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from dokocam.vision.sources import open_source
     from dokocam.vision.table.events import TrickComplete
     from dokocam.vision.table.pipeline import LiveTable, TablePipeline
-    from dokocam.vision.table.sources import open_source
 
     def report(event: Any) -> None:
         print(json.dumps(event.to_dict()) if args.jsonl else f"[source] {event.message}", flush=True)
@@ -336,7 +336,7 @@ def _describe_game(game: Any) -> str:
 
 
 def _render_game(args: argparse.Namespace) -> int:
-    from dokocam.vision.table.render import GameVideo
+    from dokocam.vision.synth.video import GameVideo
 
     try:
         width, height = (int(v) for v in args.size.lower().split("x"))
@@ -392,9 +392,9 @@ def _table_setup(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    from dokocam.vision.bench.table import run_bench
     from dokocam.vision.synth.faces import FaceFolderError
     from dokocam.vision.synth.perturb import PerturbError
-    from dokocam.vision.table.bench import run_bench
 
     width, height = (int(v) for v in args.size.lower().split("x"))
     try:
@@ -427,7 +427,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _bench_live(args: argparse.Namespace) -> int:
-    from dokocam.vision.table.livebench import DEMO_TRUTH, DEMO_VIDEO, format_table, run_live_bench, write_report
+    from dokocam.vision.bench.live import DEMO_TRUTH, DEMO_VIDEO, format_table, run_live_bench, write_report
 
     if args.stride is not None and args.stride < 1:
         return _error(f"--stride must be at least 1, got {args.stride}")

@@ -22,7 +22,7 @@ from dokocam.vision.table.geometry import TableGeometry
 from dokocam.vision.table.tracker import CardTracker
 
 if TYPE_CHECKING:
-    from dokocam.vision.table.sources import Frame
+    from dokocam.vision.sources import Frame
 
 
 class SpecError(ValueError):
@@ -328,7 +328,7 @@ def detect_video(
     """``(frame, time, detections)`` of every ``stride``-th frame of a video (``None``: about
     ``ANALYSED_PER_SECOND`` frames a video second), by ``detector`` (anything with
     ``update(image) -> Detections``); also returns the source and a timer."""
-    from dokocam.vision.table.sources import VideoFileSource
+    from dokocam.vision.sources import VideoFileSource
 
     source = VideoFileSource(path, stride=stride)
     spent = [0.0]
@@ -346,7 +346,7 @@ def detect_video(
 def truth_frames(path: str | Path, *, stride: int | None = 1) -> list[tuple[int, float, Detections]]:
     """Per-frame ground truth (``.frames.jsonl`` of ``render-game``) as detections, every
     ``stride``-th (``None``: by the frame rate, as for a video)."""
-    from dokocam.vision.table.render import truth_detections
+    from dokocam.vision.synth.video import truth_detections
 
     lines = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
     return every_nth(list(truth_detections(lines)), stride)
@@ -365,7 +365,7 @@ def every_nth(
 ) -> list[tuple[int, float, Detections]]:
     """The frames whose index is a multiple of ``stride`` (``None``: the stride that keeps about
     ``ANALYSED_PER_SECOND`` frames a video second, as a video source would)."""
-    from dokocam.vision.table.sources import stride_for
+    from dokocam.vision.sources import stride_for
 
     step = stride if stride is not None else stride_for(frame_rate(frames))
     return [f for f in frames if f[0] % step == 0]

@@ -88,9 +88,9 @@ def run_bench(
         PerturbError: ``light`` is not a change of light, or the detector reads no pixels.
     """
     from dokocam.engine.record import load_record
+    from dokocam.vision.synth.video import GameVideo
     from dokocam.vision.table.pipeline import TablePipeline
     from dokocam.vision.table.recording import RecordingHeader, load_detections, save_detections
-    from dokocam.vision.table.render import GameVideo
 
     if light is not None:
         from dokocam.vision.synth.perturb import PHOTOMETRIC, PerturbError, perturb

@@ -23,7 +23,7 @@ import numpy as np
 
 from dokocam.demo import DEMO_TRUTH, DEMO_VIDEO
 from dokocam.vision.detections import Detections
-from dokocam.vision.table.sources import Frame, open_source
+from dokocam.vision.sources import Frame, open_source
 
 MIB = 1024.0 * 1024.0
 
@@ -37,12 +37,12 @@ class LoopingSource:
     """A video (or image folder) played again and again as one long live session: frame
     numbers and times go on across passes, each pass starting one frame after the last one.
 
-    Each pass opens the file anew with :func:`~vision.table.sources.open_source`, so frames are
+    Each pass opens the file anew with :func:`~vision.sources.open_source`, so frames are
     decoded exactly as ``dokocam run`` decodes them.
 
     Args:
         path: the video file or image folder.
-        stride: as for :func:`~vision.table.sources.open_source`.
+        stride: as for :func:`~vision.sources.open_source`.
         passes: how many times to play it (``None``: without end).
 
     Attributes:

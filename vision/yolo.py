@@ -1,10 +1,14 @@
-"""Reads folders of images with YOLO labels (``images/``, ``labels/``, optional ``ignore/``), and
-writes the label files and ``data.yaml`` of folders derived from them (tiles, perturbed copies).
+"""YOLO folders and crop geometry, shared by the synthesis (which writes them) and the detector (which reads them).
 
+Folders of images with YOLO labels (``images/``, ``labels/``, optional ``ignore/``) are read here,
+and the label files and ``data.yaml`` of folders derived from them (tiles, perturbed copies) written.
 Label lines are ``class cx cy w h`` (normalised); ``class`` is a card index (``3``) or a card
 code (``QC``). ``ignore/`` files name boxes of cards outside a Doppelkopf deck (``8H ...``).
 A ``data.yaml`` may say what was labelled (``target: corners`` or ``target: cards``); a generated
 dataset's ``meta/`` JSON says whether each image was blurred and how much of each labelled thing shows.
+
+The crop classifier's input is framed here too (numpy only, no torch), so the synthesis draws
+training crops exactly as the detector cuts them from a frame.
 """
 
 from __future__ import annotations
@@ -300,3 +304,32 @@ def derived_data_yaml(source: Path, out: Path, images: str, comment: str) -> str
     meta = (yaml.safe_load(source_yaml.read_text()) or {}) if source_yaml.is_file() else {}
     meta.update(path=str(out.resolve()), train=images, val=images)
     return f"# {comment}\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
+
+
+# -- crop geometry --------------------------------------------------------------------------
+
+
+BACKGROUND = 24  # class id of "no Doppelkopf index here"
+# A crop is the box grown by this fraction on every side, made square: the index plus some card.
+CROP_PAD = 0.15
+
+
+def square_boxes(xyxy: np.ndarray, pad: float = CROP_PAD) -> np.ndarray:
+    """Grows boxes by ``pad`` on every side and makes them square around their centre.
+
+    >>> square_boxes([[0, 0, 10, 20]]).tolist()
+    [[-8.0, -3.0, 18.0, 23.0]]
+    """
+    xyxy = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
+    cx, cy = (xyxy[:, 0] + xyxy[:, 2]) / 2, (xyxy[:, 1] + xyxy[:, 3]) / 2
+    half = np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1]) * (0.5 + pad)
+    return np.stack([cx - half, cy - half, cx + half, cy + half], axis=1)
+
+
+def jitter_box(box: np.ndarray, rng: np.random.Generator, amount: float) -> np.ndarray:
+    """A box shifted and scaled like a locator's imperfect prediction of it."""
+    w, h = box[2] - box[0], box[3] - box[1]
+    dx, dy = rng.normal(0, amount, 2) * (w, h)
+    sw, sh = np.exp(rng.normal(0, amount, 2))
+    cx, cy = (box[0] + box[2]) / 2 + dx, (box[1] + box[3]) / 2 + dy
+    return np.array([cx - w * sw / 2, cy - h * sh / 2, cx + w * sw / 2, cy + h * sh / 2])

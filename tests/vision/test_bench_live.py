@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from dokocam.service.cli import main
+from dokocam.vision.bench.live import DEMO_VIDEO, LiveBenchError, LoopingSource, TruthReplay, run_live_bench
 from dokocam.vision.detections import Detections
-from dokocam.vision.table.livebench import DEMO_VIDEO, LiveBenchError, LoopingSource, TruthReplay, run_live_bench
 
 
 def tiny_video(path, frames: int = 5, fps: float = 4.0):

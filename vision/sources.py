@@ -7,7 +7,7 @@ reopened with exponential backoff and reported through ``on_event`` and the log,
 >>> source = open_source("no/such/video.mp4")
 Traceback (most recent call last):
 ...
-dokocam.vision.table.sources.SourceError: no/such/video.mp4: no such file or folder
+dokocam.vision.sources.SourceError: no/such/video.mp4: no such file or folder
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from dokocam.vision.table.sources import (
+from dokocam.vision.sources import (
     ImageFolderSource,
     LiveSource,
     SourceError,
