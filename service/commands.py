@@ -63,7 +63,8 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", help="event log file (serve: dokocam.db, env DOKOCAM_DB; demo: a fresh temporary file)")
     parser.add_argument(
         "--players",
-        help=f"start a Partie with these 4 or 5 names (comma-separated, clockwise; the last deals first; with 5 the dealer sits out) when the log has none, e.g. {DEMO_PLAYERS}",
+        help="start a Partie with these 4 or 5 names (comma-separated, clockwise; the last deals first; "
+        f"with 5 the dealer sits out) when the log has none, e.g. {DEMO_PLAYERS}",
     )
     parser.add_argument(
         "--fast", action="store_true", help="play a file source as fast as it decodes, not in real time"
@@ -141,8 +142,9 @@ def _run(
     import uvicorn
 
     from dokocam.service.config import Settings
-    from dokocam.service.feed import RecordedFeed, is_recorded, open_feed
+    from dokocam.service.feed import RecordedFeed, is_recorded
     from dokocam.service.main import create_app
+    from dokocam.service.sources import open_feed
 
     assert isinstance(settings, Settings)
     settings = settings.with_token()

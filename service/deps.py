@@ -9,19 +9,19 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request, status
 
 from dokocam.service.config import Settings
-from dokocam.service.live import LiveTable
+from dokocam.service.scorekeeper import Scorekeeper
 
 
 def get_settings(request: Request) -> Settings:
     return request.app.state.settings  # type: ignore[no-any-return]
 
 
-def get_table(request: Request) -> LiveTable:
+def get_table(request: Request) -> Scorekeeper:
     return request.app.state.table  # type: ignore[no-any-return]
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
-TableDep = Annotated[LiveTable, Depends(get_table)]
+TableDep = Annotated[Scorekeeper, Depends(get_table)]
 
 
 async def require_token(request: Request, settings: SettingsDep) -> None:

@@ -206,15 +206,3 @@ def _to_item(position: int, entry: Mapping[str, Any]) -> FeedItem:
 def is_recorded(source: str) -> bool:
     """True when ``source`` names a recorded event list rather than a camera or a video."""
     return source.endswith((".json", ".jsonl"))
-
-
-def open_feed(source: str, *, realtime: bool = True, model: str | None = None, stride: int | None = None) -> Feed:
-    """Opens a camera index, a video file or a recorded event list as a feed.
-
-    Camera and video go through ``vision.table`` (imported here, lazily: it loads the detector).
-    """
-    if is_recorded(source):
-        return RecordedFeed(source, realtime=realtime)
-    from dokocam.service.vision_feed import VisionFeed  # heavy: cv2, the detector
-
-    return VisionFeed(source, realtime=realtime, model=model, stride=stride)

@@ -13,8 +13,8 @@ from fastapi.staticfiles import StaticFiles
 
 from dokocam.service.config import Settings
 from dokocam.service.feed import Feed
-from dokocam.service.live import LiveTable
 from dokocam.service.routes import events, games, partie, settings, stream
+from dokocam.service.scorekeeper import Scorekeeper
 from dokocam.service.store import EventStore
 from dokocam.service.table import PARTIE_STARTED
 
@@ -41,7 +41,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = EventStore(config.db)
-        table = LiveTable(store, frame_fps=config.frame_fps)
+        table = Scorekeeper(store, frame_fps=config.frame_fps)
         app.state.table = table
         if players is not None and table.state.partie is None:
             table.submit(

@@ -60,7 +60,8 @@ class PartieCreate(_Body):
     )
     rules: dict[str, Any] | None = Field(
         None,
-        description='preset and switches, e.g. {"preset": "pub", "schweinchen": false}; default: the rules set under /settings/rules',
+        description='preset and switches, e.g. {"preset": "pub", "schweinchen": false}; '
+        "default: the rules set under /settings/rules",
     )
     length: PartieLength = Field(default_factory=PartieLength)
     replace: bool = Field(False, description="end a running Partie and start this one")

@@ -124,7 +124,8 @@ class GameState:
     def name_seats(self, message: str) -> str:
         """An engine message with its game seats ("seat 2") as the players' names.
 
-        >>> state = GameState(1, ("Ben", "Cem", "Dora", "Anna"), "Anna", 0, None, ("Anna", "Ben", "Cem", "Dora"), Rules())
+        >>> names = ("Anna", "Ben", "Cem", "Dora")
+        >>> state = GameState(1, ("Ben", "Cem", "Dora", "Anna"), "Anna", 0, None, names, Rules())
         >>> state.name_seats("seat 1 played 10C in trick 4 but seat 0 was to move")
         'Cem played 10C in trick 4 but Ben was to move'
         """

@@ -7,11 +7,11 @@ from typing import Any
 
 from fastapi import HTTPException, status
 
-from dokocam.service.live import LiveTable, NotFoundError
+from dokocam.service.scorekeeper import NotFoundError, Scorekeeper
 from dokocam.service.table import TableError
 
 
-def submit(table: LiveTable, kind: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+def submit(table: Scorekeeper, kind: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     """Runs one action; a refused one becomes a 4xx whose detail says why (nothing is logged).
 
     404: it names a card that is not there; 409: it does not fit the game as it stands

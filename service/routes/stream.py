@@ -25,7 +25,7 @@ def read_state(*, table: TableDep) -> TablePublic:
     },
 )
 async def stream(*, table: TableDep, request: Request) -> StreamingResponse:
-    """Live updates as Server-Sent Events: ``state`` (a ``TablePublic``) on every change, ``frame`` for camera images."""
+    """Live updates as Server-Sent Events: ``state`` (a ``TablePublic``) on every change, ``frame`` per image."""
 
     async def messages():  # type: ignore[no-untyped-def]
         async for text in table.hub.subscribe(replay=("state", "frame")):

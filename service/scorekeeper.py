@@ -1,6 +1,6 @@
-"""The live table: validates an action, appends it to the log, applies it, tells every page.
+"""The table's scorekeeper (Schreiber): validates an action, appends it to the log, applies it, tells every page.
 
-One ``LiveTable`` per server. All writes go through ``submit`` under one lock, in the order
+One ``Scorekeeper`` per server. All writes go through ``submit`` under one lock, in the order
 *validate -> append (committed) -> apply -> publish*, so a refused action changes nothing and
 nothing is shown before it is on disk.
 """
@@ -31,8 +31,8 @@ class NotFoundError(LookupError):
     """The card or game an action names does not exist (HTTP 404)."""
 
 
-class LiveTable:
-    """The state of one table, kept in step with its event log.
+class Scorekeeper:
+    """Keeps one table's state in step with its event log; the only writer of that log.
 
     Args:
         store: the event log; the state is rebuilt from it at once.
@@ -379,16 +379,16 @@ class LiveTable:
             self.hub.publish("frame", frame_message(frame))
 
 
-_VALIDATORS: dict[str, Callable[[LiveTable, dict[str, Any]], None]] = {
-    t.RULES_SET: LiveTable._check_rules,
-    t.PARTIE_STARTED: LiveTable._check_partie,
-    t.CONTRACT_SET: LiveTable._check_contract,
-    t.CARD_OBSERVED: LiveTable._check_card,
-    t.CARD_DOUBTED: LiveTable._check_nothing,
-    t.CARD_CONFIRMED: LiveTable._check_confirm,
-    t.CARD_CORRECTED: LiveTable._check_correction,
-    t.CALL_MADE: LiveTable._check_call,
-    t.GAME_ENDED_EARLY: LiveTable._check_end,
-    t.PIPELINE_FLAG: LiveTable._check_nothing,
-    t.UNDO: LiveTable._check_undo,
+_VALIDATORS: dict[str, Callable[[Scorekeeper, dict[str, Any]], None]] = {
+    t.RULES_SET: Scorekeeper._check_rules,
+    t.PARTIE_STARTED: Scorekeeper._check_partie,
+    t.CONTRACT_SET: Scorekeeper._check_contract,
+    t.CARD_OBSERVED: Scorekeeper._check_card,
+    t.CARD_DOUBTED: Scorekeeper._check_nothing,
+    t.CARD_CONFIRMED: Scorekeeper._check_confirm,
+    t.CARD_CORRECTED: Scorekeeper._check_correction,
+    t.CALL_MADE: Scorekeeper._check_call,
+    t.GAME_ENDED_EARLY: Scorekeeper._check_end,
+    t.PIPELINE_FLAG: Scorekeeper._check_nothing,
+    t.UNDO: Scorekeeper._check_undo,
 }
