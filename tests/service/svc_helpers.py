@@ -60,7 +60,9 @@ class Server:
     def __init__(self, db: Path, *extra: str, players: list[str] | None = PLAYERS) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        args = [sys.executable, "-m", "dokocam.service.cli", "serve", "--db", str(db), "--port", str(self.port), *extra]
+        # The CLI's entry function, whether the cli is a module or a package.
+        entry = "import sys; from dokocam.service.cli import main; sys.exit(main())"
+        args = [sys.executable, "-c", entry, "serve", "--db", str(db), "--port", str(self.port), *extra]
         if players is not None:
             args += ["--players", ",".join(players)]
         self.log = db.parent / f"server-{self.port}.log"
