@@ -3,7 +3,7 @@
 ``run`` loads ``dokocam-game/1`` records (such as the reference games under
 ``tests/reference_games`` of a checkout) plus random legal games made with a fixed seed, then replays every
 record into a fresh ``Game`` and scores it with ``result()`` until the time is up. This is what
-``dokocam bench-engine`` prints. It also holds ``random_game``, the random legal game the
+``dokocam bench engine`` prints. It also holds ``random_game``, the random legal game the
 property tests and the benchmark share.
 
 >>> import random
@@ -285,7 +285,7 @@ def run(
 
 
 def format_report(report: dict[str, Any]) -> str:
-    """One readable line for ``dokocam bench-engine``.
+    """One readable line for ``dokocam bench engine``.
 
     >>> format_report({"games": 3000, "seconds": 1.0, "games_per_second": 3000.0,
     ...     "plays_per_second": 144000.0, "games_per_cpu_second": 3100.0, "records": 30, "skipped": 0})

@@ -1,4 +1,4 @@
-"""The engine's subcommands: ``dokocam score`` and ``dokocam bench-engine``.
+"""The engine's subcommands: ``dokocam score`` and ``dokocam bench engine``.
 
 ``dokocam score GAME.json`` prints the tricks, their winners, the Augen, the itemized game value,
 the points per player and any flags; ``--json`` prints one JSON object instead. A broken record
@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from dokocam.engine.errors import EngineError
@@ -17,9 +18,9 @@ from dokocam.engine.errors import EngineError
 __all__ = ["register", "score_command", "bench_command", "format_result"]
 
 
-def register(subparsers: Any) -> None:
-    """Add ``score`` and ``bench-engine`` to the ``dokocam`` parser."""
-    score = subparsers.add_parser(
+def register(groups: Mapping[str, Any]) -> None:
+    """Add ``score`` and ``bench engine`` to the ``dokocam`` parser's groups."""
+    score = groups["top"].add_parser(
         "score",
         help="score a dokocam-game/1 record per the DDV rules",
         description="Replay a dokocam-game/1 record and print its result.",
@@ -31,8 +32,8 @@ def register(subparsers: Any) -> None:
     )
     score.set_defaults(func=score_command)
 
-    bench = subparsers.add_parser(
-        "bench-engine",
+    bench = groups["bench"].add_parser(
+        "engine",
         help="replay and score game records as fast as possible; prints games per second",
         description="Benchmark the rules engine on recorded games (one core).",
     )
@@ -128,7 +129,7 @@ def bench_command(args: argparse.Namespace) -> int:
     try:
         report = bench.run(list(args.games), args.seconds)
     except EngineError as exc:
-        print(f"dokocam bench-engine: {exc}", file=sys.stderr)
+        print(f"dokocam bench engine: {exc}", file=sys.stderr)
         return 2
     print(json.dumps(report, indent=1, default=str))
     return 0

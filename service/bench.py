@@ -1,4 +1,4 @@
-"""``dokocam bench-dashboard``: how long an event takes from the engine to many open pages.
+"""``dokocam bench dashboard``: how long an event takes from the engine to many open pages.
 
 A server runs in a subprocess on a replayed game (a recorded event list standing in for the
 camera); N pages listen on ``/stream`` (SSE). For every ``state`` message a page receives, the

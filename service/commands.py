@@ -1,4 +1,4 @@
-"""The service's subcommands: ``serve``, ``demo``, ``bench-dashboard``.
+"""The service's subcommands: ``serve``, ``demo``, ``bench dashboard``.
 
 Nothing heavy is imported at module level: FastAPI, uvicorn and the pipeline load when a
 command runs.
@@ -9,8 +9,9 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from dokocam.service.feed import Feed
@@ -22,8 +23,9 @@ _VIDEO_SUFFIXES = (".mp4", ".mkv", ".avi", ".mov", ".webm")
 RECORDED_DEMO = "demo:recorded"  # a generated game's events, when no demo video can be played
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    serve = subparsers.add_parser(
+def register(groups: Mapping[str, Any]) -> None:
+    """Adds this module's verbs to the ``dokocam`` parser's groups (``top``, ``bench``, ...)."""
+    serve = groups["top"].add_parser(
         "serve",
         help="run the live dashboard for a table",
         description="Starts the table pipeline on SRC and the dashboard (http://HOST:PORT). "
@@ -37,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     _server_options(serve)
     serve.set_defaults(func=_serve)
 
-    demo = subparsers.add_parser(
+    demo = groups["top"].add_parser(
         "demo",
         help="the dashboard on the bundled demo game (no camera needed)",
         description=f"Plays the demo video from {DEMO_DIR} through the pipeline into the dashboard.",
@@ -45,8 +47,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     _server_options(demo)
     demo.set_defaults(func=_demo)
 
-    bench = subparsers.add_parser(
-        "bench-dashboard",
+    bench = groups["bench"].add_parser(
+        "dashboard",
         help="measure how fast an event reaches many open pages",
         description="Starts a server on a replayed game, opens N live pages (SSE) and reports the time "
         "from the engine applying an event to each page receiving it.",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `dokocam build-detector runs/gpu ARGS...` on a lent GPU machine, then its model and scores to $OUT.
+# `dokocam detector build runs/gpu ARGS...` on a lent GPU machine, then its model and scores to $OUT.
 #
 # That machine has Python 3.12 with torch (CUDA), OpenCV, numpy, matplotlib and tqdm, but neither
 # ultralytics nor polars, and reaches no registry: scripts/device/wheels.sh puts the wheels into .whl/

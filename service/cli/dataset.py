@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from dokocam.vision.synth.dataset import SceneConfig
@@ -15,9 +16,9 @@ LIGHT_KINDS = ("dark", "bright", "washed", "shadow", "warm", "grey", "noise", "b
 PERTURB_KINDS = ("rot90", "rot180", "rot270", *LIGHT_KINDS)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    dataset = subparsers.add_parser("dataset", help="synthetic training data")
-    actions = dataset.add_subparsers(dest="dataset_command", metavar="ACTION")
+def register(groups: Mapping[str, Any]) -> None:
+    """Adds this module's verbs to the ``dokocam`` parser's groups (``top``, ``bench``, ...)."""
+    actions = groups["dataset"]
     gen = actions.add_parser(
         "generate",
         help="render synthetic Doppelkopf scenes with YOLO labels",
@@ -56,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "crops",
         help="render index crops for the crop classifier (train-classifier --crops)",
         description="Render square crops around single corner indices (and non-index look-alikes, class 24) "
-        "into one .npz file (x: uint8 BGR crops, y: class ids), for `dokocam train-classifier --crops`.",
+        "into one .npz file (x: uint8 BGR crops, y: class ids), for `dokocam detector train classifier --crops`.",
     )
     crops.add_argument("out", metavar="OUT.npz", help="output file")
     crops.add_argument("--crops", type=int, required=True, help="number of crops")
@@ -121,7 +122,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="write a drawn deck as a face folder (QC.png ...), e.g. with a font the detector never saw",
         description="Draw one deck the way the generator does (style chosen by --seed) and write its 24 faces "
         "as PNG images named by card code: a face folder for `dataset generate --faces`, "
-        "`render-game --faces` and `bench-table --faces`.",
+        "`dataset render-game --faces` and `bench table --faces`.",
     )
     faces.add_argument("out", metavar="OUT", help="output folder (created)")
     faces.add_argument("--seed", type=int, default=0, help="picks the style: colours, index letters, proportions, font")
@@ -142,11 +143,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     preview.add_argument("--near-fraction", type=float, default=0.0, help="as for generate")
     preview.set_defaults(func=_preview)
 
-    bench = actions.add_parser("benchmark", help="measure generation speed (dataset images/s, 1280x720 frame ms)")
+    bench = groups["bench"].add_parser("dataset", help="measure generation speed (dataset images/s, 1280x720 frame ms)")
     bench.add_argument("--images", type=int, default=40, help="dataset images to time (default 40)")
     bench.add_argument("--frames", type=int, default=50, help="video frames to time (default 50)")
     bench.set_defaults(func=_benchmark)
-    dataset.set_defaults(func=lambda args: dataset.print_help() or 2)
 
 
 def _scene_config(args: argparse.Namespace) -> SceneConfig:

@@ -1,4 +1,4 @@
-"""``dokocam train | train-classifier | mine-crops | train-refiner | detect | eval | export | bench-detect``.
+"""``dokocam detector train locator | train-classifier | mine-crops | train-refiner | detect | eval | export | bench-detect``.
 
 Heavy libraries (torch, Ultralytics, OpenCV) are imported inside the handlers only.
 """
@@ -9,7 +9,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +20,10 @@ def _default_model() -> Path:
     return DEFAULT_MODEL
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    train = subparsers.add_parser(
-        "train",
+def register(groups: Mapping[str, Any]) -> None:
+    """Adds this module's verbs to the ``dokocam`` parser's groups (``top``, ``bench``, ...)."""
+    train = groups["train"].add_parser(
+        "locator",
         help="train a YOLO card/corner detector from scratch",
         description="Train an Ultralytics YOLO from a model config (never from downloaded weights).",
     )
@@ -41,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     train.add_argument(
         "--single-cls",
         action="store_true",
-        help="one class: a corner locator whose boxes `train-classifier`'s model names",
+        help="one class: a corner locator whose boxes `detector train classifier`'s model names",
     )
     train.add_argument("--workers", type=int, default=2, help="data-loading processes")
     train.add_argument("--seed", type=int, default=0)
@@ -54,8 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     train.set_defaults(func=_train)
 
-    cls = subparsers.add_parser(
-        "train-classifier",
+    cls = groups["train"].add_parser(
+        "classifier",
         help="train the corner-index crop classifier",
         description="Train the small CNN that names the card of a corner-index crop, on the labelled boxes of YOLO folders.",
     )
@@ -110,9 +111,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     cls.set_defaults(func=_train_classifier)
 
-    mine = subparsers.add_parser(
-        "mine-crops", help="hard examples for the classifier: what a detector gets wrong on labelled scenes",
-        description="Run a detector over labelled folders (their train split) and keep, as crops for `train-classifier --crops`, "
+    mine = groups["dataset"].add_parser(
+        "mine", help="hard examples for the classifier: what a detector gets wrong on labelled scenes",
+        description="Run a detector over labelled folders (their train split) and keep, as crops for `detector train classifier --crops`, "
         "every box it reads on no index (class 24; in generated scenes also no index too hidden to be labelled) and every label "
         "it does not read right at its own threshold (--variants crops each).",
     )  # fmt: skip
@@ -134,8 +135,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     mine.set_defaults(func=_mine_crops)
 
-    ref = subparsers.add_parser(
-        "train-refiner", help="train the box refiner that moves located boxes onto their indices",
+    ref = groups["train"].add_parser(
+        "refiner", help="train the box refiner that moves located boxes onto their indices",
         description="Train the small CNN that moves each box the locator found onto its corner index. Its examples are the locator's own boxes "
         "on the labelled folders (run through --model's photo passes) and jittered copies of the labels.",
     )  # fmt: skip
@@ -163,11 +164,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ref.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: CUDA if present)")
     ref.set_defaults(func=_train_refiner)
 
-    resc = subparsers.add_parser(
-        "train-rescorer", help="fit the reading rescorer that scores each box's readings with its neighbours' (photos)",
+    resc = groups["train"].add_parser(
+        "rescorer", help="fit the reading rescorer that scores each box's readings with its neighbours' (photos)",
         description="Read labelled folders (their train split) with a detector's plain scores and fit a small network that gives each "
         "reading its probability of lying on an index of that card, from the box's readings, its size and the readings of boxes around it "
-        "(the card's other corner). Ship it with `ship-detector --rescorer`; photos are then scored by it, table frames never.",
+        "(the card's other corner). Ship it with `detector ship --rescorer`; photos are then scored by it, table frames never.",
     )  # fmt: skip
     resc.add_argument(
         "data", nargs="+", help="generated YOLO folder or data.yaml (train split); not the folders you score on"
@@ -188,25 +189,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     resc.add_argument("--seed", type=int, default=0)
     resc.set_defaults(func=_train_rescorer)
 
-    ship = subparsers.add_parser(
-        "ship-detector",
+    ship = groups["detector"].add_parser(
+        "ship",
         help="copy a run's weights into models/ with their model card",
         description="Copy OUT/weights/best.pt to a models/ path and write its <stem>.json model card.",
     )
-    ship.add_argument("run", help="run folder of `dokocam train`")
+    ship.add_argument("run", help="run folder of `dokocam detector train locator`")
     ship.add_argument("dest", help="destination .pt, e.g. models/dokocam-corners.pt")
     ship.add_argument("--target", choices=("corners", "cards"), default="corners")
     ship.add_argument("--classifier", default=None, help="classifier checkpoint to ship beside it")
     ship.add_argument(
-        "--refiner", default=None, help="box refiner checkpoint to ship beside it (`dokocam train-refiner`)"
+        "--refiner", default=None, help="box refiner checkpoint to ship beside it (`dokocam detector train refiner`)"
     )
     ship.add_argument(
-        "--rescorer", default=None, help="reading rescorer to ship beside it, for photos (`dokocam train-rescorer`)"
+        "--rescorer",
+        default=None,
+        help="reading rescorer to ship beside it, for photos (`dokocam detector train rescorer`)",
     )
     ship.add_argument(
         "--context-classifier",
         default=None,
-        help="context classifier (`train-classifier --pad 1.5`) whose readings the rescorer reads, for photos",
+        help="context classifier (`detector train classifier --pad 1.5`) whose readings the rescorer reads, for photos",
     )
     ship.add_argument(
         "--rescorer-conf", type=float, default=None, help="score threshold for rescored photos (default: --conf)"
@@ -290,7 +293,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     ship.set_defaults(func=_ship)
 
-    detect = subparsers.add_parser(
+    detect = groups["top"].add_parser(
         "detect",
         help="find cards in images",
         description="Detect Doppelkopf cards; one JSON line per image with one entry per physical card.",
@@ -305,7 +308,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     _add_views(detect)
     detect.set_defaults(func=_detect)
 
-    ev = subparsers.add_parser(
+    ev = groups["top"].add_parser(
         "eval",
         help="score a detector on a labelled folder",
         description="Per-card precision/recall/F1 (a hit names the right card and covers the label's centre), mAP50, confusion table.",
@@ -344,24 +347,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     ev.set_defaults(func=_eval)
 
-    ex = subparsers.add_parser("export", help="export the detector for fast CPU inference")
+    ex = groups["detector"].add_parser("export", help="export the detector for fast CPU inference")
     ex.add_argument("--format", choices=("onnx", "openvino"), default="onnx")
     ex.add_argument("--model", default=None)
     ex.add_argument("--imgsz", type=int, default=None)
     ex.set_defaults(func=_export)
 
-    build = subparsers.add_parser(
-        "build-detector",
+    build = groups["detector"].add_parser(
+        "build",
         help="generate data, train the locator, the classifier and the box refiner, ship and score a detector, in one resumable run",
         description="Run the whole recipe into OUT: scenes, tiles, crops, locator, classifier, refiner, model\n"
         "(OUT/model/dokocam-corners.pt with its card), eval (OUT/eval/*/metrics.json). Finished stages are\n"
         "skipped when run again with the same options, and the locator resumes from its last epoch.\n"
         "The defaults are the shipped model's budget on a 2-core CPU.",
         epilog="examples:\n"
-        "  dokocam build-detector runs/b1 --faces my-deck/ --eval my-labelled-photos/      # from scratch, ~1.5 h on 2 cores\n"
-        "  dokocam build-detector runs/b2 --locator-init models/dokocam-corners.pt \\\n"
+        "  dokocam detector build runs/b1 --faces my-deck/ --eval my-labelled-photos/      # from scratch, ~1.5 h on 2 cores\n"
+        "  dokocam detector build runs/b2 --locator-init models/dokocam-corners.pt \\\n"
         "      --classifier-init models/dokocam-corners.classifier.pt --classifier-lr 0.001   # continue the shipped model\n"
-        "  dokocam build-detector runs/b3 --device 0 --workers 14 --batch 64 --classifier-batch 512 --scenes 8000",
+        "  dokocam detector build runs/b3 --device 0 --workers 14 --batch 64 --classifier-batch 512 --scenes 8000",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     build.add_argument("out", metavar="OUT", help="build folder (created; run again to continue)")
@@ -380,7 +383,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     build.set_defaults(func=_build)
 
-    bench = subparsers.add_parser("bench-detect", help="median ms per 1280x720 frame on this CPU")
+    bench = groups["detector"].add_parser("benchmark", help="median ms per 1280x720 frame on this CPU")
     bench.add_argument("--frames", type=int, default=100)
     bench.add_argument("--model", default=None, help="the .pt; exported siblings are found by name")
     bench.add_argument("--backend", choices=("torch", "onnx", "openvino"), default="torch")
@@ -583,7 +586,7 @@ def _build(args: argparse.Namespace) -> int:
         report = build(args.out, Recipe(**values), until=args.until, eval_folders=tuple(args.eval))
     except (RecipeError, RecipeMismatchError, StageError, ClassifierCheckpointError, CropFileError, DeviceError,
             DatasetFolderError, FromScratchError, InitWeightsError, FaceFolderError) as exc:  # fmt: skip
-        raise SystemExit(f"dokocam build-detector: {exc}") from None
+        raise SystemExit(f"dokocam detector build: {exc}") from None
     if report.model.exists():
         print(f"model: {report.model}")
     for name, scores in report.metrics.items():
@@ -601,7 +604,7 @@ def _train(args: argparse.Namespace) -> int:
             init=args.init,
         )  # fmt: skip
     except (FromScratchError, InitWeightsError) as exc:
-        raise SystemExit(f"dokocam train: {exc}") from None
+        raise SystemExit(f"dokocam detector train locator: {exc}") from None
     print(f"weights: {result.best} (last: {result.last})")
     return 0
 
@@ -615,7 +618,9 @@ def _train_classifier(args: argparse.Namespace) -> int:
     )
 
     if not args.data and not args.crops:
-        raise SystemExit("dokocam train-classifier: give training data with --data DIR and/or --crops FILE.npz")
+        raise SystemExit(
+            "dokocam detector train classifier: give training data with --data DIR and/or --crops FILE.npz"
+        )
     try:
         metrics = train_classifier(
             args.data, args.out, val=args.val, epochs=args.epochs, batch=args.batch, width=args.width, variants=args.variants, small_variants=args.small_variants,
@@ -624,7 +629,7 @@ def _train_classifier(args: argparse.Namespace) -> int:
             **({} if args.pad is None else {"pad": args.pad}),
         )  # fmt: skip
     except (ClassifierCheckpointError, CropFileError, DeviceError) as exc:
-        raise SystemExit(f"dokocam train-classifier: {exc}") from None
+        raise SystemExit(f"dokocam detector train classifier: {exc}") from None
     print(json.dumps({"classifier": args.out, **metrics}))
     return 0
 
@@ -664,7 +669,7 @@ def _train_refiner(args: argparse.Namespace) -> int:
             time_minutes=args.time_minutes, init=args.init, device=args.device,
         )  # fmt: skip
     except (ModelNotFoundError, DatasetFolderError, RefinerCheckpointError, DeviceError, ValueError) as exc:
-        raise SystemExit(f"dokocam train-refiner: {exc}") from None
+        raise SystemExit(f"dokocam detector train refiner: {exc}") from None
     print(json.dumps({"refiner": args.out, **metrics}))
     return 0
 
@@ -678,14 +683,16 @@ def _train_rescorer(args: argparse.Namespace) -> int:
 
     for name, value in (("--floor", args.floor), ("--reading-floor", args.reading_floor)):
         if value is not None and not 0 < value < 1:
-            raise SystemExit(f"dokocam train-rescorer: {name} must lie between 0 and 1, got {value}")
+            raise SystemExit(f"dokocam detector train rescorer: {name} must lie between 0 and 1, got {value}")
     try:
         detector = CardDetector.load(args.model, workers=2)
         folders = [train_split(d) for d in args.data]
     except (ModelNotFoundError, DatasetFolderError) as exc:
-        raise SystemExit(f"dokocam train-rescorer: {exc}") from None
+        raise SystemExit(f"dokocam detector train rescorer: {exc}") from None
     if detector.reader is None:
-        raise SystemExit(f"dokocam train-rescorer: {args.model} has no classifier whose readings could be rescored")
+        raise SystemExit(
+            f"dokocam detector train rescorer: {args.model} has no classifier whose readings could be rescored"
+        )
     detector.rescorer = None
     try:
         parts = [
@@ -695,7 +702,7 @@ def _train_rescorer(args: argparse.Namespace) -> int:
             for f in folders
         ]
     except ValueError as exc:
-        raise SystemExit(f"dokocam train-rescorer: {exc}") from None
+        raise SystemExit(f"dokocam detector train rescorer: {exc}") from None
     features, hits = np.concatenate([x for x, _ in parts]), np.concatenate([y for _, y in parts])
     info = {
         "model": str(args.model or "shipped"),
@@ -757,14 +764,14 @@ def _mine_crops(args: argparse.Namespace) -> int:
     from dokocam.vision.yolo import BACKGROUND, DatasetFolderError, train_split
 
     if args.variants < 1:
-        raise SystemExit("dokocam mine-crops: --variants must be 1 or more")
+        raise SystemExit("dokocam dataset mine: --variants must be 1 or more")
     try:
         detector = CardDetector.load(args.model)
         folders = [train_split(d) for d in args.data]
     except (ModelNotFoundError, DatasetFolderError) as exc:
-        raise SystemExit(f"dokocam mine-crops: {exc}") from None
+        raise SystemExit(f"dokocam dataset mine: {exc}") from None
     if detector.reader is None:
-        raise SystemExit(f"dokocam mine-crops: {args.model} has no classifier to mine crops for")
+        raise SystemExit(f"dokocam dataset mine: {args.model} has no classifier to mine crops for")
     framing = {} if args.pad is None else {"pad": args.pad}
     parts = [
         mine_crops(f, detector, variants=args.variants, seed=args.seed + k, progress=sys.stderr.isatty(), **framing)

@@ -1,4 +1,4 @@
-"""``dokocam run``, ``analyze``, ``render-game``, ``bench-table`` and ``table-setup``.
+"""``dokocam run``, ``analyze``, ``dataset render-game``, ``bench table`` and ``table setup``.
 
 Nothing heavy is imported at module level (the CLI must stay instant for ``dokocam score``).
 """
@@ -8,14 +8,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from dokocam.vision.synth.cli import LIGHT_KINDS
+from dokocam.service.cli.dataset import LIGHT_KINDS
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = subparsers.add_parser(
+def register(groups: Mapping[str, Any]) -> None:
+    """Adds this module's verbs to the ``dokocam`` parser's groups (``top``, ``bench``, ...)."""
+    p = groups["top"].add_parser(
         "run",
         help="follow a live table: print card events and the running game",
         description="Reads a camera, stream, video or image folder, detects and tracks the cards, "
@@ -29,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--jsonl", action="store_true", help="print events as JSON lines instead of text")
     p.set_defaults(func=_run)
 
-    p = subparsers.add_parser(
+    p = groups["top"].add_parser(
         "analyze",
         help="reconstruct a whole game from a video into a dokocam-game/1 record",
         description="Detects, tracks and follows the cards of a recorded game; writes the record "
@@ -46,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     p.add_argument(
         "--truth",
-        help="use the per-frame ground truth of `render-game` (FRAMES.jsonl) instead of the detector",
+        help="use the per-frame ground truth of `dataset render-game` (FRAMES.jsonl) instead of the detector",
     )
     p.add_argument(
         "--detections",
@@ -55,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--save-detections", help="also record the detector's per-frame detections to this JSON-lines file")
     p.set_defaults(func=_analyze)
 
-    p = subparsers.add_parser(
+    p = groups["dataset"].add_parser(
         "render-game",
         help="render a simulated legal game as a video with its ground truth",
         description="Simulates a legal game (random deal per seed), renders it as an mp4 (cards pushed in "
@@ -76,8 +78,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     p.set_defaults(func=_render_game)
 
-    p = subparsers.add_parser(
-        "bench-table",
+    p = groups["bench"].add_parser(
+        "table",
         help="benchmark the table pipeline on rendered games (tricks and games reconstructed, fps)",
     )
     p.add_argument("--games", type=int, default=20)
@@ -123,8 +125,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     p.set_defaults(func=_bench)
 
-    p = subparsers.add_parser(
-        "bench-live",
+    p = groups["bench"].add_parser(
+        "live",
         help="benchmark memory over hours of live play (a video looped through the `run` loop)",
         description="Plays a recorded game again and again through the live loop of `dokocam run` "
         "(frames decoded by the real source, numbered and timed on), samples the process RSS and the "
@@ -144,8 +146,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--json", dest="out", help="write the samples, summary and top growing allocation sites as JSON")
     p.set_defaults(func=_bench_live)
 
-    p = subparsers.add_parser(
-        "table-setup",
+    p = groups["table"].add_parser(
+        "setup",
         help="store a manual table calibration (centre + seat 0, or four corners) as JSON",
     )
     p.add_argument("out", help="the table setup JSON to write")
@@ -166,7 +168,7 @@ def _add_game_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--contract", help="normal (default), hochzeit:S, solo:KIND:S, armut:S:P, silent_hochzeit:S or JSON")
     p.add_argument("--calls", help="announcements SEAT:CALL[@CARDS],... e.g. 1:re,2:kontra@6")
     p.add_argument("--rules", default="tournament", help="rules preset (tournament, pub) or a JSON object")
-    p.add_argument("--setup", help="a table setup JSON (`dokocam table-setup`): manual calibration")
+    p.add_argument("--setup", help="a table setup JSON (`dokocam table setup`): manual calibration")
     p.add_argument("--model", help="detector model (default: the shipped one)")
 
 

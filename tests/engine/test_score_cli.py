@@ -5,15 +5,11 @@ import json
 import pytest
 from doko_builders import GAME_158, make_game
 
-from dokocam.engine.cli import register
+from dokocam.service.cli import build_parser
 
 
 def run(argv, capsys):
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="dokocam")
-    register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     code = args.func(args)
     out = capsys.readouterr()
     return code, out.out, out.err
@@ -84,5 +80,5 @@ def test_bench_engine_calls_engine_bench_run(monkeypatch, capsys):
     fake = types.ModuleType("dokocam.engine.bench")
     fake.run = lambda paths, seconds: calls.append((paths, seconds)) or {"games_per_second": 1.0}
     monkeypatch.setitem(sys.modules, "dokocam.engine.bench", fake)
-    code, out, _ = run(["bench-engine", "a.json", "--seconds", "0.5"], capsys)
+    code, out, _ = run(["bench", "engine", "a.json", "--seconds", "0.5"], capsys)
     assert code == 0 and calls == [(["a.json"], 0.5)] and json.loads(out) == {"games_per_second": 1.0}

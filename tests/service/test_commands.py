@@ -19,7 +19,7 @@ def test_serve_demo_and_bench_are_registered() -> None:
     assert (args.source, args.host, args.port, args.db) == ("0", "0.0.0.0", 9000, "x.db")
     args = parser.parse_args(["demo"])
     assert args.host is None and args.port is None and args.db is None  # DOKOCAM_* or the defaults apply
-    assert parser.parse_args(["bench-dashboard", "--pages", "20"]).pages == 20
+    assert parser.parse_args(["bench", "dashboard", "--pages", "20"]).pages == 20
 
 
 def test_importing_the_commands_loads_nothing_heavy() -> None:
@@ -78,7 +78,7 @@ def test_settings_come_from_dokocam_variables(monkeypatch: pytest.MonkeyPatch, t
 
 def test_bench_dashboard_reports_every_message_to_every_page() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "dokocam.service.cli", "bench-dashboard", "--pages", "3", "--interval", "0.02"],
+        [sys.executable, "-m", "dokocam.service.cli", "bench", "dashboard", "--pages", "3", "--interval", "0.02"],
         cwd=ROOT,
         capture_output=True,
         text=True,

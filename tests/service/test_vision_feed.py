@@ -25,7 +25,7 @@ def video(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from dokocam.service.cli import main
 
     out = tmp_path_factory.mktemp("video") / "game.mp4"
-    assert main(["render-game", str(out), "--seed", "3", "--tricks", "1", "--size", "480x270", "--fps", "8"]) == 0
+    assert main(["dataset", "render-game", str(out), "--seed", "3", "--tricks", "1", "--size", "480x270", "--fps", "8"]) == 0
     return out
 
 

@@ -1,4 +1,4 @@
-"""``dokocam bench-live``: the demo game looped through the live loop of ``dokocam run``."""
+"""``dokocam bench live``: the demo game looped through the live loop of ``dokocam run``."""
 
 from __future__ import annotations
 
@@ -87,9 +87,9 @@ def test_a_detector_that_keeps_frames_shows_up_as_heap_growth():
 
 def test_the_command_writes_its_report_and_refuses_a_zero_duration(tmp_path, capsys):
     out = tmp_path / "live.json"
-    assert main(["bench-live", "--hours", "0.02", "--every-minutes", "0.5", "--json", str(out)]) == 0
+    assert main(["bench", "live", "--hours", "0.02", "--every-minutes", "0.5", "--json", str(out)]) == 0
     report = json.loads(out.read_text())
     assert report["summary"]["video"] == str(DEMO_VIDEO) and report["summary"]["detector"] == "ground truth"
     assert "sim min" in capsys.readouterr().out
-    assert main(["bench-live", "--hours", "0"]) == 2
+    assert main(["bench", "live", "--hours", "0"]) == 2
     assert "--hours and --every-minutes must be positive" in capsys.readouterr().err

@@ -72,7 +72,22 @@ def test_crops_file_trains_the_classifier_and_a_wrong_size_is_refused(tmp_path: 
     assert x.shape == (60, 24, 24, 3) and len(y) == 60
     out = tmp_path / "cls.pt"
     assert (
-        main(["train-classifier", "--crops", str(crops), "--crop-size", "24", "--out", str(out), "--epochs", "1"]) == 0
+        main(
+            [
+                "detector",
+                "train",
+                "classifier",
+                "--crops",
+                str(crops),
+                "--crop-size",
+                "24",
+                "--out",
+                str(out),
+                "--epochs",
+                "1",
+            ]
+        )
+        == 0
     )
     reader = IndexReader.load(out)
     assert reader.crop_size == 24
@@ -85,7 +100,7 @@ def test_crops_file_trains_the_classifier_and_a_wrong_size_is_refused(tmp_path: 
     with pytest.raises(CropFileError, match="not a crops file"):
         load_crops(tmp_path / "bad.npz")
     with pytest.raises(SystemExit, match="--data DIR and/or --crops"):
-        main(["train-classifier", "--out", str(out)])
+        main(["detector", "train", "classifier", "--out", str(out)])
 
 
 def test_rotation_averaging_is_invariant_to_quarter_turns(tmp_path: Path) -> None:
@@ -216,7 +231,7 @@ def test_a_narrow_classifier_is_widened_keeping_its_readings_and_a_narrowing_is_
     crops = tmp_path / "c.npz"
     assert main(["dataset", "crops", str(crops), "--crops", "40", "--seed", "2", "--size", "24"]) == 0
     narrow, wide = tmp_path / "narrow.pt", tmp_path / "wide.pt"
-    common = ["train-classifier", "--crops", str(crops), "--crop-size", "24", "--epochs", "1"]
+    common = ["detector", "train", "classifier", "--crops", str(crops), "--crop-size", "24", "--epochs", "1"]
     assert main([*common, "--width", "4", "--out", str(narrow)]) == 0
     trained = IndexReader.load(narrow).model
     x = torch.rand(8, 3, 24, 24)
@@ -257,5 +272,5 @@ def test_defocus_blurs_a_share_of_the_training_crops_the_more_the_larger_its_sig
     flat_after = float((defocused < 0.2 * float(plain.median())).float().mean())
     assert flat_before < 0.3 and 0.15 < (flat_after - flat_before) / (1 - flat_before) < 0.45, (flat_before, flat_after)
     with pytest.raises(SystemExit):
-        main(["train-classifier", "--crops", "x.npz", "--out", "x.pt", "--defocus", "1", "20"])
+        main(["detector", "train", "classifier", "--crops", "x.npz", "--out", "x.pt", "--defocus", "1", "20"])
     assert "argument --defocus: 20 is outside [0.1, 8]: a Gaussian's sigma in crop pixels" in capsys.readouterr().err

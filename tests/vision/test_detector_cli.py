@@ -72,14 +72,29 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     assert (run / "weights" / "last.pt").exists()
     classifier = root / "tiny.classifier.pt"
     assert (
-        main(["train-classifier", "--data", str(data), "--out", str(classifier), "--epochs", "1", "--variants", "1"])
+        main(
+            [
+                "detector",
+                "train",
+                "classifier",
+                "--data",
+                str(data),
+                "--out",
+                str(classifier),
+                "--epochs",
+                "1",
+                "--variants",
+                "1",
+            ]
+        )
         == 0
     )
     model = root / "models" / "tiny.pt"
     assert (
         main(
             [
-                "ship-detector",
+                "detector",
+                "ship",
                 str(run),
                 str(model),
                 "--classifier",
@@ -146,7 +161,19 @@ def test_training_continues_own_weights_only(tiny: dict[str, Path], tmp_path: Pa
     with pytest.raises(InitWeightsError, match="local .pt"):
         train_locator("data.yaml", model="yolo11t.yaml", init="yolo11n.pt")
     with pytest.raises(SystemExit, match="gone.pt: not a local .pt file"):
-        main(["train", "--data", "data.yaml", "--model", "yolo11t.yaml", "--init", str(tmp_path / "gone.pt")])
+        main(
+            [
+                "detector",
+                "train",
+                "locator",
+                "--data",
+                "data.yaml",
+                "--model",
+                "yolo11t.yaml",
+                "--init",
+                str(tmp_path / "gone.pt"),
+            ]
+        )
     run = tmp_path / "again"
     args = [
         "train",
@@ -172,7 +199,7 @@ def test_training_continues_own_weights_only(tiny: dict[str, Path], tmp_path: Pa
 
 def test_missing_model_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     assert main(["detect", str(tmp_path), "--model", str(tmp_path / "none.pt")]) == 2
-    assert "dokocam train" in capsys.readouterr().err
+    assert "dokocam detector train locator" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped model in models/")
@@ -206,7 +233,7 @@ def test_shipped_model_finds_a_clear_card(tmp_path: Path, capsys: pytest.Capture
 
 
 def test_bench_detect_reports_its_locator_passes(tiny: dict[str, Path], capsys: pytest.CaptureFixture[str]):
-    assert main(["bench-detect", "--frames", "2", "--model", str(tiny["model"]), "--scales", "1", "0.5"]) == 0
+    assert main(["detector", "benchmark", "--frames", "2", "--model", str(tiny["model"]), "--scales", "1", "0.5"]) == 0
     result = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert result["passes"] == 2 and result["frames"] == 2 and result["median_ms"] > 0
 
@@ -217,7 +244,7 @@ def test_export_onnx_carries_the_classifier_and_reads_as_torch(
     models = tmp_path / "models"
     shutil.copytree(tiny["model"].parent, models)
     model = models / tiny["model"].name
-    assert main(["export", "--format", "onnx", "--model", str(model)]) == 0
+    assert main(["detector", "export", "--format", "onnx", "--model", str(model)]) == 0
     assert "exported" in capsys.readouterr().out
     onnx_detector = CardDetector.load(model.with_suffix(".onnx"))
     torch_detector = CardDetector.load(model)
@@ -245,7 +272,8 @@ def test_table_frames_read_with_their_own_classifier_shipped_and_exported_beside
     torch.save(state, table)
     model = tmp_path / "models" / "t.pt"
     args = [
-        "ship-detector",
+        "detector",
+        "ship",
         str(tiny["run"]),
         str(model),
         "--classifier",
@@ -268,7 +296,7 @@ def test_table_frames_read_with_their_own_classifier_shipped_and_exported_beside
     assert not np.allclose(photos, frames)
     assert np.allclose(frames, IndexReader.load(table).probabilities(image, boxes), atol=1e-6)
 
-    assert main(["export", "--format", "onnx", "--model", str(model)]) == 0
+    assert main(["detector", "export", "--format", "onnx", "--model", str(model)]) == 0
     assert (model.parent / "tiny.classifier.onnx").exists() and (model.parent / "table.classifier.onnx").exists()
     exported = CardDetector.load(model.with_suffix(".onnx"), table=True).reader
     assert exported.session is not None
@@ -285,7 +313,7 @@ def test_the_default_model_is_the_export_only_while_it_matches_the_pt(
     pt = models / tiny["model"].name
     monkeypatch.setattr(model_module, "DEFAULT_MODEL", pt)
     assert model_module.default_model() == pt  # nothing exported yet
-    assert main(["export", "--format", "onnx", "--model", str(pt)]) == 0
+    assert main(["detector", "export", "--format", "onnx", "--model", str(pt)]) == 0
     assert model_module.default_model() == pt.with_suffix(".onnx")
     assert CardDetector.load().path == pt.with_suffix(".onnx")
     shutil.copy(tiny["run"] / "weights" / "last.pt", pt)  # other weights shipped, the export not redone
@@ -302,7 +330,7 @@ def test_a_stale_missing_or_damaged_classifier_export_is_not_used(
     models = tmp_path / "models"
     shutil.copytree(tiny["model"].parent, models)
     model = models / tiny["model"].name
-    assert main(["export", "--format", "onnx", "--model", str(model)]) == 0
+    assert main(["detector", "export", "--format", "onnx", "--model", str(model)]) == 0
     # The classifier is retrained (here: its weights change) after the export.
     checkpoint = next(models.glob("*.classifier.pt"))
     state = torch.load(str(checkpoint), weights_only=True)
@@ -329,7 +357,9 @@ def test_train_refiner_learns_from_the_locators_boxes_and_ships_beside_the_model
 ):
     refiner = tmp_path / "tiny.refiner.pt"
     args = [
-        "train-refiner",
+        "detector",
+        "train",
+        "refiner",
         "--data",
         str(tiny["data"]),
         "--val",
@@ -348,7 +378,8 @@ def test_train_refiner_learns_from_the_locators_boxes_and_ships_beside_the_model
     assert (
         main(
             [
-                "ship-detector",
+                "detector",
+                "ship",
                 str(tiny["run"]),
                 str(model),
                 "--classifier",
@@ -364,7 +395,7 @@ def test_train_refiner_learns_from_the_locators_boxes_and_ships_beside_the_model
     detector = CardDetector.load(model)
     assert detector.refiner is not None and (model.parent / refiner.name).exists()
     # Exported with the model, and read through onnxruntime beside an exported locator.
-    assert main(["export", "--format", "onnx", "--model", str(model)]) == 0
+    assert main(["detector", "export", "--format", "onnx", "--model", str(model)]) == 0
     assert CardDetector.load(model.with_suffix(".onnx")).refiner.session is not None
 
 
@@ -372,7 +403,9 @@ def test_train_refiner_refuses_a_foreign_init_and_a_missing_folder(tiny: dict[st
     with pytest.raises(SystemExit, match="train-refiner: .*not a dokocam box refiner"):
         main(
             [
-                "train-refiner",
+                "detector",
+                "train",
+                "refiner",
                 "--data",
                 str(tiny["data"]),
                 "--model",
@@ -386,7 +419,9 @@ def test_train_refiner_refuses_a_foreign_init_and_a_missing_folder(tiny: dict[st
     with pytest.raises(SystemExit, match="train-refiner: "):
         main(
             [
-                "train-refiner",
+                "detector",
+                "train",
+                "refiner",
                 "--data",
                 str(tmp_path / "nowhere"),
                 "--model",
@@ -404,7 +439,7 @@ def test_detect_json_stdout_is_only_json_lines_with_an_exported_model(tiny: dict
     models = tmp_path / "models"
     shutil.copytree(tiny["model"].parent, models)
     model = models / tiny["model"].name
-    assert main(["export", "--format", "onnx", "--model", str(model)]) == 0
+    assert main(["detector", "export", "--format", "onnx", "--model", str(model)]) == 0
     image = next((tiny["data"] / "images" / "train").iterdir())
     # A process of its own: Ultralytics' log handler keeps the stdout it found at import.
     run = subprocess.run(
@@ -440,7 +475,9 @@ def test_a_context_classifier_is_trained_fitted_on_and_shipped_for_photos_only(
     assert (
         main(
             [
-                "train-classifier",
+                "detector",
+                "train",
+                "classifier",
                 "--data",
                 str(tiny["data"]),
                 "--out",
@@ -465,7 +502,8 @@ def test_a_context_classifier_is_trained_fitted_on_and_shipped_for_photos_only(
     assert (
         main(
             [
-                "ship-detector",
+                "detector",
+                "ship",
                 str(tiny["run"]),
                 str(with_context),
                 "--classifier",
@@ -484,7 +522,9 @@ def test_a_context_classifier_is_trained_fitted_on_and_shipped_for_photos_only(
     assert (
         main(
             [
-                "train-rescorer",
+                "detector",
+                "train",
+                "rescorer",
                 str(tiny["data"]),
                 "--out",
                 str(rescorer),
@@ -506,7 +546,8 @@ def test_a_context_classifier_is_trained_fitted_on_and_shipped_for_photos_only(
     assert (
         main(
             [
-                "ship-detector",
+                "detector",
+                "ship",
                 str(tiny["run"]),
                 str(model),
                 "--classifier",
@@ -529,19 +570,21 @@ def test_a_context_classifier_is_trained_fitted_on_and_shipped_for_photos_only(
     image = cv2.imread(str(next((tiny["data"] / "images" / "val").iterdir())))
     assert "scores" in photos.reads(image, 0.0).data
     # The export carries it, and onnxruntime reads its wide windows as torch does.
-    assert main(["export", "--format", "onnx", "--model", str(model)]) == 0
+    assert main(["detector", "export", "--format", "onnx", "--model", str(model)]) == 0
     exported = CardDetector.load(model.with_suffix(".onnx")).context
     boxes = np.array([[10, 10, 40, 50], [60, 20, 75, 45]], float)
     assert exported.session is not None and exported.pad == 1.5
     assert np.allclose(exported.probabilities(image, boxes), photos.context.probabilities(image, boxes), atol=1e-5)
     # Mined crops are framed with the pad asked for, and a classifier trains only on crops framed as it reads.
     mined = tmp_path / "hard.npz"
-    assert main(["mine-crops", str(tiny["data"]), "--out", str(mined), "--model", str(model), "--pad", "1.5"]) == 0
+    assert main(["dataset", "mine", str(tiny["data"]), "--out", str(mined), "--model", str(model), "--pad", "1.5"]) == 0
     assert float(np.load(mined)["pad"]) == 1.5
     assert (
         main(
             [
-                "train-classifier",
+                "detector",
+                "train",
+                "classifier",
                 "--crops",
                 str(mined),
                 "--out",
@@ -557,7 +600,19 @@ def test_a_context_classifier_is_trained_fitted_on_and_shipped_for_photos_only(
         == 0
     )
     with pytest.raises(SystemExit, match="framed with pad 1.5; this classifier reads crops framed with pad 0.15"):
-        main(["train-classifier", "--crops", str(mined), "--out", str(tmp_path / "x.pt"), "--crop-size", "32"])
+        main(
+            [
+                "detector",
+                "train",
+                "classifier",
+                "--crops",
+                str(mined),
+                "--out",
+                str(tmp_path / "x.pt"),
+                "--crop-size",
+                "32",
+            ]
+        )
     # A card whose rescorer reads a context classifier it does not name is refused when loaded.
     card = json.loads(model.with_suffix(".json").read_text())
     del card["context_classifier"]
@@ -565,7 +620,19 @@ def test_a_context_classifier_is_trained_fitted_on_and_shipped_for_photos_only(
     with pytest.raises(ModelNotFoundError, match="names no context_classifier"):
         CardDetector.load(model)
     with pytest.raises(SystemExit):
-        main(["train-classifier", "--data", str(tiny["data"]), "--out", str(tmp_path / "x.pt"), "--pad", "9"])
+        main(
+            [
+                "detector",
+                "train",
+                "classifier",
+                "--data",
+                str(tiny["data"]),
+                "--out",
+                str(tmp_path / "x.pt"),
+                "--pad",
+                "9",
+            ]
+        )
 
 
 def test_a_rescorer_is_fitted_shipped_and_read_for_photos_only(
@@ -576,7 +643,9 @@ def test_a_rescorer_is_fitted_shipped_and_read_for_photos_only(
     assert (
         main(
             [
-                "train-rescorer",
+                "detector",
+                "train",
+                "rescorer",
                 str(tiny["data"]),
                 "--out",
                 str(rescorer),
@@ -599,7 +668,8 @@ def test_a_rescorer_is_fitted_shipped_and_read_for_photos_only(
     assert (
         main(
             [
-                "ship-detector",
+                "detector",
+                "ship",
                 str(tiny["run"]),
                 str(model),
                 "--classifier",
@@ -632,5 +702,16 @@ def test_a_rescorer_is_fitted_shipped_and_read_for_photos_only(
     assert CardDetector.load(model, table=True).rescorer is None  # table frames never needed it
     with pytest.raises(SystemExit, match="--floor must lie between 0 and 1"):
         main(
-            ["train-rescorer", str(tiny["data"]), "--out", str(rescorer), "--model", str(tiny["model"]), "--floor", "2"]
+            [
+                "detector",
+                "train",
+                "rescorer",
+                str(tiny["data"]),
+                "--out",
+                str(rescorer),
+                "--model",
+                str(tiny["model"]),
+                "--floor",
+                "2",
+            ]
         )

@@ -432,5 +432,5 @@ def test_a_box_read_mostly_as_background_is_scored_down_not_dropped():
 
 def test_ship_refuses_a_fine_zoom_below_one(capsys: pytest.CaptureFixture[str]):
     with pytest.raises(SystemExit):
-        main(["ship-detector", "somewhere", "--fine-scale", "3", "--fine-zoom", "0.5"])
+        main(["detector", "ship", "somewhere", "--fine-scale", "3", "--fine-zoom", "0.5"])
     assert "outside [1, 4]" in capsys.readouterr().err

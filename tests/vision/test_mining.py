@@ -101,7 +101,8 @@ def test_cli_mines_a_generated_folder_and_refuses_bad_input(tmp_path: Path, caps
     assert (
         main(
             [
-                "mine-crops",
+                "dataset",
+                "mine",
                 str(tmp_path / "scenes"),
                 "--out",
                 str(tmp_path / "hard.npz"),
@@ -116,6 +117,6 @@ def test_cli_mines_a_generated_folder_and_refuses_bad_input(tmp_path: Path, caps
     assert report["images"] == 3 and report["background"] + report["misread"] == len(y)
     assert report["background"] == int((y == BACKGROUND).sum())
     with pytest.raises(SystemExit, match="--variants"):
-        main(["mine-crops", str(tmp_path / "scenes"), "--out", str(tmp_path / "x.npz"), "--variants", "0"])
+        main(["dataset", "mine", str(tmp_path / "scenes"), "--out", str(tmp_path / "x.npz"), "--variants", "0"])
     with pytest.raises(SystemExit, match="mine-crops:"):
-        main(["mine-crops", str(tmp_path / "nowhere"), "--out", str(tmp_path / "x.npz")])
+        main(["dataset", "mine", str(tmp_path / "nowhere"), "--out", str(tmp_path / "x.npz")])

@@ -100,7 +100,7 @@ def test_the_command_writes_a_folder_eval_reads(tmp_path: Path, capsys: pytest.C
 
 
 def test_the_cli_spells_the_changes_as_the_module_does() -> None:
-    from dokocam.vision.synth.cli import LIGHT_KINDS, PERTURB_KINDS
+    from dokocam.service.cli.dataset import LIGHT_KINDS, PERTURB_KINDS
 
     assert LIGHT_KINDS == tuple(PHOTOMETRIC) and PERTURB_KINDS == KINDS
 

@@ -1,4 +1,4 @@
-"""`dokocam build-detector`: every stage on a tiny recipe, skipping what is done, resuming, refusing a mixed build."""
+"""`dokocam detector build`: every stage on a tiny recipe, skipping what is done, resuming, refusing a mixed build."""
 
 from __future__ import annotations
 
@@ -181,11 +181,11 @@ def test_recipe_values_and_the_cli_say_what_is_wrong(tmp_path: Path, capsys: pyt
     with pytest.raises(RecipeError, match="--scenes must be at least 2.*--closeup-fraction must be in"):
         Recipe(scenes=1, closeup_fraction=1.5)
     with pytest.raises(SystemExit, match="build-detector: --crop-size must be at least 8"):
-        main(["build-detector", str(tmp_path / "b"), "--crop-size", "4"])
+        main(["detector", "build", str(tmp_path / "b"), "--crop-size", "4"])
     with pytest.raises(SystemExit, match="--locator-init nope.pt: not a local .pt file"):
-        main(["build-detector", str(tmp_path / "c"), "--locator-init", "nope.pt"])
+        main(["detector", "build", str(tmp_path / "c"), "--locator-init", "nope.pt"])
     with pytest.raises(SystemExit, match="--classifier-init gone.pt: no such file"):
-        main(["build-detector", str(tmp_path / "c"), "--classifier-init", "gone.pt"])
+        main(["detector", "build", str(tmp_path / "c"), "--classifier-init", "gone.pt"])
     assert not (tmp_path / "b").exists() and not (tmp_path / "c").exists()  # a bad recipe starts nothing
 
 
@@ -194,4 +194,16 @@ def test_classifier_training_on_a_missing_gpu_is_a_clear_error(tmp_path: Path):
     with pytest.raises(DeviceError, match="no CUDA device"):
         train_classifier([tmp_path], tmp_path / "c.pt", device="cuda")
     with pytest.raises(SystemExit, match="train-classifier: --device 'tpu': not a torch device"):
-        main(["train-classifier", "--data", str(tmp_path), "--out", str(tmp_path / "c.pt"), "--device", "tpu"])
+        main(
+            [
+                "detector",
+                "train",
+                "classifier",
+                "--data",
+                str(tmp_path),
+                "--out",
+                str(tmp_path / "c.pt"),
+                "--device",
+                "tpu",
+            ]
+        )

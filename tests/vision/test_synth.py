@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -236,11 +235,9 @@ def test_face_folder_rejects_badly_named_files(tmp_path: Path) -> None:
 
 
 def _cli(argv: list[str]) -> int:
-    from dokocam.vision.synth import cli
+    from dokocam.service.cli import build_parser
 
-    parser = argparse.ArgumentParser(prog="dokocam")
-    cli.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     return int(args.func(args) or 0)
 
 
@@ -370,16 +367,15 @@ def test_generation_does_not_import_torch(tmp_path: Path) -> None:
     import sys
 
     code = (
-        "import sys; from vision.synth.cli import register; import argparse; p = argparse.ArgumentParser(); "
-        "register(p.add_subparsers()); a = p.parse_args(['dataset', 'generate', sys.argv[1], '--images', '1', '--imgsz', '96']); "
-        "a.func(a); print('torch' in sys.modules, 'ultralytics' in sys.modules)"
+        "import sys; from dokocam.service.cli import main; "
+        "main(['dataset', 'generate', sys.argv[1], '--images', '1', '--imgsz', '96']); "
+        "print('torch' in sys.modules, 'ultralytics' in sys.modules)"
     )
     result = subprocess.run(
         [sys.executable, "-c", code, str(tmp_path / "out")],
         capture_output=True,
         text=True,
         check=True,
-        cwd=Path(__file__).parents[2],
     )
     assert result.stdout.strip().splitlines()[-1] == "False False"
 

@@ -12,7 +12,7 @@ from dokocam.service.cli import main
 from dokocam.vision.bench.table import noisy
 from dokocam.vision.detector.model import DEFAULT_MODEL
 from dokocam.vision.synth.video import GameVideo
-from dokocam.vision.table import cli as table_cli
+from dokocam.service.cli import table as table_cli
 from dokocam.vision.table.pipeline import TablePipeline, analyze_stream, truth_frames
 
 
@@ -61,7 +61,10 @@ def test_the_table_benchmark_counts_the_questions_a_game_raised():
 @pytest.mark.slow
 def test_render_game_analyze_and_run_commands_round_trip_through_files(tmp_path, capsys, monkeypatch):
     out = tmp_path / "game.mp4"
-    assert main(["render-game", str(out), "--seed", "5", "--fps", "4", "--tricks", "2", "--size", "320x180"]) == 0
+    assert (
+        main(["dataset", "render-game", str(out), "--seed", "5", "--fps", "4", "--tricks", "2", "--size", "320x180"])
+        == 0
+    )
     summary = json.loads(capsys.readouterr().out)
     assert summary["tricks"] == 2 and out.stat().st_size > 0
     truth = json.loads((tmp_path / "game.json").read_text())
@@ -127,13 +130,23 @@ def test_a_game_is_played_with_a_face_folder_when_given_one(tmp_path, capsys):
     ).mean()
     assert (
         main(
-            ["render-game", str(tmp_path / "g.mp4"), "--seed", "5", "--tricks", "1", "--faces", str(tmp_path / "none")]
+            [
+                "dataset",
+                "render-game",
+                str(tmp_path / "g.mp4"),
+                "--seed",
+                "5",
+                "--tricks",
+                "1",
+                "--faces",
+                str(tmp_path / "none"),
+            ]
         )
         == 2
     )
     assert "--faces" in capsys.readouterr().err and not (tmp_path / "g.mp4").exists()
     assert (
-        main(["bench-table", "--games", "1", "--faces", str(tmp_path / "none"), "--json", str(tmp_path / "b.json")])
+        main(["bench", "table", "--games", "1", "--faces", str(tmp_path / "none"), "--json", str(tmp_path / "b.json")])
         == 2
     )
     assert "--faces" in capsys.readouterr().err and not (tmp_path / "b.json").exists()

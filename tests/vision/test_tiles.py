@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import cv2
@@ -86,10 +85,9 @@ def test_small_images_are_copied_whole(tmp_path: Path) -> None:
 def test_bad_sizes_are_refused(tmp_path: Path) -> None:
     with pytest.raises(TileError):
         choose_tiles(np.zeros((0, 4)), 640, 640, 0, 1, np.random.default_rng(0))
-    from dokocam.vision.synth import cli
+    from dokocam.service.cli import build_parser
 
-    parser = argparse.ArgumentParser(prog="dokocam")
-    cli.register(parser.add_subparsers(dest="command"))
+    parser = build_parser()
     for argv, message in (
         (["dataset", "tiles", str(tmp_path / "none"), str(tmp_path / "out")], "has no images"),
         (["dataset", "tiles", str(tmp_path), str(tmp_path / "out"), "--size", "0"], "must be positive"),

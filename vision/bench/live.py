@@ -1,4 +1,4 @@
-"""``dokocam bench-live``: does memory stay flat over hours of live play?
+"""``dokocam bench live``: does memory stay flat over hours of live play?
 
 A recorded game is played again and again through the live loop of ``dokocam run``
 (:class:`~vision.table.pipeline.LiveTable`), its frames decoded by the real source class and

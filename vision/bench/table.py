@@ -1,4 +1,4 @@
-"""``dokocam bench-table``: render games with unseen seeds, reconstruct them, count what came out right.
+"""``dokocam bench table``: render games with unseen seeds, reconstruct them, count what came out right.
 
 A trick counts as reconstructed exactly when its four cards, their seats and their order equal the
 ground truth's; a game when its final points per seat equal the ground truth's.

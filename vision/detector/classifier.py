@@ -227,7 +227,7 @@ class IndexReader:
         state = torch.load(str(path), map_location="cpu", weights_only=True)
         if not isinstance(state, dict) or "model" not in state or "width" not in state:
             raise ClassifierCheckpointError(
-                f"{path} is not a dokocam index classifier (train one with `dokocam train-classifier`)"
+                f"{path} is not a dokocam index classifier (train one with `dokocam detector train classifier`)"
             )
         model = IndexClassifier(width=int(state["width"]))
         model.load_state_dict(state["model"])
@@ -240,7 +240,7 @@ class IndexReader:
 
     def using_onnx(self, checkpoint: str | Path) -> IndexReader:
         """This reader with its network run by onnxruntime from ``checkpoint``'s ONNX export
-        (``<stem>.onnx``, written by ``dokocam export``): the same probabilities, about three times
+        (``<stem>.onnx``, written by ``dokocam detector export``): the same probabilities, about three times
         faster on this CPU for a frame's few dozen crops.
 
         The reader is returned unchanged, with a warning, when there is no export, it cannot be read,
@@ -294,7 +294,7 @@ def export_session(checkpoint: str | Path, network: str) -> Any:
     another checkpoint (a network retrained since): torch then runs the network."""
     path = Path(checkpoint).with_suffix(".onnx")
     if not path.exists():
-        log.warning("%s: no ONNX export of %s; it runs in torch (run `dokocam export --format onnx`)", path, network)
+        log.warning("%s: no ONNX export of %s; it runs in torch (run `dokocam detector export --format onnx`)", path, network)
         return None
     import onnxruntime
 
@@ -305,12 +305,12 @@ def export_session(checkpoint: str | Path, network: str) -> Any:
         session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime's errors (InvalidProtobuf, Fail, ...) derive from Exception only
         log.warning(
-            "%s is not a readable ONNX model (%s); %s runs in torch (run `dokocam export` again)", path, exc, network
+            "%s is not a readable ONNX model (%s); %s runs in torch (run `dokocam detector export` again)", path, exc, network
         )
         return None
     if session.get_modelmeta().custom_metadata_map.get(SOURCE_DIGEST_KEY) != file_digest(checkpoint):
         log.warning(
-            "%s was exported from another checkpoint than %s; %s runs in torch (run `dokocam export` again)",
+            "%s was exported from another checkpoint than %s; %s runs in torch (run `dokocam detector export` again)",
             path,
             checkpoint,
             network,

@@ -21,7 +21,7 @@ class BackendNotExportedError(ValueError):
 
 
 def exported_path(model: Path, fmt: str) -> Path:
-    """Where ``dokocam export`` puts ``model`` in format ``fmt`` (Ultralytics' naming)."""
+    """Where ``dokocam detector export`` puts ``model`` in format ``fmt`` (Ultralytics' naming)."""
     if fmt == "torch":
         return model
     if fmt == "onnx":
@@ -116,13 +116,13 @@ def benchmark(
     Returns milliseconds.
 
     Raises:
-        BackendNotExportedError: the exported model is missing (run ``dokocam export``).
+        BackendNotExportedError: the exported model is missing (run ``dokocam detector export``).
     """
     from dokocam.vision.detector.model import CardDetector
 
     path = exported_path(model, backend)
     if not path.exists():
-        raise BackendNotExportedError(f"no {backend} model at {path}: run `dokocam export --format {backend}` first")
+        raise BackendNotExportedError(f"no {backend} model at {path}: run `dokocam detector export --format {backend}` first")
     detector = CardDetector.load(
         path,
         scales=scales,

@@ -4,7 +4,7 @@ Random background crops are mostly table and card face, which the classifier alr
 costs precision are the few things the locator takes for an index: a lone pip, a court card's
 picture, the edges of a stack of card backs. What costs recall are the labels it misreads. Both are
 found by running the detector over generated scenes and kept as crops for
-``dokocam train-classifier --crops`` (the format of ``dokocam dataset crops``).
+``dokocam detector train classifier --crops`` (the format of ``dokocam dataset crops``).
 
 A box counts as "on no index" only when it overlaps no label and, in a generated scene, no index the
 generator drew at all (its ``meta/``): an index too hidden to be labelled is still an index, and
@@ -48,7 +48,7 @@ def mine_crops(
       the label's box with its card, the first as it is, the others jittered as training crops are.
 
     Each crop is framed with ``pad`` (:func:`~vision.yolo.square_boxes`): the index
-    classifier's, or a context classifier's (``train-classifier --pad``).
+    classifier's, or a context classifier's (``detector train classifier --pad``).
 
     Returns:
         ``(crops (n, S, S, 3) uint8 BGR, classes (n,) int64)``, ``S`` the classifier's crop size.
@@ -83,7 +83,7 @@ def mine_crops(
 
 
 def save_crops(path: str | Path, crops: np.ndarray, classes: np.ndarray, pad: float = CROP_PAD) -> Path:
-    """Writes crops as ``dokocam dataset crops`` does, for ``train-classifier --crops``, with the
+    """Writes crops as ``dokocam dataset crops`` does, for ``detector train classifier --crops``, with the
     ``pad`` they were framed with (a classifier trains only on crops framed as it reads)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

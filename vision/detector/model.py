@@ -38,7 +38,7 @@ OPENVINO_SUFFIX = "_openvino_model"
 
 def default_model() -> Path:
     """The shipped detector in its fastest runtime: the ONNX export of ``models/dokocam-corners.pt``
-    when ``dokocam export`` made it from that very file, else the ``.pt`` itself.
+    when ``dokocam detector export`` made it from that very file, else the ``.pt`` itself.
 
     The export reads photos and table frames alike (real photos: the same F1) in about half the
     time. An export left over from weights shipped before is never used: the ``.pt`` is, with a warning.
@@ -50,7 +50,7 @@ def default_model() -> Path:
         return DEFAULT_MODEL
     if export_source_digest(exported) != file_digest(DEFAULT_MODEL):
         log.warning(
-            "%s was not exported from %s; using the .pt (run `dokocam export --format onnx`)", exported, DEFAULT_MODEL
+            "%s was not exported from %s; using the .pt (run `dokocam detector export --format onnx`)", exported, DEFAULT_MODEL
         )
         return DEFAULT_MODEL
     return exported
@@ -59,7 +59,7 @@ def default_model() -> Path:
 def ultralytics_logs_to_stderr() -> None:
     """Sends Ultralytics' log lines to stderr. It writes them to stdout, and loading an exported
     model logs "Loading ... for ONNX Runtime inference...": four lines of text in the middle of
-    ``detect --json``'s JSON lines, or of ``bench-detect``'s result."""
+    ``detect --json``'s JSON lines, or of ``detector benchmark``'s result."""
     from ultralytics.utils import LOGGER
 
     for handler in LOGGER.handlers:
@@ -78,7 +78,7 @@ class _Stderr:
 
 
 class ModelNotFoundError(ValueError):
-    """The model path does not exist (train one with ``dokocam train`` or pass ``--model``), or a file
+    """The model path does not exist (train one with ``dokocam detector train locator`` or pass ``--model``), or a file
     its model card names beside it is missing or cannot be read."""
 
 
@@ -134,7 +134,7 @@ class ModelCard:
         table_classifier: path of the classifier for table frames, relative to the JSON file; ``None``:
             ``classifier``. A table camera is a webcam, often out of focus, while photos are sharp: a
             classifier trained on blurred crops as well reads the one better and the other worse.
-        context_classifier: path of a context classifier (``train-classifier --pad 1.5``), relative to
+        context_classifier: path of a context classifier (``detector train classifier --pad 1.5``), relative to
             the JSON file, for photos: it reads a window four times each box, with the card's pips or
             picture beside the index, and the rescorer reads its probabilities
             (:data:`~vision.detector.rescorer.CONTEXT_FEATURES`). Only a rescorer fitted with it uses it.
@@ -519,7 +519,7 @@ class CardDetector:
             raise ValueError(f"workers must be at least 1, got {workers}")
         path = Path(model) if model is not None else default_model()
         if not path.exists():
-            raise ModelNotFoundError(f"no model at {path}: train one with `dokocam train` or pass --model")
+            raise ModelNotFoundError(f"no model at {path}: train one with `dokocam detector train locator` or pass --model")
         from ultralytics import YOLO
 
         ultralytics_logs_to_stderr()

@@ -1,6 +1,6 @@
 """One command from nothing to a measured detector: scenes, tiles, crops, locator, classifier, refiner, model, eval.
 
-``dokocam build-detector OUT`` runs the stages the model card's recipe lists, in order, each into its
+``dokocam detector build OUT`` runs the stages the model card's recipe lists, in order, each into its
 own place under ``OUT``. A stage leaves a marker when it is complete, so a build stopped anywhere (a
 time limit, a lost machine, Ctrl-C) goes on where it stopped when run again with the same recipe:
 finished stages are skipped, the locator resumes from its last epoch, and a generation stage that did
@@ -57,13 +57,13 @@ class Recipe:
         locator_init: a locator ``.pt`` this project trained, to continue instead of starting from scratch.
         locator_val_images: val scenes the locator is validated on after each epoch.
         classifier_width, classifier_epochs, classifier_minutes, classifier_batch, classifier_lr,
-        classifier_init: the index classifier's training (``dokocam train-classifier``).
+        classifier_init: the index classifier's training (``dokocam detector train classifier``).
         refiner_epochs, refiner_minutes, refiner_lr, refiner_scenes, refiner_init: the box refiner's
-            training (``dokocam train-refiner``) on the locator's boxes of up to ``refiner_scenes``
+            training (``dokocam detector train refiner``) on the locator's boxes of up to ``refiner_scenes``
             training scenes; ``refiner_epochs`` 0 builds a model without one.
         hard_epochs, hard_copies, hard_minutes, hard_lr: the classifier trained on from itself with
             the hard examples the build's detector mines from its own training scenes
-            (``dokocam mine-crops``), ``hard_copies`` times each, beside its other data (session 18);
+            (``dokocam dataset mine``), ``hard_copies`` times each, beside its other data (session 18);
             ``hard_epochs`` 0 ships the classifier as the classifier stage made it.
         device: ``cpu``, a CUDA index such as ``0``, or ``None`` for CUDA when present.
         workers: processes for generation and for the locator's data loading.
@@ -316,7 +316,7 @@ def locator_data(out: Path, recipe: Recipe) -> Path:
     names = "".join(f"  {i}: {code}\n" for i, code in enumerate(CARD_CODES))
     path = out / "locator-data.yaml"
     path.write_text(
-        f"# dokocam build-detector: the locator's data\ntrain: {json.dumps(train)}\nval: {(out / 'locator-val.txt').resolve()}\nnames:\n{names}"
+        f"# dokocam detector build: the locator's data\ntrain: {json.dumps(train)}\nval: {(out / 'locator-val.txt').resolve()}\nnames:\n{names}"
     )
     return path
 

@@ -169,7 +169,7 @@ class BoxReader:
             raise RefinerCheckpointError(f"{path} cannot be read as a box refiner: {exc}") from None
         if not isinstance(state, dict) or state.get("kind") != "box-refiner":
             raise RefinerCheckpointError(
-                f"{path} is not a dokocam box refiner (train one with `dokocam train-refiner`)"
+                f"{path} is not a dokocam box refiner (train one with `dokocam detector train refiner`)"
             )
         model = BoxRefiner(width=int(state["width"]), crop_size=int(state["crop_size"]))
         model.load_state_dict(state["model"])

@@ -16,7 +16,7 @@ classifier's network trained on windows four times each index, which sees the ca
 a blurred index of a dozen pixels shows only grey. Alone it reads worse than the index classifier; the
 two err in different places, and the rescorer weighs them by the box's size.
 
-The network is a 32-unit MLP stored as JSON (``dokocam train-rescorer``); it runs in numpy.
+The network is a 32-unit MLP stored as JSON (``dokocam detector train rescorer``); it runs in numpy.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ SURE_LOCATED = 0.5
 
 
 class RescorerFileError(ValueError):
-    """A file is not a rescorer written by ``dokocam train-rescorer``."""
+    """A file is not a rescorer written by ``dokocam detector train rescorer``."""
 
 
 def reading_features(
@@ -305,7 +305,7 @@ class Rescorer:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise RescorerFileError(f"{path} cannot be read as a rescorer: {exc}") from None
         if not isinstance(data, dict) or data.get("kind") != "reading-rescorer":
-            raise RescorerFileError(f"{path} is not a dokocam rescorer (make one with `dokocam train-rescorer`)")
+            raise RescorerFileError(f"{path} is not a dokocam rescorer (make one with `dokocam detector train rescorer`)")
         names = data.get("features")
         if not isinstance(names, list) or not names or not set(names) <= set(FEATURES):
             raise RescorerFileError(f"{path} was fitted on other features than this dokocam computes: {names}")

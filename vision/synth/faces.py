@@ -728,7 +728,7 @@ def draw_back(style: FaceStyle, seed: int = 0) -> Face:
 
 def write_face_folder(path: str | Path, style: FaceStyle, seed: int = 0) -> list[Path]:
     """Writes the 24 faces of a drawn deck as PNG images named by card code, a folder :func:`load_face_folder` reads: to look at or print a generated deck, or to
-    play rendered games with a style the detector never saw (``dokocam render-game --faces``).
+    play rendered games with a style the detector never saw (``dokocam dataset render-game --faces``).
 
     The rounded corners are filled with the card stock, so the loader adds no border. Returns the
     files written.

@@ -344,7 +344,7 @@ def detect_video(
 
 
 def truth_frames(path: str | Path, *, stride: int | None = 1) -> list[tuple[int, float, Detections]]:
-    """Per-frame ground truth (``.frames.jsonl`` of ``render-game``) as detections, every
+    """Per-frame ground truth (``.frames.jsonl`` of ``dataset render-game``) as detections, every
     ``stride``-th (``None``: by the frame rate, as for a video)."""
     from dokocam.vision.synth.video import truth_detections
 
