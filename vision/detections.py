@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from dokocam.engine.cards import CARD_CODES
+
 
 def _column(name: str, value: Any, dtype: Any, n: int | None, trailing: tuple[int, ...] = ()) -> np.ndarray:
     array = np.asarray(value, dtype=dtype)
@@ -104,6 +106,14 @@ class Detections:
             tracker_id=None if self.tracker_id is None else self.tracker_id[index],
             data={k: v[index] for k, v in self.data.items()},
         )
+
+    def codes(self) -> list[str]:
+        """The card code of each row (``QC``, ``10H`` ...).
+
+        >>> Detections(xyxy=[[0, 0, 1, 1]], confidence=[1.0], class_id=[0]).codes()
+        ['9C']
+        """
+        return [CARD_CODES[i] for i in self.class_id.tolist()]
 
     def with_columns(self, **changes: Any) -> Detections:
         """A copy with some columns replaced, e.g. ``det.with_columns(tracker_id=ids)``."""

@@ -23,7 +23,8 @@ def register(groups: Mapping[str, Any]) -> None:
         "generate",
         help="render synthetic Doppelkopf scenes with YOLO labels",
         description="Render synthetic Doppelkopf table scenes and close-ups into an Ultralytics dataset: "
-        "OUT/images/{train,val}, OUT/labels/{train,val}, OUT/meta/{train,val} (per-image JSON geometry), OUT/data.yaml.",
+        "OUT/images/{train,val}, OUT/labels/{train,val}, OUT/meta/{train,val} (per-image JSON geometry), "
+        "OUT/data.yaml.",
     )
     gen.add_argument("out", metavar="OUT", help="output folder (created)")
     gen.add_argument("--images", type=int, required=True, help="number of images")
@@ -48,7 +49,8 @@ def register(groups: Mapping[str, Any]) -> None:
         "--near-fraction",
         type=float,
         default=0.0,
-        help="share of close-ups held over one card's corner, its index about a tenth to a quarter of the frame (default 0)",
+        help="share of close-ups held over one card's corner, its index about a tenth to a quarter of the frame "
+        "(default 0)",
     )
     gen.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     gen.set_defaults(func=_generate)
@@ -99,7 +101,8 @@ def register(groups: Mapping[str, Any]) -> None:
 
     perturbed = actions.add_parser(
         "perturb",
-        help="copies of a labelled folder under changes of light and camera (dark, washed out, turned ...), to eval each",
+        help="copies of a labelled folder under changes of light and camera (dark, washed out, turned ...), to eval "
+        "each",
         description="Write OUT/<kind>/ for each perturbation: the folder's images changed (turned by quarter turns, "
         "darker, brighter, washed out, a lamp's shadow, a warm cast, grey, noisy, blurred, JPEG quality 30) with "
         "their labels and ignore boxes moved along. `dokocam eval OUT/<kind>` then says what each change costs "
@@ -186,7 +189,8 @@ def _generate(args: argparse.Namespace) -> int:
         raise SystemExit(f"dokocam dataset generate: {exc}") from None
     elapsed = time.perf_counter() - start
     print(
-        f"{args.images} images, {labels} labels in {elapsed:.1f} s ({args.images / elapsed:.1f} images/s) -> {args.out}/data.yaml"
+        f"{args.images} images, {labels} labels in {elapsed:.1f} s ({args.images / elapsed:.1f} images/s) -> "
+        f"{args.out}/data.yaml"
     )
     return 0
 

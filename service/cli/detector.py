@@ -58,7 +58,8 @@ def register(groups: Mapping[str, Any]) -> None:
     cls = groups["train"].add_parser(
         "classifier",
         help="train the corner-index crop classifier",
-        description="Train the small CNN that names the card of a corner-index crop, on the labelled boxes of YOLO folders.",
+        description="Train the small CNN that names the card of a corner-index crop, on the labelled boxes of YOLO "
+        "folders.",
     )
     cls.add_argument("--data", action="append", default=[], help="YOLO folder or data.yaml (train split); repeatable")
     cls.add_argument(
@@ -89,7 +90,8 @@ def register(groups: Mapping[str, Any]) -> None:
     cls.add_argument(
         "--init",
         default=None,
-        help="classifier checkpoint to continue training from (a narrower one is widened to --width, keeping what it learnt)",
+        help="classifier checkpoint to continue training from (a narrower one is widened to --width, keeping what it "
+        "learnt)",
     )
     cls.add_argument("--threads", type=int, default=None, help="torch threads (1 is faster on a busy machine)")
     cls.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: CUDA if present)")
@@ -112,11 +114,14 @@ def register(groups: Mapping[str, Any]) -> None:
     cls.set_defaults(func=_train_classifier)
 
     mine = groups["dataset"].add_parser(
-        "mine", help="hard examples for the classifier: what a detector gets wrong on labelled scenes",
-        description="Run a detector over labelled folders (their train split) and keep, as crops for `detector train classifier --crops`, "
-        "every box it reads on no index (class 24; in generated scenes also no index too hidden to be labelled) and every label "
+        "mine",
+        help="hard examples for the classifier: what a detector gets wrong on labelled scenes",
+        description="Run a detector over labelled folders (their train split) and keep, as crops for `detector train "
+        "classifier --crops`, "
+        "every box it reads on no index (class 24; in generated scenes also no index too hidden to be labelled) and "
+        "every label "
         "it does not read right at its own threshold (--variants crops each).",
-    )  # fmt: skip
+    )
     mine.add_argument("data", nargs="+", help="generated YOLO folder or data.yaml (train split)")
     mine.add_argument("--out", required=True, help="crops file to write (.npz)")
     mine.add_argument("--model", default=None, help="the detector to mine (default: the shipped one)")
@@ -131,15 +136,18 @@ def register(groups: Mapping[str, Any]) -> None:
         "--pad",
         type=_pad,
         default=None,
-        help="frame the crops as a classifier trained with this --pad reads them (default 0.15, the index classifier's)",
+        help="frame the crops as a classifier trained with this --pad reads them (default 0.15, the index "
+        "classifier's)",
     )
     mine.set_defaults(func=_mine_crops)
 
     ref = groups["train"].add_parser(
-        "refiner", help="train the box refiner that moves located boxes onto their indices",
-        description="Train the small CNN that moves each box the locator found onto its corner index. Its examples are the locator's own boxes "
+        "refiner",
+        help="train the box refiner that moves located boxes onto their indices",
+        description="Train the small CNN that moves each box the locator found onto its corner index. Its examples "
+        "are the locator's own boxes "
         "on the labelled folders (run through --model's photo passes) and jittered copies of the labels.",
-    )  # fmt: skip
+    )
     ref.add_argument(
         "--data", action="append", required=True, help="generated YOLO folder or data.yaml (train split); repeatable"
     )
@@ -165,11 +173,15 @@ def register(groups: Mapping[str, Any]) -> None:
     ref.set_defaults(func=_train_refiner)
 
     resc = groups["train"].add_parser(
-        "rescorer", help="fit the reading rescorer that scores each box's readings with its neighbours' (photos)",
-        description="Read labelled folders (their train split) with a detector's plain scores and fit a small network that gives each "
-        "reading its probability of lying on an index of that card, from the box's readings, its size and the readings of boxes around it "
-        "(the card's other corner). Ship it with `detector ship --rescorer`; photos are then scored by it, table frames never.",
-    )  # fmt: skip
+        "rescorer",
+        help="fit the reading rescorer that scores each box's readings with its neighbours' (photos)",
+        description="Read labelled folders (their train split) with a detector's plain scores and fit a small network "
+        "that gives each "
+        "reading its probability of lying on an index of that card, from the box's readings, its size and the "
+        "readings of boxes around it "
+        "(the card's other corner). Ship it with `detector ship --rescorer`; photos are then scored by it, table "
+        "frames never.",
+    )
     resc.add_argument(
         "data", nargs="+", help="generated YOLO folder or data.yaml (train split); not the folders you score on"
     )
@@ -217,7 +229,8 @@ def register(groups: Mapping[str, Any]) -> None:
     ship.add_argument(
         "--table-classifier",
         default=None,
-        help="classifier checkpoint for table frames (`run`, `analyze`, `serve`), e.g. one trained with --defocus (default: --classifier)",
+        help="classifier checkpoint for table frames (`run`, `analyze`, `serve`), e.g. one trained with --defocus "
+        "(default: --classifier)",
     )
     ship.add_argument("--imgsz", type=int, default=640)
     ship.add_argument("--conf", type=float, default=0.25)
@@ -265,7 +278,8 @@ def register(groups: Mapping[str, Any]) -> None:
         "--fine-scale",
         type=_fine_scale,
         default=None,
-        help="one more locator pass on photos whose indices are small, as a fraction of --imgsz, in (1, 4] (default: none)",
+        help="one more locator pass on photos whose indices are small, as a fraction of --imgsz, in (1, 4] (default: "
+        "none)",
     )
     ship.add_argument(
         "--fine-zoom",
@@ -311,7 +325,8 @@ def register(groups: Mapping[str, Any]) -> None:
     ev = groups["top"].add_parser(
         "eval",
         help="score a detector on a labelled folder",
-        description="Per-card precision/recall/F1 (a hit names the right card and covers the label's centre), mAP50, confusion table.",
+        description="Per-card precision/recall/F1 (a hit names the right card and covers the label's centre), mAP50, "
+        "confusion table.",
     )
     ev.add_argument("data", metavar="DATA_DIR")
     ev.add_argument("--model", default=None)
@@ -328,7 +343,8 @@ def register(groups: Mapping[str, Any]) -> None:
         "--map-conf",
         type=float,
         default=None,
-        help="score threshold of the boxes ranked for mAP50 (default 0.001, as the model card and Ultralytics' validator count it); one detection run serves both",
+        help="score threshold of the boxes ranked for mAP50 (default 0.001, as the model card and Ultralytics' "
+        "validator count it); one detection run serves both",
     )
     ev.add_argument("--imgsz", type=int, default=None)
     _add_views(ev)
@@ -343,7 +359,8 @@ def register(groups: Mapping[str, Any]) -> None:
     ev.add_argument(
         "--top1",
         action="store_true",
-        help="mAP50 from each box's first reading only (default: every card the classifier gives a box above --conf, as Ultralytics' validator counts)",
+        help="mAP50 from each box's first reading only (default: every card the classifier gives a box above --conf, "
+        "as Ultralytics' validator counts)",
     )
     ev.set_defaults(func=_eval)
 
@@ -355,15 +372,18 @@ def register(groups: Mapping[str, Any]) -> None:
 
     build = groups["detector"].add_parser(
         "build",
-        help="generate data, train the locator, the classifier and the box refiner, ship and score a detector, in one resumable run",
+        help="generate data, train the locator, the classifier and the box refiner, ship and score a detector, in one "
+        "resumable run",
         description="Run the whole recipe into OUT: scenes, tiles, crops, locator, classifier, refiner, model\n"
         "(OUT/model/dokocam-corners.pt with its card), eval (OUT/eval/*/metrics.json). Finished stages are\n"
         "skipped when run again with the same options, and the locator resumes from its last epoch.\n"
         "The defaults are the shipped model's budget on a 2-core CPU.",
         epilog="examples:\n"
-        "  dokocam detector build runs/b1 --faces my-deck/ --eval my-labelled-photos/      # from scratch, ~1.5 h on 2 cores\n"
+        "  dokocam detector build runs/b1 --faces my-deck/ --eval my-labelled-photos/      # from scratch, ~1.5 h on "
+        "2 cores\n"
         "  dokocam detector build runs/b2 --locator-init models/dokocam-corners.pt \\\n"
-        "      --classifier-init models/dokocam-corners.classifier.pt --classifier-lr 0.001   # continue the shipped model\n"
+        "      --classifier-init models/dokocam-corners.classifier.pt --classifier-lr 0.001   # continue the shipped "
+        "model\n"
         "  dokocam detector build runs/b3 --device 0 --workers 14 --batch 64 --classifier-batch 512 --scenes 8000",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -445,7 +465,8 @@ def _add_views(parser: argparse.ArgumentParser) -> None:
         type=_scale,
         nargs="+",
         default=None,
-        help="locator passes as fractions of the inference size, e.g. 1.2 1 0.8 (default: the model card's; 1 = one pass)",
+        help="locator passes as fractions of the inference size, e.g. 1.2 1 0.8 (default: the model card's; 1 = one "
+        "pass)",
     )
     parser.add_argument(
         "--turned",
@@ -453,34 +474,39 @@ def _add_views(parser: argparse.ArgumentParser) -> None:
         nargs="*",
         default=None,
         metavar="SCALE",
-        help="locator passes on the photo turned a quarter, as fractions of the inference size (default: the model card's; none given = none)",
+        help="locator passes on the photo turned a quarter, as fractions of the inference size (default: the model "
+        "card's; none given = none)",
     )
     parser.add_argument(
         "--stretches",
         type=_stretch,
         nargs="*",
         default=None,
-        help="classifier views: windows widened and heightened by these factors, e.g. 1.3 (default: the model card's; none given = one view)",
+        help="classifier views: windows widened and heightened by these factors, e.g. 1.3 (default: the model card's; "
+        "none given = one view)",
     )
     parser.add_argument(
         "--fine",
         type=_fine_scale,
         default=None,
         metavar="SCALE",
-        help="one more locator pass at this fraction of the inference size when the indices found are small (default: the model card's; 0 = never)",
+        help="one more locator pass at this fraction of the inference size when the indices found are small (default: "
+        "the model card's; 0 = never)",
     )
     parser.add_argument(
         "--min-contrast",
         type=_min_contrast,
         default=None,
         metavar="LEVELS",
-        help="stretch an image whose grey levels span fewer than this many to span it (default: the model card's; 0 = read as given)",
+        help="stretch an image whose grey levels span fewer than this many to span it (default: the model card's; 0 = "
+        "read as given)",
     )
     parser.add_argument(
         "--workers",
         type=_workers,
         default=DEFAULT_WORKERS,
-        help=f"locator passes run at once, one thread each (default {DEFAULT_WORKERS}: this machine's cores, at most 2; the boxes are the same for any number)",
+        help=f"locator passes run at once, one thread each (default {DEFAULT_WORKERS}: this machine's cores, at most "
+        f"2; the boxes are the same for any number)",
     )
 
 
@@ -584,8 +610,18 @@ def _build(args: argparse.Namespace) -> int:
         values[name] = values[name] or None
     try:
         report = build(args.out, Recipe(**values), until=args.until, eval_folders=tuple(args.eval))
-    except (RecipeError, RecipeMismatchError, StageError, ClassifierCheckpointError, CropFileError, DeviceError,
-            DatasetFolderError, FromScratchError, InitWeightsError, FaceFolderError) as exc:  # fmt: skip
+    except (
+        RecipeError,
+        RecipeMismatchError,
+        StageError,
+        ClassifierCheckpointError,
+        CropFileError,
+        DeviceError,
+        DatasetFolderError,
+        FromScratchError,
+        InitWeightsError,
+        FaceFolderError,
+    ) as exc:
         raise SystemExit(f"dokocam detector build: {exc}") from None
     if report.model.exists():
         print(f"model: {report.model}")
@@ -599,10 +635,20 @@ def _train(args: argparse.Namespace) -> int:
 
     try:
         result = train_locator(
-            args.data, model=args.model, out=args.out, epochs=args.epochs, imgsz=args.imgsz, batch=args.batch, resume=args.resume,
-            time_hours=args.time_hours, single_cls=args.single_cls, workers=args.workers, seed=args.seed, device=args.device,
+            args.data,
+            model=args.model,
+            out=args.out,
+            epochs=args.epochs,
+            imgsz=args.imgsz,
+            batch=args.batch,
+            resume=args.resume,
+            time_hours=args.time_hours,
+            single_cls=args.single_cls,
+            workers=args.workers,
+            seed=args.seed,
+            device=args.device,
             init=args.init,
-        )  # fmt: skip
+        )
     except (FromScratchError, InitWeightsError) as exc:
         raise SystemExit(f"dokocam detector train locator: {exc}") from None
     print(f"weights: {result.best} (last: {result.last})")
@@ -623,11 +669,26 @@ def _train_classifier(args: argparse.Namespace) -> int:
         )
     try:
         metrics = train_classifier(
-            args.data, args.out, val=args.val, epochs=args.epochs, batch=args.batch, width=args.width, variants=args.variants, small_variants=args.small_variants,
-            seed=args.seed, time_minutes=args.time_minutes, threads=args.threads, min_size=args.min_size, init=args.init,
-            crops=args.crops, crop_size=args.crop_size, lr=args.lr, device=args.device, defocus=tuple(args.defocus),
+            args.data,
+            args.out,
+            val=args.val,
+            epochs=args.epochs,
+            batch=args.batch,
+            width=args.width,
+            variants=args.variants,
+            small_variants=args.small_variants,
+            seed=args.seed,
+            time_minutes=args.time_minutes,
+            threads=args.threads,
+            min_size=args.min_size,
+            init=args.init,
+            crops=args.crops,
+            crop_size=args.crop_size,
+            lr=args.lr,
+            device=args.device,
+            defocus=tuple(args.defocus),
             **({} if args.pad is None else {"pad": args.pad}),
-        )  # fmt: skip
+        )
     except (ClassifierCheckpointError, CropFileError, DeviceError) as exc:
         raise SystemExit(f"dokocam detector train classifier: {exc}") from None
     print(json.dumps({"classifier": args.out, **metrics}))
@@ -665,9 +726,18 @@ def _train_refiner(args: argparse.Namespace) -> int:
         )
         print(f"refiner: {len(train)} training pairs" + (f", {len(val)} val pairs" if val is not None else ""))
         metrics = train_refiner(
-            train, args.out, val=val, epochs=args.epochs, batch=args.batch, width=args.width, lr=args.lr, seed=args.seed,
-            time_minutes=args.time_minutes, init=args.init, device=args.device,
-        )  # fmt: skip
+            train,
+            args.out,
+            val=val,
+            epochs=args.epochs,
+            batch=args.batch,
+            width=args.width,
+            lr=args.lr,
+            seed=args.seed,
+            time_minutes=args.time_minutes,
+            init=args.init,
+            device=args.device,
+        )
     except (ModelNotFoundError, DatasetFolderError, RefinerCheckpointError, DeviceError, ValueError) as exc:
         raise SystemExit(f"dokocam detector train refiner: {exc}") from None
     print(json.dumps({"refiner": args.out, **metrics}))
@@ -709,9 +779,18 @@ def _train_rescorer(args: argparse.Namespace) -> int:
         "data": [str(d) for d in args.data],
         "images": sum(len(f.items) for f in folders),
     }
-    rescorer = fit_rescorer(features, hits, hidden=args.hidden, epochs=args.epochs, seed=args.seed, floor=args.floor, reading_floor=args.reading_floor, weight=detector.card.locate_weight, info=info,
+    rescorer = fit_rescorer(
+        features,
+        hits,
+        hidden=args.hidden,
+        epochs=args.epochs,
+        seed=args.seed,
+        floor=args.floor,
+        reading_floor=args.reading_floor,
+        weight=detector.card.locate_weight,
+        info=info,
         names=features_for(detector.context is not None),
-    )  # fmt: skip
+    )
     rescorer.save(args.out)
     print(json.dumps({"rescorer": args.out, **(rescorer.info or {})}))
     return 0

@@ -109,12 +109,14 @@ def register(groups: Mapping[str, Any]) -> None:
     p.add_argument(
         "--cache",
         metavar="DIR",
-        help="model detector: replay the detections recorded in DIR for a seed, record those missing (one folder per detector)",
+        help="model detector: replay the detections recorded in DIR for a seed, record those missing (one folder per "
+        "detector)",
     )
     p.add_argument(
         "--faces",
         metavar="DIR",
-        help="render every game with this folder of face images named by card code (QC.png ...), e.g. a deck the detector never saw, instead of each seed's drawn deck",
+        help="render every game with this folder of face images named by card code (QC.png ...), e.g. a deck the "
+        "detector never saw, instead of each seed's drawn deck",
     )
     p.add_argument(
         "--light",
@@ -140,7 +142,8 @@ def register(groups: Mapping[str, Any]) -> None:
     )
     p.add_argument(
         "--model",
-        help="run a detector model (a path, or 'model' for the shipped one) instead of replaying the truth: slow, for short runs",
+        help="run a detector model (a path, or 'model' for the shipped one) instead of replaying the truth: slow, for "
+        "short runs",
     )
     p.add_argument("--stride", type=int, help="analyse every N-th frame (default: about 8 frames a video second)")
     p.add_argument("--json", dest="out", help="write the samples, summary and top growing allocation sites as JSON")

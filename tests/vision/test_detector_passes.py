@@ -368,7 +368,8 @@ def test_eval_reads_each_image_once_for_f1_and_map50_and_both_match_two_runs(tmp
     from dokocam.vision.synth.dataset import SceneConfig, write_dataset
     from dokocam.vision.yolo import read_folder
 
-    # Twelve scenes: on eight the shipped rescorer ranks no right reading under its threshold, and the mAP50 at both thresholds is the same.
+    # Twelve scenes: on eight the shipped rescorer ranks no right reading under its threshold, and the mAP50 at
+    # both thresholds is the same.
     for _ in write_dataset(tmp_path, 12, seed=18, config=SceneConfig(imgsz=640, closeup_fraction=0.5), val_fraction=0):
         pass
     folder = read_folder(tmp_path)

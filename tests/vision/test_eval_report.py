@@ -235,8 +235,8 @@ def test_map50_of_the_fully_visible_labels_leaves_out_partly_hidden_ones(tmp_pat
     assert report.visible is not None and report.visible.images == 2 and report.hidden_labels == 1
     assert report.visible.map50 == pytest.approx((1.0 + 0.5) / 2)  # KH and the AH on it not scored
     assert (
-        "mAP50 of the fully visible labels (generated data, >= 95% visible): 0.7500 (2 images, 2 labels; 1 partly hidden ones not scored)"
-        in report.table()
+        "mAP50 of the fully visible labels (generated data, >= 95% visible): 0.7500 (2 images, 2 labels; 1 partly "
+        "hidden ones not scored)" in report.table()
     )
     metrics = json.loads((tmp_path / "report" / "metrics.json").read_text())
     assert metrics["map50_visible"]["labels"] == 2 and metrics["map50_visible"]["hidden_labels_ignored"] == 1

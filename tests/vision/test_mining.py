@@ -46,9 +46,12 @@ def test_mining_keeps_boxes_on_no_index_and_misread_labels_and_spares_hidden_ind
     cv2.imwrite(str(tmp_path / "a.png"), image)
     read_right, misread, unlabelled = [10, 10, 30, 40], [10, 100, 30, 130], [100, 10, 120, 40]
     item = LabelledImage(
-        image=tmp_path / "a.png", label_class=np.array([QC, KH]), label_cxcywh=_cxcywh([read_right, misread]), ignore_cxcywh=np.zeros((0, 4)),
+        image=tmp_path / "a.png",
+        label_class=np.array([QC, KH]),
+        label_cxcywh=_cxcywh([read_right, misread]),
+        ignore_cxcywh=np.zeros((0, 4)),
         indices=np.array([read_right, misread, unlabelled], dtype=np.float64),  # the third too hidden to be labelled
-    )  # fmt: skip
+    )
     found = Detections(
         xyxy=[read_right, misread, unlabelled, [150, 150, 170, 180], [160, 40, 180, 70]],
         confidence=[0.9, 0.6, 0.5, 0.3, 0.01],
@@ -57,7 +60,8 @@ def test_mining_keeps_boxes_on_no_index_and_misread_labels_and_spares_hidden_ind
     detector = ScriptedReads(found)
     crops, classes = mine_crops(YoloFolder(root=tmp_path, items=(item,), kind="corners"), detector, variants=3)
     assert detector.asked == [0.05]
-    # The pip (not the read-right label, not the hidden index, not the box under 0.05), and the misread label three times.
+    # The pip (not the read-right label, not the hidden index, not the box under 0.05), and the misread label
+    # three times.
     assert classes.tolist() == [BACKGROUND, KH, KH, KH]
     assert crops.shape == (4, 16, 16, 3) and crops.dtype == np.uint8
     assert crops[1, 8, 8].tolist() == [0, 0, 255]  # the misread label's own crop comes first

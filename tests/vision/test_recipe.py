@@ -27,10 +27,25 @@ from dokocam.vision.yolo import read_folder
 
 # A recipe small enough for CI: a handful of 160 px scenes, a 64 px locator, one epoch each.
 TINY = Recipe(
-    seed=5, scenes=8, scene_size=160, crops=60, crop_size=32, imgsz=64, batch=4, locator_epochs=1, locator_hours=None,
-    locator_val_images=2, classifier_epochs=1, classifier_minutes=None, refiner_epochs=1, refiner_minutes=None, hard_epochs=1, hard_minutes=None,
-    workers=0, device="cpu",
-)  # fmt: skip
+    seed=5,
+    scenes=8,
+    scene_size=160,
+    crops=60,
+    crop_size=32,
+    imgsz=64,
+    batch=4,
+    locator_epochs=1,
+    locator_hours=None,
+    locator_val_images=2,
+    classifier_epochs=1,
+    classifier_minutes=None,
+    refiner_epochs=1,
+    refiner_minutes=None,
+    hard_epochs=1,
+    hard_minutes=None,
+    workers=0,
+    device="cpu",
+)
 
 
 @pytest.mark.slow

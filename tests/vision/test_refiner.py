@@ -199,7 +199,8 @@ def test_a_model_card_naming_a_refiner_moves_the_shipped_detectors_boxes(tmp_pat
     _save(refiner.eval(), models / "moved.refiner.pt")
     card = json.loads((DEFAULT_MODEL.parent / "dokocam-corners.json").read_text())
     card.pop("refiner", None)
-    # Plain scores: a rescorer weighs box sizes and neighbours, so twins would be fused by other weights than the plain boxes'.
+    # Plain scores: a rescorer weighs box sizes and neighbours, so twins would be fused by other weights than the
+    # plain boxes'.
     card.pop("rescorer", None)
     card.pop("rescorer_conf", None)
     card.pop("context_classifier", None)  # only a rescorer reads it

@@ -35,7 +35,8 @@ def _probs(*rows: dict[int, float], cards: int = 4) -> np.ndarray:
 
 
 def test_a_corner_is_supported_by_its_cards_other_corner_only_at_a_cards_distance():
-    # Box 0 and box 1: 10x14 indices 50 px apart (3.6 index sizes, a card's two corners); box 2 far off (80 sizes); box 3 on box 0's print.
+    # Box 0 and box 1: 10x14 indices 50 px apart (3.6 index sizes, a card's two corners); box 2 far off (80
+    # sizes); box 3 on box 0's print.
     xyxy = np.array([[0, 0, 10, 14], [50, 0, 60, 14], [1100, 0, 1110, 14], [1, 1, 11, 15]], float)
     probs = _probs({1: 0.5, 2: 0.4}, {1: 0.9}, {2: 0.95}, {2: 0.6})
     f = reading_features(xyxy, probs, np.array([0.8, 0.9, 0.9, 0.5]), 0.35)

@@ -474,8 +474,25 @@ def test_a_dataset_from_a_face_folder_generates_with_worker_processes(tmp_path: 
     # there may leave a lock the workers then wait on for ever (OpenCV's thread pool did).
     write_face_folder(tmp_path / "deck", Deck.procedural(7, face_width=160).style, seed=7)
     run = subprocess.run(
-        [sys.executable, "-m", "dokocam.service.cli", "dataset", "generate", str(tmp_path / "out"), "--images", "4", "--seed", "1", "--faces", str(tmp_path / "deck"), "--workers", "2"],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "dokocam.service.cli",
+            "dataset",
+            "generate",
+            str(tmp_path / "out"),
+            "--images",
+            "4",
+            "--seed",
+            "1",
+            "--faces",
+            str(tmp_path / "deck"),
+            "--workers",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     assert len(list((tmp_path / "out" / "labels").rglob("*.txt"))) == 4

@@ -52,7 +52,8 @@ def test_a_tile_holds_whole_labels_at_the_source_pixels(tmp_path: Path) -> None:
             source = image[boxes[match[0]][2] + 2, boxes[match[0]][1] + 2].astype(int)
             assert np.abs(np.median(patch, axis=0) - source).max() <= 6
             covered.add(match[0])
-    # Three windows of 256 px reach labels in three corners and the middle of the image: the later ones go to missed labels.
+    # Three windows of 256 px reach labels in three corners and the middle of the image: the later ones go to
+    # missed labels.
     assert len(covered) >= 3
     import yaml
 

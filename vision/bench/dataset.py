@@ -25,9 +25,12 @@ class BenchResult:
 
     def __str__(self) -> str:
         return (
-            f"dataset images, one process: {self.dataset_images_per_s:.1f} images/s wall, {self.dataset_images_per_cpu_s:.1f} per CPU-second\n"
-            f"1280x720 table frame, photo look (lens, JPEG): {self.video_ms_median:.1f} ms wall, {self.video_cpu_ms_median:.1f} ms CPU (medians)\n"
-            f"1280x720 table frame, video look (no lens, no JPEG): {self.video_ms_clean_median:.1f} ms wall, {self.video_cpu_ms_clean_median:.1f} ms CPU (medians)"
+            f"dataset images, one process: {self.dataset_images_per_s:.1f} images/s wall, "
+            f"{self.dataset_images_per_cpu_s:.1f} per CPU-second\n"
+            f"1280x720 table frame, photo look (lens, JPEG): {self.video_ms_median:.1f} ms wall, "
+            f"{self.video_cpu_ms_median:.1f} ms CPU (medians)\n"
+            f"1280x720 table frame, video look (no lens, no JPEG): {self.video_ms_clean_median:.1f} ms wall, "
+            f"{self.video_cpu_ms_clean_median:.1f} ms CPU (medians)"
         )
 
 

@@ -204,7 +204,8 @@ def run_bench(
         rows.append(row)
         if progress:
             progress(
-                f"seed {seed}: {exact}/{len(truth_tricks)} tricks exact, points {'equal' if same else 'DIFFER'}, {len(game.flags)} flags, {questions} questions"
+                f"seed {seed}: {exact}/{len(truth_tricks)} tricks exact, points {'equal' if same else 'DIFFER'}, "
+                f"{len(game.flags)} flags, {questions} questions"
             )
     analysed = frames_total
     summary = {

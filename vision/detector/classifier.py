@@ -294,7 +294,9 @@ def export_session(checkpoint: str | Path, network: str) -> Any:
     another checkpoint (a network retrained since): torch then runs the network."""
     path = Path(checkpoint).with_suffix(".onnx")
     if not path.exists():
-        log.warning("%s: no ONNX export of %s; it runs in torch (run `dokocam detector export --format onnx`)", path, network)
+        log.warning(
+            "%s: no ONNX export of %s; it runs in torch (run `dokocam detector export --format onnx`)", path, network
+        )
         return None
     import onnxruntime
 
@@ -305,7 +307,10 @@ def export_session(checkpoint: str | Path, network: str) -> Any:
         session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime's errors (InvalidProtobuf, Fail, ...) derive from Exception only
         log.warning(
-            "%s is not a readable ONNX model (%s); %s runs in torch (run `dokocam detector export` again)", path, exc, network
+            "%s is not a readable ONNX model (%s); %s runs in torch (run `dokocam detector export` again)",
+            path,
+            exc,
+            network,
         )
         return None
     if session.get_modelmeta().custom_metadata_map.get(SOURCE_DIGEST_KEY) != file_digest(checkpoint):
@@ -575,7 +580,8 @@ def train_classifier(
         start_from = IndexReader.load(init)
         if start_from.crop_size != crop_size or start_from.model.width > width:
             raise ClassifierCheckpointError(
-                f"{init} has width {start_from.model.width} and crops of {start_from.crop_size} px; this run uses {width} and {crop_size}"
+                f"{init} has width {start_from.model.width} and crops of {start_from.crop_size} px; this run uses "
+                f"{width} and {crop_size}"
             )
         if start_from.model.width < width:
             log(f"classifier: widening {init} from width {start_from.model.width} to {width}")
@@ -736,7 +742,8 @@ def load_crops(path: str | Path, size: int = CROP_SIZE, pad: float = CROP_PAD) -
         raise CropFileError(f"{path} holds crops of shape {x.shape[1:]}; this classifier reads ({size}, {size}, 3)")
     if abs(framed - pad) > 1e-6:
         raise CropFileError(
-            f"{path} holds crops framed with pad {framed:g}; this classifier reads crops framed with pad {pad:g} (mine them with --pad {pad:g})"
+            f"{path} holds crops framed with pad {framed:g}; this classifier reads crops framed with pad {pad:g} "
+            f"(mine them with --pad {pad:g})"
         )
     if len(y) and (y.min() < 0 or y.max() >= NUM_CLASSES):
         raise CropFileError(f"{path} has class ids outside 0..{NUM_CLASSES - 1}")

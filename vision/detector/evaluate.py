@@ -85,7 +85,8 @@ class EvalReport:
     ignored: int = 0
     confusion: np.ndarray = field(default_factory=lambda: np.zeros((N + 1, N + 1), np.int64))
     failed: list[str] = field(default_factory=list)
-    # What mAP50 counts of a box: "every" card the classifier gives it (as Ultralytics' validator), or its "first" reading.
+    # What mAP50 counts of a box: "every" card the classifier gives it (as Ultralytics' validator), or its "first"
+    # reading.
     readings: str = "every"
     # The thresholds: of the detections scored for precision, recall and F1, and of those ranked for mAP50.
     conf: float | None = None
@@ -106,7 +107,8 @@ class EvalReport:
     _ap_hit: list[list[list[bool]]] = field(
         default_factory=lambda: [[[] for _ in range(N)] for _ in range(len(SIZE_NAMES) + 1)]
     )
-    # Per card, each all-sizes prediction's kind (``KIND_HIT`` ... ``KIND_OFF_LABEL``), and the labels no prediction took.
+    # Per card, each all-sizes prediction's kind (``KIND_HIT`` ... ``KIND_OFF_LABEL``), and the labels no
+    # prediction took.
     _ap_kind: list[list[int]] = field(default_factory=lambda: [[] for _ in range(N)])
     missed: np.ndarray = field(default_factory=lambda: np.zeros(N, np.int64))
     map50_if: dict[str, float | None] = field(default_factory=dict)
@@ -302,11 +304,13 @@ class EvalReport:
         lines = [f"{'card':>5} {'labels':>6} {'hits':>5} {'tp':>4} {'fp':>4} {'P':>6} {'R':>6} {'F1':>6}"]
         for row in self.per_card():
             lines.append(
-                f"{row['card']:>5} {row['labels']:>6} {row['hits']:>5} {row['tp']:>4} {row['fp']:>4} {row['precision']:6.3f} {row['recall']:6.3f} {row['f1']:6.3f}"
+                f"{row['card']:>5} {row['labels']:>6} {row['hits']:>5} {row['tp']:>4} {row['fp']:>4} "
+                f"{row['precision']:6.3f} {row['recall']:6.3f} {row['f1']:6.3f}"
             )
         p, r, f = self.overall
         lines.append(
-            f"{'all':>5} {int(self.labels.sum()):>6} {int(self.hits.sum()):>5} {int(self.tp.sum()):>4} {int(self.fp.sum()):>4} {p:6.3f} {r:6.3f} {f:6.3f}"
+            f"{'all':>5} {int(self.labels.sum()):>6} {int(self.hits.sum()):>5} {int(self.tp.sum()):>4} "
+            f"{int(self.fp.sum()):>4} {p:6.3f} {r:6.3f} {f:6.3f}"
         )
         at = "" if self.conf is None else f"P, R and F1 of the scores from {self.conf:g}; "
         lines.append(
@@ -338,7 +342,8 @@ class EvalReport:
             )
         if self.map50 is not None and self.by_blur:
             parts = [
-                f"{name} {'n/a' if part.map50 is None else f'{part.map50:.4f}'} ({part.images} images, {int(part.labels.sum())} labels)"
+                f"{name} {'n/a' if part.map50 is None else f'{part.map50:.4f}'} ({part.images} images, "
+                f"{int(part.labels.sum())} labels)"
                 for name, part in self.blur_parts()
             ]
             lines.append("mAP50 by image blur (generated data): " + ", ".join(parts))
@@ -346,7 +351,8 @@ class EvalReport:
             part = self.visible
             lines.append(
                 f"mAP50 of the fully visible labels (generated data, >= {FULLY_VISIBLE:.0%} visible): {'n/a' if part.map50 is None else f'{part.map50:.4f}'} "
-                f"({part.images} images, {int(part.labels.sum())} labels; {self.hidden_labels} partly hidden ones not scored)"
+                f"({part.images} images, {int(part.labels.sum())} labels; {self.hidden_labels} partly hidden ones not "
+                f"scored)"
             )
         confusions = [
             (int(self.confusion[i, j]), CARD_CODES[i], CARD_CODES[j])

@@ -111,8 +111,10 @@ def benchmark(
 
     Frames are ``images`` resized to ``width`` x ``height`` (real photos make the classifier and
     grouping work as in use), else a drawn table. ``scales`` overrides the model card's locator
-    passes (``(1.0,)``: one pass), ``turned_scales`` its passes on the frame turned a quarter (``()``: none), ``stretches`` its classifier views (``()``: one view) and
-    ``fine_scale`` its fine pass (``0``: none), ``min_contrast`` its grey-level stretch (``0``: none), ``workers`` the threads the passes share; ``passes`` is the mean number of locator passes a frame took.
+    passes (``(1.0,)``: one pass), ``turned_scales`` its passes on the frame turned a quarter (``()``: none),
+    ``stretches`` its classifier views (``()``: one view) and
+    ``fine_scale`` its fine pass (``0``: none), ``min_contrast`` its grey-level stretch (``0``: none), ``workers``
+    the threads the passes share; ``passes`` is the mean number of locator passes a frame took.
     Returns milliseconds.
 
     Raises:
@@ -122,7 +124,9 @@ def benchmark(
 
     path = exported_path(model, backend)
     if not path.exists():
-        raise BackendNotExportedError(f"no {backend} model at {path}: run `dokocam detector export --format {backend}` first")
+        raise BackendNotExportedError(
+            f"no {backend} model at {path}: run `dokocam detector export --format {backend}` first"
+        )
     detector = CardDetector.load(
         path,
         scales=scales,

@@ -434,7 +434,8 @@ def group_corners(corners: Detections, *, locate_weight: float = 0.5, **kwargs: 
             rows = list(g)
             if len(set(corners.class_id[rows].tolist())) > 1:
                 names[k], agreement = joint_card(*probs[rows])
-                # A rescored corner already weighed its partner's reading: the pair's score is its surer corner's for that card.
+                # A rescored corner already weighed its partner's reading: the pair's score is its
+                # surer corner's for that card.
                 scores[k] = (
                     float(np.max(fitted[rows, names[k]]))
                     if fitted is not None

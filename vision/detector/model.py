@@ -50,7 +50,9 @@ def default_model() -> Path:
         return DEFAULT_MODEL
     if export_source_digest(exported) != file_digest(DEFAULT_MODEL):
         log.warning(
-            "%s was not exported from %s; using the .pt (run `dokocam detector export --format onnx`)", exported, DEFAULT_MODEL
+            "%s was not exported from %s; using the .pt (run `dokocam detector export --format onnx`)",
+            exported,
+            DEFAULT_MODEL,
         )
         return DEFAULT_MODEL
     return exported
@@ -139,7 +141,8 @@ class ModelCard:
             picture beside the index, and the rescorer reads its probabilities
             (:data:`~vision.detector.rescorer.CONTEXT_FEATURES`). Only a rescorer fitted with it uses it.
         table_conf, table_locate_conf, table_locate_weight, table_min_contrast: ``conf``,
-            ``locate_conf``, ``locate_weight`` and ``min_contrast`` for table frames (``None``: the photo values). The table pipeline was measured at its own
+            ``locate_conf``, ``locate_weight`` and ``min_contrast`` for table frames (``None``: the photo
+            values). The table pipeline was measured at its own
             operating point, so tuning the photo one must not move it.
     """
 
@@ -519,7 +522,9 @@ class CardDetector:
             raise ValueError(f"workers must be at least 1, got {workers}")
         path = Path(model) if model is not None else default_model()
         if not path.exists():
-            raise ModelNotFoundError(f"no model at {path}: train one with `dokocam detector train locator` or pass --model")
+            raise ModelNotFoundError(
+                f"no model at {path}: train one with `dokocam detector train locator` or pass --model"
+            )
         from ultralytics import YOLO
 
         ultralytics_logs_to_stderr()
@@ -529,7 +534,8 @@ class CardDetector:
         for part in (card.classifier, card.refiner, card.rescorer, card.context_classifier):
             if part and not (ModelCard.path_for(path).parent / part).exists():
                 raise ModelNotFoundError(
-                    f"{ModelCard.path_for(path)} names {part} beside the model, but there is no such file: copy it there or remove it from the card"
+                    f"{ModelCard.path_for(path)} names {part} beside the model, but there is no such file: copy it "
+                    f"there or remove it from the card"
                 )
         yolo = YOLO(str(path), task="detect")
         reader = None
@@ -556,7 +562,8 @@ class CardDetector:
                 raise ModelNotFoundError(str(exc)) from None
         if rescorer is not None and rescorer.needs_context and not card.context_classifier:
             raise ModelNotFoundError(
-                f"{card.rescorer} reads a context classifier's probabilities, but {ModelCard.path_for(path)} names no context_classifier"
+                f"{card.rescorer} reads a context classifier's probabilities, but {ModelCard.path_for(path)} names no "
+                f"context_classifier"
             )
         context = (
             _load_reader(ModelCard.path_for(path).parent / card.context_classifier, path)

@@ -203,7 +203,8 @@ def build(
         changed = sorted(k for k, v in recipe.to_json().items() if before.get(k) != v and k not in RUNTIME_FIELDS)
         if changed:
             raise RecipeMismatchError(
-                f"{out} was started with another recipe ({', '.join(changed)} differ); continue it with the same options or build into a new folder"
+                f"{out} was started with another recipe ({', '.join(changed)} differ); continue it with the same "
+                f"options or build into a new folder"
             )
     else:
         saved.write_text(json.dumps(recipe.to_json(), indent=1) + "\n")
@@ -335,10 +336,24 @@ def _locator(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
         dict(optimizer="AdamW", lr0=0.0005, lrf=0.2, warmup_epochs=0) if recipe.locator_init else dict(warmup_epochs=1)
     )
     train_locator(
-        data, model=recipe.locator_model, out=run, epochs=recipe.locator_epochs, imgsz=recipe.imgsz, batch=recipe.batch,
-        time_hours=recipe.locator_hours, single_cls=True, workers=recipe.workers, seed=recipe.seed, device=recipe.device,
-        init=recipe.locator_init, nbs=recipe.batch, close_mosaic=1, cache="ram", scale=0.6, **tuning,
-    )  # fmt: skip
+        data,
+        model=recipe.locator_model,
+        out=run,
+        epochs=recipe.locator_epochs,
+        imgsz=recipe.imgsz,
+        batch=recipe.batch,
+        time_hours=recipe.locator_hours,
+        single_cls=True,
+        workers=recipe.workers,
+        seed=recipe.seed,
+        device=recipe.device,
+        init=recipe.locator_init,
+        nbs=recipe.batch,
+        close_mosaic=1,
+        cache="ram",
+        scale=0.6,
+        **tuning,
+    )
 
 
 def _classifier(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
@@ -346,10 +361,21 @@ def _classifier(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
 
     crops = [out / "crops.npz"] if recipe.crops else []
     train_classifier(
-        [out / "scenes"], out / f"{MODEL_NAME}.classifier.pt", val=[out / "scenes"], epochs=recipe.classifier_epochs,
-        batch=recipe.classifier_batch, width=recipe.classifier_width, seed=recipe.seed, time_minutes=recipe.classifier_minutes,
-        init=recipe.classifier_init, crops=crops, crop_size=recipe.crop_size, lr=recipe.classifier_lr, device=recipe.device, log=log,
-    )  # fmt: skip
+        [out / "scenes"],
+        out / f"{MODEL_NAME}.classifier.pt",
+        val=[out / "scenes"],
+        epochs=recipe.classifier_epochs,
+        batch=recipe.classifier_batch,
+        width=recipe.classifier_width,
+        seed=recipe.seed,
+        time_minutes=recipe.classifier_minutes,
+        init=recipe.classifier_init,
+        crops=crops,
+        crop_size=recipe.crop_size,
+        lr=recipe.classifier_lr,
+        device=recipe.device,
+        log=log,
+    )
 
 
 def _card(recipe: Recipe) -> Any:
@@ -388,10 +414,15 @@ def _detector(out: Path, recipe: Recipe, *, refiner: bool) -> Any:
 
     card, refined = _card(recipe), out / f"{MODEL_NAME}.refiner.pt"
     return CardDetector(
-        yolo=YOLO(str(_locator_weights(out)), task="detect"), card=card, reader=IndexReader.load(out / f"{MODEL_NAME}.classifier.pt"),
-        refiner=BoxReader.load(refined) if refiner and refined.exists() else None, conf=card.conf, imgsz=card.imgsz, scales=card.scales,
+        yolo=YOLO(str(_locator_weights(out)), task="detect"),
+        card=card,
+        reader=IndexReader.load(out / f"{MODEL_NAME}.classifier.pt"),
+        refiner=BoxReader.load(refined) if refiner and refined.exists() else None,
+        conf=card.conf,
+        imgsz=card.imgsz,
+        scales=card.scales,
         fine_scale=card.fine_scale,
-    )  # fmt: skip
+    )
 
 
 def _refiner(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
@@ -412,9 +443,17 @@ def _refiner(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
     pairs, val_pairs = make_pairs(train, locate, seed=recipe.seed), make_pairs(val, locate, seed=recipe.seed + 1)
     log(f"build: refiner: {len(pairs)} training pairs from {len(train.items)} scenes, {len(val_pairs)} val pairs")
     train_refiner(
-        pairs, target, val=val_pairs, epochs=recipe.refiner_epochs, lr=recipe.refiner_lr, seed=recipe.seed, time_minutes=recipe.refiner_minutes,
-        init=recipe.refiner_init, device=recipe.device, log=log,
-    )  # fmt: skip
+        pairs,
+        target,
+        val=val_pairs,
+        epochs=recipe.refiner_epochs,
+        lr=recipe.refiner_lr,
+        seed=recipe.seed,
+        time_minutes=recipe.refiner_minutes,
+        init=recipe.refiner_init,
+        device=recipe.device,
+        log=log,
+    )
 
 
 def _hard(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
@@ -430,13 +469,25 @@ def _hard(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
     crops, classes = mine_crops(train_split(out / "scenes"), _detector(out, recipe, refiner=True), seed=recipe.seed)
     mined = save_crops(out / "hard" / "hard.npz", crops, classes)
     log(
-        f"build: hard: {int((classes == BACKGROUND).sum())} boxes on no index, {int((classes != BACKGROUND).sum())} crops of misread labels"
+        f"build: hard: {int((classes == BACKGROUND).sum())} boxes on no index, {int((classes != BACKGROUND).sum())} "
+        f"crops of misread labels"
     )
     train_classifier(
-        [out / "scenes"], target, val=[out / "scenes"], epochs=recipe.hard_epochs, batch=recipe.classifier_batch, width=recipe.classifier_width,
-        seed=recipe.seed, time_minutes=recipe.hard_minutes, init=out / f"{MODEL_NAME}.classifier.pt", crops=([out / "crops.npz"] if recipe.crops else []) + [mined] * recipe.hard_copies,
-        crop_size=recipe.crop_size, lr=recipe.hard_lr, device=recipe.device, log=log,
-    )  # fmt: skip
+        [out / "scenes"],
+        target,
+        val=[out / "scenes"],
+        epochs=recipe.hard_epochs,
+        batch=recipe.classifier_batch,
+        width=recipe.classifier_width,
+        seed=recipe.seed,
+        time_minutes=recipe.hard_minutes,
+        init=out / f"{MODEL_NAME}.classifier.pt",
+        crops=([out / "crops.npz"] if recipe.crops else []) + [mined] * recipe.hard_copies,
+        crop_size=recipe.crop_size,
+        lr=recipe.hard_lr,
+        device=recipe.device,
+        log=log,
+    )
 
 
 def _model(out: Path, recipe: Recipe) -> None:
@@ -476,9 +527,14 @@ def _eval(out: Path, extra: tuple[str, ...], log: Callable[[str], None]) -> dict
         report = evaluate(detector, folder, out=out / "eval" / name, examples=4, map_conf=MAP_CONF)
         p, r, f1 = report.overall
         metrics[name] = {
-            "precision": round(p, 4), "recall": round(r, 4), "f1": round(f1, 4), "map50_conf": MAP_CONF, "map50": report.map50,
-            "map50_by_size": report.map50_by_size, "map50_visible": None if report.visible is None else report.visible.map50,
-        }  # fmt: skip
+            "precision": round(p, 4),
+            "recall": round(r, 4),
+            "f1": round(f1, 4),
+            "map50_conf": MAP_CONF,
+            "map50": report.map50,
+            "map50_by_size": report.map50_by_size,
+            "map50_visible": None if report.visible is None else report.visible.map50,
+        }
         log(f"build: eval {name}: F1 {f1:.3f} (P {p:.3f}, R {r:.3f}), mAP50 {report.map50} at conf {MAP_CONF}")
     (out / "eval" / "scores.json").write_text(json.dumps(metrics, indent=1) + "\n")
     return metrics

@@ -173,7 +173,8 @@ def collect_readings(
     folder: Any, detector: Any, *, floor: float = 0.05, reading_floor: float | None = None, progress: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """The features of every counted reading (:func:`readings_mask` at ``reading_floor``, default
-    ``floor``) of ``detector``'s plain reads (boxes down to ``floor``) on a labelled folder's images, and whether each lies on an index of its card
+    ``floor``) of ``detector``'s plain reads (boxes down to ``floor``) on a labelled folder's images, and whether
+    each lies on an index of its card
     (IoU 0.5 or more with a label of that card). Readings of boxes on ``ignore`` cards (too hidden to
     be labelled) are left out unless they hit a label."""
     from dokocam.vision.detector.matching import box_iou, on_ignored
@@ -305,7 +306,9 @@ class Rescorer:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise RescorerFileError(f"{path} cannot be read as a rescorer: {exc}") from None
         if not isinstance(data, dict) or data.get("kind") != "reading-rescorer":
-            raise RescorerFileError(f"{path} is not a dokocam rescorer (make one with `dokocam detector train rescorer`)")
+            raise RescorerFileError(
+                f"{path} is not a dokocam rescorer (make one with `dokocam detector train rescorer`)"
+            )
         names = data.get("features")
         if not isinstance(names, list) or not names or not set(names) <= set(FEATURES):
             raise RescorerFileError(f"{path} was fitted on other features than this dokocam computes: {names}")
@@ -359,7 +362,8 @@ def fit_rescorer(
     columns = np.asarray(features)[:, feature_columns(names)]
     if np.isnan(columns).any():
         raise ValueError(
-            f"the readings lack {', '.join(n for n in CONTEXT_FEATURES if n in names)}: collect them with a detector that has a context classifier, or fit without those features"
+            f"the readings lack {', '.join(n for n in CONTEXT_FEATURES if n in names)}: collect them with a detector "
+            f"that has a context classifier, or fit without those features"
         )
     x = torch.tensor(columns, dtype=torch.float32)
     y = torch.tensor(np.asarray(hits), dtype=torch.float32)

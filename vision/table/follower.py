@@ -231,7 +231,8 @@ class GameFollower:
                     number,
                     None,
                     card,
-                    f"a third {card} (read at {event.confidence:.2f}) was played into trick {trick_number + 1}; the {card} "
+                    f"a third {card} (read at {event.confidence:.2f}) was played into trick {trick_number + 1}; the "
+                    f"{card} "
                     f"of trick {number + 1} (read at {confidence:.2f}) is likely a misreading; check trick {number + 1}",
                     candidates=((str(card), event.confidence), (str(card), confidence)),
                 )
@@ -326,7 +327,8 @@ class GameFollower:
                 time=event.time,
                 reason="seats_changed",
                 trick=trick.number,
-                message=f"trick {trick.number + 1}: where the cards lie puts {', '.join(moved)}; check trick {trick.number + 1}",
+                message=f"trick {trick.number + 1}: where the cards lie puts {', '.join(moved)}; check trick "
+                f"{trick.number + 1}",
             )
         ]
 
@@ -449,7 +451,8 @@ class GameFollower:
         game = self._replay_trick(len(cards), [(None, c) for c in cards])
         seat = game.tricks[-1].plays[-1 if dropped else k][0]
         number = before.number
-        message = f"trick {number + 1}: {old}, {why}, was a misreading; {new}, swept with the trick, counts as seat {seat}'s card; check trick {number + 1}"
+        message = f"trick {number + 1}: {old}, {why}, was a misreading; {new}, swept with the trick, counts as seat "
+        f"{seat}'s card; check trick {number + 1}"
         return self._replaced(
             number, places, event, seat, new, ((str(new), new_confidence), (str(old), old_confidence)), message
         )
@@ -736,7 +739,8 @@ class GameFollower:
                 seat=None,
                 card=None,
                 candidates=(),
-                message=f"the game's first card lies at another seat's place than Vorhand's: every trick after the first "
+                message=f"the game's first card lies at another seat's place than Vorhand's: every trick after the "
+                f"first "
                 f"was seated {-by % 4} place(s) on and is seated anew; check trick 1",
             ),
             *(
@@ -806,7 +810,8 @@ class GameFollower:
             # Seen again on its spot, it is played again, not joined to a play that no longer is.
             self._recent = [r for r in self._recent if not (r[1] == lead_index and r[3] == number)]
             card = str(getattr(withdrawn, "card", ""))
-            message = f"{card}, counted as the lead of trick {number + 1}, left while trick {number} still lay on the table: it was taken back; check trick {number}"
+            message = f"{card}, counted as the lead of trick {number + 1}, left while trick {number} still lay on the "
+            f"table: it was taken back; check trick {number}"
             return [_taken_back(event, number, withdrawn, message)]
         self._cleared = {n: t for n, t in self._cleared.items() if n >= number - 1} | {number: trick}
         game = self.game
@@ -830,7 +835,8 @@ class GameFollower:
             before_trick = self._cleared.get(number - 1) or before
             message = (
                 f"{named}, counted as the {'lead' if len(cards) == 1 else 'first cards'} of trick {number + 1}, "
-                f"left with trick {number}: {'it was' if len(cards) == 1 else 'they were'} taken back; check trick {number}"
+                f"left with trick {number}: {'it was' if len(cards) == 1 else 'they were'} taken back; check trick "
+                f"{number}"
             )
             return [
                 _taken_back(event, number, withdrawn[0], message),
@@ -869,9 +875,14 @@ def _taken_back(event: CardLeft, trick: int, first: Any, message: str) -> NeedsC
     """A person is asked to check trick ``trick`` after the cards counted into the next one, ``first``
     (a game event) the first of them, were taken back."""
     return NeedsConfirmation(
-        frame=event.frame, time=event.time, reason="card_withdrawn", trick=trick, seat=getattr(first, "seat", None),
-        card=str(getattr(first, "card", "")), message=message,
-    )  # fmt: skip
+        frame=event.frame,
+        time=event.time,
+        reason="card_withdrawn",
+        trick=trick,
+        seat=getattr(first, "seat", None),
+        card=str(getattr(first, "card", "")),
+        message=message,
+    )
 
 
 def _ask(
