@@ -1,13 +1,24 @@
-"""The service's settings: one ``BaseSettings``, read from ``DOKOCAM_*`` variables or ``.env``."""
+"""The service's settings: one ``BaseSettings``, read from ``DOKOCAM_*`` variables, ``.env`` or the data home.
+
+The data home is ``$DOKOCAM_HOME`` (default ``~/.dokocam``): the default event log
+(``table.db``), enrolled decks (``decks/``) and settings (``settings.env``, the same
+``DOKOCAM_*`` lines as ``.env``; the environment and ``./.env`` win over it).
+"""
 
 from __future__ import annotations
 
 import ipaddress
 import secrets
 from pathlib import Path
+from typing import Any
 
-from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, DotEnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
+
+from dokocam.vision.home import dokocam_home
+
+TOKEN_BYTES = 16  # 128 random bits
+TOKEN_MIN_CHARS = 22  # what 128 random bits take in URL-safe base64
 
 
 def is_loopback(host: str) -> bool:
@@ -23,20 +34,53 @@ def is_loopback(host: str) -> bool:
 class Settings(BaseSettings):
     """How one dashboard runs.
 
-    Every field can be set as ``DOKOCAM_<NAME>`` (``DOKOCAM_DB=/tmp/table.db``).
+    Every field can be set as ``DOKOCAM_<NAME>`` (``DOKOCAM_DB=/tmp/table.db``), in ``./.env`` or in
+    ``$DOKOCAM_HOME/settings.env``, in that order of precedence after the arguments.
     """
 
     model_config = SettingsConfigDict(env_prefix="DOKOCAM_", env_file=".env", extra="ignore")
 
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=0, le=65535)
-    db: Path = Path("dokocam.db")
+    home: Path = Field(default_factory=dokocam_home, description="the data home ($DOKOCAM_HOME, default ~/.dokocam)")
+    db: Path = Field(description="the event log; default: table.db in the data home")
     source: str | None = Field(
         None, description="camera index, video file, or a recorded event list (.json/.jsonl); None: no camera"
     )
     realtime: bool = Field(True, description="play a file source at its own pace (False: as fast as it decodes)")
-    token: str | None = Field(None, description="the table token; generated at start when the host is not loopback")
+    token: str | None = Field(
+        None,
+        description=f"the table token, at least {TOKEN_MIN_CHARS} characters; generated at start when the host "
+        "is not loopback",
+    )
     frame_fps: float = Field(5.0, gt=0, le=30, description="how often pages get a new camera image")
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="host names besides this machine's own that changes may come through (a reverse proxy's)",
+    )
+    https_cert: Path | None = Field(None, description="serve HTTPS with this PEM certificate (it may hold the key)")
+    https_key: Path | None = Field(None, description="the certificate's private key, when not in https_cert")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # The home's file is looked up when settings are read, so a changed $DOKOCAM_HOME counts.
+        home_file = DotEnvSettingsSource(settings_cls, env_file=dokocam_home() / "settings.env")
+        return init_settings, env_settings, dotenv_settings, home_file, file_secret_settings
+
+    @model_validator(mode="before")
+    @classmethod
+    def _db_in_home(cls, data: Any) -> Any:
+        if isinstance(data, dict) and not data.get("db"):
+            home = Path(data["home"]).expanduser() if data.get("home") else dokocam_home()
+            data = {**data, "db": home / "table.db"}
+        return data
 
     @field_validator("host")
     @classmethod
@@ -44,6 +88,23 @@ class Settings(BaseSettings):
         if not value.strip():
             raise ValueError("host must not be empty; use 127.0.0.1 for this machine only")
         return value.strip()
+
+    @field_validator("token")
+    @classmethod
+    def _token_long_enough(cls, value: str | None) -> str | None:
+        if value is not None and len(value.strip()) < TOKEN_MIN_CHARS:
+            raise ValueError(
+                f"the table token needs at least {TOKEN_MIN_CHARS} characters (128 bits); "
+                "leave it out and one is generated"
+            )
+        return value.strip() if value is not None else None
+
+    @field_validator("https_cert", "https_key")
+    @classmethod
+    def _file_exists(cls, value: Path | None) -> Path | None:
+        if value is not None and not value.is_file():
+            raise ValueError(f"{value}: no such file (HTTPS needs a PEM certificate and its key)")
+        return value
 
     @property
     def token_required(self) -> bool:
@@ -53,5 +114,5 @@ class Settings(BaseSettings):
     def with_token(self) -> Settings:
         """These settings, with a fresh token when one is needed and none was given."""
         if self.token is None and not is_loopback(self.host):
-            return self.model_copy(update={"token": secrets.token_urlsafe(12)})
+            return self.model_copy(update={"token": secrets.token_urlsafe(TOKEN_BYTES)})
         return self

@@ -6,10 +6,12 @@ import hmac
 import json
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request, status
+from fastapi import Depends, Request, status
 
 from dokocam.service.config import Settings
+from dokocam.service.errors import ApiError
 from dokocam.service.scorekeeper import Scorekeeper
+from dokocam.service.texts import Text
 
 
 def get_settings(request: Request) -> Settings:
@@ -43,17 +45,10 @@ async def require_token(request: Request, settings: SettingsDep) -> None:
         if isinstance(body, dict) and isinstance(body.get("token"), str):
             given = body["token"]
     if given is None:
-        raise HTTPException(
-            status.HTTP_401_UNAUTHORIZED,
-            detail="this table takes changes only with its token: send 'Authorization: Bearer <token>' "
-            "or a 'token' field (the token was printed where the server was started)",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
+        raise ApiError(status.HTTP_401_UNAUTHORIZED, Text("token_needed"), headers={"WWW-Authenticate": "Bearer"})
     assert settings.token is not None
     if not hmac.compare_digest(given.encode(), settings.token.encode()):
-        raise HTTPException(
-            status.HTTP_403_FORBIDDEN, detail="wrong table token; ask the host for the token printed at start"
-        )
+        raise ApiError(status.HTTP_403_FORBIDDEN, Text("token_wrong"))
 
 
 TokenDep = Depends(require_token)

@@ -11,8 +11,10 @@ from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
+from dokocam.service import errors
 from dokocam.service.config import Settings
 from dokocam.service.feed import Feed
+from dokocam.service.guard import Guard, HostPolicy
 from dokocam.service.routes import events, games, partie, settings, stream
 from dokocam.service.scorekeeper import Scorekeeper
 from dokocam.service.store import EventStore
@@ -71,6 +73,9 @@ def create_app(
         redoc_url=None,
     )
     app.state.settings = config
+    errors.install(app)
+    # Outermost: no foreign page, rebinding host, non-JSON or oversized body reaches a router.
+    app.add_middleware(Guard, hosts=HostPolicy(config.allowed_hosts))
     for module in (partie, games, events, settings, stream):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

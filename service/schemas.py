@@ -7,18 +7,40 @@ sits out (the dealer) has no seat, so a game's ``seats`` list says who sits wher
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from dokocam.service.texts import Text, TextError
 
 Seat = int  # documented range 0..3; validated with Field(ge=0, le=3) where it is input
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Strict: a number is a number, not a string or a boolean ({"seat": true} is refused, not seat 1).
+    model_config = ConfigDict(extra="forbid", strict=True)
     token: str | None = Field(
-        None, description="the table token, when the server asks for one (or send it as a Bearer header)"
+        None,
+        max_length=200,
+        description="the table token, when the server asks for one (or send it as a Bearer header)",
     )
+
+
+Rules = dict[str, str | bool]
+
+
+def _check_rules(rules: Rules | None) -> Rules | None:
+    """A rules object's form: ``preset`` is text, every other key a switch that is true or false."""
+    if rules is None:
+        return None
+    if len(rules) > 40:
+        raise TextError(Text("rules_too_many"))
+    for key, value in rules.items():
+        if key == "preset" and not isinstance(value, str):
+            raise TextError(Text("rules_preset_text"))
+        if key != "preset" and not isinstance(value, bool):
+            raise TextError(Text("rules_switch_bool", switch=key[:40]))
+    return rules
 
 
 # -- requests -----------------------------------------------------------------------------
@@ -27,7 +49,7 @@ class _Body(BaseModel):
 class PartieLength(BaseModel):
     """At most one of: a number of games, a number of rounds, a point target; none: open-ended."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     games: int | None = Field(None, ge=1, le=1000)
     rounds: int | None = Field(None, ge=1, le=100)
     target: int | None = Field(None, ge=1, le=10000)
@@ -36,7 +58,7 @@ class PartieLength(BaseModel):
     def _one_length(self) -> PartieLength:
         given = [k for k in ("games", "rounds", "target") if getattr(self, k) is not None]
         if len(given) > 1:
-            raise ValueError(f"give one length (games, rounds or target), not {' and '.join(given)}")
+            raise TextError(Text("length_one", given=" und ".join(given)))
         return self
 
 
@@ -49,8 +71,9 @@ class PartieCreate(_Body):
     With five, the dealer sits out each game.
     """
 
-    players: list[str] = Field(
+    players: list[Annotated[str, Field(max_length=200)]] = Field(
         ...,
+        max_length=10,
         description="4 or 5 names, clockwise; with 5 the dealer sits out each game",
         examples=[["Anna", "Ben", "Cem", "Dora"], ["Anna", "Ben", "Cem", "Dora", "Emil"]],
         json_schema_extra={"minItems": min(PLAYER_COUNTS), "maxItems": max(PLAYER_COUNTS)},
@@ -58,7 +81,7 @@ class PartieCreate(_Body):
     first_dealer: int | None = Field(
         None, ge=0, le=4, description="position in players of the first dealer; default: the last player"
     )
-    rules: dict[str, Any] | None = Field(
+    rules: Rules | None = Field(
         None,
         description='preset and switches, e.g. {"preset": "pub", "schweinchen": false}; '
         "default: the rules set under /settings/rules",
@@ -66,21 +89,19 @@ class PartieCreate(_Body):
     length: PartieLength = Field(default_factory=PartieLength)
     replace: bool = Field(False, description="end a running Partie and start this one")
 
+    _rules_form = field_validator("rules")(_check_rules)
+
     @model_validator(mode="after")
     def _names(self) -> PartieCreate:
         if len(self.players) not in PLAYER_COUNTS:
-            raise ValueError(
-                f"a Partie needs 4 or 5 players (with five, the dealer sits out each game), got {len(self.players)}"
-            )
+            raise TextError(Text("players_count", count=len(self.players)))
         if self.first_dealer is not None and self.first_dealer >= len(self.players):
-            raise ValueError(
-                f"first_dealer is a position in players (0..{len(self.players) - 1}), got {self.first_dealer}"
-            )
+            raise TextError(Text("first_dealer_range", last=len(self.players) - 1, given=self.first_dealer))
         names = [n.strip() for n in self.players]
         if any(not n or len(n) > 40 for n in names):
-            raise ValueError("every player needs a name of 1 to 40 characters")
+            raise TextError(Text("names_length"))
         if len(set(names)) != len(names):
-            raise ValueError(f"player names must differ, got {names}")
+            raise TextError(Text("names_differ"))
         self.players = names
         return self
 
@@ -100,17 +121,17 @@ class ContractSet(_Body):
     @model_validator(mode="after")
     def _complete(self) -> ContractSet:
         if self.type != "normal" and self.declarer is None:
-            raise ValueError(f"a {self.type} needs its declarer's seat")
+            raise TextError(Text("contract_declarer", type=self.type))
         if self.type == "solo" and self.kind is None:
-            raise ValueError("a solo needs its kind: queens, jacks, fleischlos, clubs, spades, hearts or diamonds")
+            raise TextError(Text("contract_solo_kind"))
         if self.type != "solo" and self.kind is not None:
-            raise ValueError(f"only a solo has a kind; a {self.type} does not")
+            raise TextError(Text("contract_kind_only_solo", type=self.type))
         if self.type == "armut" and self.partner is None:
-            raise ValueError("an Armut needs the seat of the player who takes it")
+            raise TextError(Text("contract_armut_partner"))
         if self.type != "armut" and self.partner is not None:
-            raise ValueError("only an Armut has a partner")
+            raise TextError(Text("contract_partner_only_armut"))
         if self.type == "normal" and self.declarer is not None:
-            raise ValueError("a normal game has no declarer")
+            raise TextError(Text("contract_normal_declarer"))
         return self
 
     def to_record(self) -> dict[str, Any]:
@@ -119,27 +140,47 @@ class ContractSet(_Body):
 
 class CallCreate(_Body):
     seat: Seat = Field(..., ge=0, le=3)
-    call: Literal["re", "kontra", "no90", "no60", "no30", "black"]
+    call: CallKind
+
+
+CallKind = Literal["re", "kontra", "no90", "no60", "no30", "black"]
+
+
+class CallCorrection(_Body):
+    """Who really made an announcement, or which one it really was."""
+
+    seat: Seat | None = Field(None, ge=0, le=3, description="the right table seat")
+    call: CallKind | None = Field(None, description="the right announcement")
+
+
+class UndoCreate(_Body):
+    target: int | None = Field(
+        None, ge=1, le=2**62, description="the event to take back (the id the page showed); none: the last one"
+    )
 
 
 class CardCreate(_Body):
     """A card a person enters (the camera missed it)."""
 
     seat: Seat = Field(..., ge=0, le=3)
-    card: str = Field(..., examples=["QC"], description="code: rank 9 10 J Q K A, suit C S H D")
+    card: str = Field(..., max_length=3, examples=["QC"], description="code: rank 9 10 J Q K A, suit C S H D")
 
 
 class CardCorrection(_Body):
-    card: str | None = Field(None, examples=["QS"], description="the right card, if it was misread")
+    card: str | None = Field(None, max_length=3, examples=["QS"], description="the right card, if it was misread")
     seat: Seat | None = Field(None, ge=0, le=3, description="the right table seat, if it was put to the wrong player")
 
 
 class GameEnd(_Body):
-    left: str | None = Field(None, description="the player who left the table, if one did (they leave the Partie)")
+    left: str | None = Field(
+        None, max_length=200, description="the player who left the table, if one did (they leave the Partie)"
+    )
 
 
 class RulesSet(_Body):
-    rules: dict[str, Any] = Field(..., examples=[{"preset": "pub", "schweinchen": False}])
+    rules: Rules = Field(..., examples=[{"preset": "pub", "schweinchen": False}])
+
+    _rules_form = field_validator("rules")(_check_rules)
 
 
 class TokenOnly(_Body):
@@ -163,6 +204,7 @@ class PlayPublic(BaseModel):
     confidence: float
     uncertain: bool
     corrected: bool
+    manual: bool = Field(description="entered by a person, not seen by the camera")
 
 
 class TrickPublic(BaseModel):
@@ -275,6 +317,16 @@ class NotePublic(BaseModel):
     message: str
 
 
+class ActionPublic(BaseModel):
+    """Something a person entered that can be taken back by itself (``POST /events/{event_id}/undo``)."""
+
+    event_id: int
+    kind: str
+    game: int | None = Field(description="the game it belongs to")
+    label: str = Field(description="what it was, in German, e.g. Re von Ben")
+    label_en: str
+
+
 class TablePublic(BaseModel):
     """Everything a page shows; also sent on every change as the SSE event ``state``."""
 
@@ -286,7 +338,8 @@ class TablePublic(BaseModel):
     last_game: GamePublic | None = Field(description="the game finished last, with its result")
     notes: list[NotePublic]
     pipeline_flags: list[dict[str, Any]]
-    can_undo: str | None = Field(description="what an undo would take back, or null")
+    undo: ActionPublic | None = Field(description='what "Rückgängig" takes back now: a person\'s last action, or null')
+    actions: list[ActionPublic] = Field(description="a person's latest actions still in force, newest first")
 
 
 class EventPublic(BaseModel):

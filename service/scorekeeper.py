@@ -7,6 +7,7 @@ nothing is shown before it is on disk.
 
 from __future__ import annotations
 
+import copy
 import logging
 import threading
 import time
@@ -20,15 +21,17 @@ from dokocam.service import table as t
 from dokocam.service.feed import CARD_PLAYED, NEEDS_CONFIRMATION, Feed, FeedEvent, FeedFrame, FollowsGame
 from dokocam.service.hub import Hub
 from dokocam.service.store import EventStore, StoredEvent
-from dokocam.service.views import frame_message, table_view
+from dokocam.service.texts import Text, TextError
+from dokocam.service.views import contract_label, frame_message, table_view
 
 log = logging.getLogger(__name__)
 
 _FRAMES_KEPT = 8
+_ACTIONS_SHOWN = 12  # a person's latest actions the page offers to take back
 
 
-class NotFoundError(LookupError):
-    """The card or game an action names does not exist (HTTP 404)."""
+class NotFoundError(TextError):
+    """The card, call or event an action names does not exist (HTTP 404)."""
 
 
 class Scorekeeper:
@@ -92,28 +95,32 @@ class Scorekeeper:
             return self._frames.get(index)
 
     def _build_view(self) -> dict[str, Any]:
-        target = t.last_undoable(self._events)
-        label = None
-        if target is not None:
-            label = f"{target.kind.replace('_', ' ')} #{target.id}"
-            if target.kind == t.CARD_OBSERVED:
-                label = f"{target.payload['card']} by {self._seat_name(target)} (#{target.id})"
-            elif target.kind == t.CALL_MADE:
-                label = f"{target.payload['call']} by {self._seat_name(target)} (#{target.id})"
-        return table_view(self._replayer.state, can_undo=label)
+        actions = [self._action(event) for event in t.person_actions(self._events)[:_ACTIONS_SHOWN]]
+        return table_view(self._replayer.state, actions=actions)
 
-    def _seat_name(self, event: StoredEvent) -> str:
-        """Who sat at the table seat a card or call names, in the game it belongs to.
+    def _action(self, event: StoredEvent) -> dict[str, Any]:
+        """A person's action as the page offers it for taking back: id, kind, labels."""
+        game = self._game_of(event)
+        label = _action_text(event, game)
+        return {
+            "event_id": event.id,
+            "kind": event.kind,
+            "game": game.number if game is not None else None,
+            "label": label.de,
+            "label_en": label.en,
+        }
 
-        With five players the seats mean other players from game to game.
-        """
-        seat = int(event.payload["seat"])
-        for game in reversed(self.state.games()):
-            if any(p.event_id == event.id for p in game.plays) or any(c[2] == event.id for c in game.calls):
-                return game.table_players[seat]
-        # An event the replay kept only as a note: most likely one of the current game.
-        current = self.state.current
-        return current.table_players[seat] if current is not None else f"seat {seat}"
+    def _game_of(self, event: StoredEvent) -> t.GameState | None:
+        """The game an event belongs to (its card or call, or the card or call it names); None if unknown."""
+        ids = {event.id, int(event.payload.get("target", 0) or 0)}
+        games = self.state.games()
+        for game in reversed(games):
+            if any(p.event_id in ids for p in game.plays) or any(c[2] in ids for c in game.calls):
+                return game
+        for game in reversed(games):  # a game type or an early end: the game that was running then
+            if game.first_event_id is not None and game.first_event_id <= event.id:
+                return game
+        return self.state.current
 
     def new_game(self) -> Game:
         """A fresh engine game as the table's current game is set up (players, rules, contract)."""
@@ -149,9 +156,11 @@ class Scorekeeper:
                     raise
                 # The engine counts seats from Vorhand; people know each other by name.
                 raise type(exc)(current.name_seats(str(exc))) from exc
+            if payload.get("source") != "camera":
+                self._dry_run(kind, payload)
             event = self.store.append(kind, payload)
             self._events.append(event)
-            if kind in (t.UNDO, t.CARD_CORRECTED, t.CARD_CONFIRMED):
+            if kind in t.REBUILDS:
                 self._replayer = t.Replayer.rebuild(self._events)
             else:
                 self._replayer.apply(event)
@@ -168,13 +177,32 @@ class Scorekeeper:
 
     # -- validation (nothing is written when these raise) --------------------------------
 
+    def _dry_run(self, kind: str, payload: dict[str, Any]) -> None:
+        """Refuses a person's action the replay would only keep as a note (it would change nothing).
+
+        Raises:
+            TableError: what the replay says is wrong with it.
+        """
+        candidate = StoredEvent(self._events[-1].id + 1 if self._events else 1, time.time(), kind, payload)
+        if kind in t.REBUILDS:
+            trial = t.Replayer.rebuild([*self._events, candidate])
+        else:
+            trial = copy.deepcopy(self._replayer)
+            trial.apply(candidate)
+        current = trial.state.current
+        if kind == t.CARD_OBSERVED and current is not None and current.blocked is not None:
+            return  # the last card of a game the sheet refuses: it was played; the game shows the fix
+        for note in trial.state.notes:
+            if note["event_id"] == candidate.id:
+                raise t.TableError(Text("not_applied", why=note["message"]))
+
     def _check_rules(self, payload: dict[str, Any]) -> None:
-        self._require_no_partie("change the rules")
+        self._require_no_partie(Text("action_rules"))
         payload["rules"] = Rules.from_dict(payload["rules"]).to_dict()
 
     def _check_partie(self, payload: dict[str, Any]) -> None:
         if not payload.pop("replace", False):
-            self._require_no_partie("start another Partie (send replace: true to end it)")
+            self._require_no_partie(Text("action_partie"))
         rules = Rules.from_dict(payload["rules"])
         payload["rules"] = rules.to_dict()
         Partie(payload["players"], rules, first_dealer=payload["first_dealer"], **payload.get("length", {}))
@@ -185,65 +213,108 @@ class Scorekeeper:
         if current.forced_solo is not None:
             declarer = current.deal_seats[contract.declarer] if contract.declarer is not None else None
             if contract.type.value != "solo" or declarer != current.forced_solo:
-                raise t.TableError(
-                    f"{current.forced_solo} still owes a Pflichtsolo and is Vorhand in the last round: "
-                    "this game must be their solo (Vorführung)"
-                )
+                raise t.TableError(Text("forced_solo", player=current.forced_solo))
         Game.replay(current.rules, contract, current.deal_seats, current.game.history)
 
     def _check_card(self, payload: dict[str, Any]) -> None:
-        self._require_game()
+        current = self._require_game()
         payload["card"] = str(Card.parse(payload["card"]))
+        if payload.get("source") != "camera" and current.game.is_over:
+            raise t.TableError(Text("game_blocked", number=current.number, why=current.blocked or "?"))
 
     def _check_call(self, payload: dict[str, Any]) -> None:
         current = self._require_game()
-        copy = Game.replay(current.rules, current.contract, current.deal_seats, current.game.history)
-        copy.call(current.game_seat(payload["seat"]), Call(payload["call"]))
+        trial = Game.replay(current.rules, current.contract, current.deal_seats, current.game.history)
+        trial.call(current.game_seat(payload["seat"]), Call(payload["call"]))
 
     def _check_confirm(self, payload: dict[str, Any]) -> None:
-        play = self._find_play(payload["target"])
+        play, _ = self._find_play(payload["target"])
         if not play.uncertain:
-            raise t.TableError(f"card {payload['target']} ({play.card}) is not waiting for a confirmation")
+            raise t.TableError(Text("not_doubted", id=payload["target"], card=play.card.german_name))
 
     def _check_correction(self, payload: dict[str, Any]) -> None:
-        play = self._find_play(payload["target"])
+        play, game = self._find_play(payload["target"])
         if payload.get("card") is None and payload.get("seat") is None:
-            raise ValueError("a correction needs the right card, the right seat, or both")
+            raise TextError(Text("correction_empty"))
         if payload.get("card") is not None:
             payload["card"] = str(Card.parse(payload["card"]))
         if payload.get("card") in (None, str(play.card)) and payload.get("seat") in (None, play.seat):
-            raise t.TableError(f"card {play.event_id} already is {play.card} at seat {play.seat}; nothing to correct")
+            raise t.TableError(
+                Text(
+                    "correction_same",
+                    id=play.event_id,
+                    card=play.card.german_name,
+                    player=game.table_players[play.seat],
+                )
+            )
+
+    def _check_call_correction(self, payload: dict[str, Any]) -> None:
+        target = int(payload["target"])
+        for game in self.state.games():
+            for seat, call, event_id in game.calls:
+                if event_id == target:
+                    if payload.get("call") is None and payload.get("seat") is None:
+                        raise TextError(Text("call_correction_empty"))
+                    if payload.get("call") in (None, call.value) and payload.get("seat") in (None, seat):
+                        raise t.TableError(
+                            Text(
+                                "call_correction_same",
+                                id=target,
+                                call=call.german_name,
+                                player=game.table_players[seat],
+                            )
+                        )
+                    return
+        raise NotFoundError(Text("no_such_call", id=target))
 
     def _check_undo(self, payload: dict[str, Any]) -> None:
-        target = t.last_undoable(self._events)
-        if target is None:
-            raise t.TableError("nothing to undo in this Partie")
+        """An undo names its target; a person's undo without one takes back their last action.
+
+        The camera may withdraw its own card (a lead it counted too early); a person never undoes
+        a camera event: those are corrected.
+        """
+        by_camera = payload.get("source") == "camera"
+        if payload.get("target") is None:
+            target = t.last_undoable(self._events)
+            if target is None:
+                raise t.TableError(Text("nothing_to_undo"))
+        else:
+            target = next((e for e in self._events if e.id == int(payload["target"])), None)
+            if target is None:
+                raise NotFoundError(Text("no_such_event", id=payload["target"]))
+            if target.kind not in t.UNDOABLE:
+                raise t.TableError(Text("undo_not_undoable", id=target.id, kind=target.kind))
+            if t.from_camera(target) and not by_camera:
+                raise t.TableError(Text("undo_camera", id=target.id))
+            if target not in t.partie_events(self._events):
+                raise t.TableError(Text("undo_not_in_force", id=target.id))
         payload["target"] = target.id
         payload["target_kind"] = target.kind
 
     def _check_end(self, payload: dict[str, Any]) -> None:
         self._require_game()
         left = payload.get("left")
-        if left is not None and left not in self.state.partie.present:  # type: ignore[union-attr]
-            raise ValueError(f"{left!r} is not at the table; players: {', '.join(self.state.partie.present)}")  # type: ignore[union-attr]
+        present = self.state.partie.present  # type: ignore[union-attr]
+        if left is not None and left not in present:
+            raise TextError(Text("not_at_table", name=left, players=", ".join(present)))
 
     def _check_nothing(self, payload: dict[str, Any]) -> None:
         """The pipeline's own findings need no check: they are what the camera saw."""
 
-    def _require_no_partie(self, action: str) -> None:
+    def _require_no_partie(self, action: Text) -> None:
         partie = self.state.partie
         if partie is not None and not partie.is_over:
-            raise t.TableError(f"a Partie is running; cannot {action}")
+            raise t.TableError(Text("partie_running", action=action.de))
 
     def _require_game(self) -> t.GameState:
         return self._replayer.require_game()
 
-    def _find_play(self, event_id: int) -> t.PlayRef:
+    def _find_play(self, event_id: int) -> tuple[t.PlayRef, t.GameState]:
         for game in self.state.games():
             for play in game.plays:
                 if play.event_id == event_id:
-                    return play
-        raise NotFoundError(f"no card with id {event_id} in this Partie; the ids are in each play's event_id")
+                    return play, game
+        raise NotFoundError(Text("no_such_card", id=event_id))
 
     # -- the camera -----------------------------------------------------------------------
 
@@ -286,9 +357,9 @@ class Scorekeeper:
                     pacer.realtime = realtime
         except Exception:  # a broken camera must not take the dashboard down
             log.exception("the camera feed stopped")
-            self.hub.publish("feed", {"state": "stopped", "message": "the camera feed stopped; see the server log"})
+            self.hub.publish("feed", {"state": "stopped", **_texts(Text("feed_stopped"))})
         else:
-            self.hub.publish("feed", {"state": "ended", "message": "the source has ended"})
+            self.hub.publish("feed", {"state": "ended", **_texts(Text("feed_ended"))})
 
     def observe(self, event: FeedEvent, seq: int = 0) -> StoredEvent | None:
         """Logs one pipeline event that changes the table; returns the stored event or None.
@@ -323,14 +394,14 @@ class Scorekeeper:
                     )
             elif event.kind == NEEDS_CONFIRMATION and data.get("reason") == "card_withdrawn":
                 # The pipeline took back a card it had counted as a lead (it left with the trick
-                # before); mirror that with an undo when it is still the last thing logged.
-                target = t.last_undoable(self._events)
+                # before); mirror that with an undo when it is still the last card in force.
+                target = next((e for e in reversed(t.in_force(self._events)) if e.kind == t.CARD_OBSERVED), None)
                 if (
                     target is not None
                     and target.kind == t.CARD_OBSERVED
                     and target.payload.get("card") == data.get("card")
                 ):
-                    self.submit(t.UNDO, origin)
+                    self.submit(t.UNDO, {"target": target.id, **origin})
                 return self.submit(
                     t.PIPELINE_FLAG,
                     {
@@ -352,7 +423,8 @@ class Scorekeeper:
                 )
         except (ValueError, LookupError) as exc:
             log.warning("pipeline event %s at %.2fs not applied: %s", event.kind, event.time, exc)
-            self.hub.publish("feed", {"state": "refused", "message": f"{event.kind} at {event.time:.1f}s: {exc}"})
+            refused = Text("feed_refused", kind=event.kind, time=event.time, why=str(exc))
+            self.hub.publish("feed", {"state": "refused", **_texts(refused)})
             return None
         self.hub.publish("pipeline", {"kind": event.kind, "time": event.time})
         return None
@@ -379,6 +451,46 @@ class Scorekeeper:
             self.hub.publish("frame", frame_message(frame))
 
 
+def _action_text(event: StoredEvent, game: t.GameState | None) -> Text:
+    """What a person's action was, named for its undo button ("Re von Ben")."""
+    payload = event.payload
+
+    def player(seat: Any) -> str:
+        return game.table_players[int(seat)] if game is not None and seat is not None else "?"
+
+    def card_of(target: int) -> t.PlayRef | None:
+        return next((p for p in game.plays if p.event_id == target), None) if game is not None else None
+
+    if event.kind in (t.CALL_MADE, t.CALL_CORRECTED):
+        call = Call(payload["call"]) if payload.get("call") else None
+        if event.kind == t.CALL_CORRECTED and game is not None:
+            seat, current, _ = next((c for c in game.calls if c[2] == int(payload["target"])), (None, None, 0))
+            call = call or current
+            key, who = "act_call_fix", player(payload.get("seat", seat))
+        else:
+            key, who = "act_call", player(payload.get("seat"))
+        return Text(key, call=call.german_name if call else "?", call_en=call.value if call else "?", player=who)
+    if event.kind == t.CONTRACT_SET:
+        label = contract_label(payload.get("contract", {}), game.table_players if game is not None else ())
+        return Text("act_contract", contract=label)
+    if event.kind == t.CARD_OBSERVED:
+        card = Card.parse(payload["card"])
+        return Text("act_card", card=card.german_name, code=str(card), player=player(payload["seat"]))
+    if event.kind in (t.CARD_CORRECTED, t.CARD_CONFIRMED):
+        play = card_of(int(payload["target"]))
+        card = play.card if play is not None else None
+        who = player(play.seat if play is not None else None)
+        key = "act_card_fix" if event.kind == t.CARD_CORRECTED else "act_confirm"
+        return Text(key, card=card.german_name if card else "?", code=str(card or "?"), player=who)
+    if event.kind == t.GAME_ENDED_EARLY:
+        return Text("act_end", number=game.number if game is not None else "?")
+    return Text("act_other", kind=event.kind, id=event.id)
+
+
+def _texts(text: Text) -> dict[str, str]:
+    return {"message": text.de, "message_en": text.en}
+
+
 _VALIDATORS: dict[str, Callable[[Scorekeeper, dict[str, Any]], None]] = {
     t.RULES_SET: Scorekeeper._check_rules,
     t.PARTIE_STARTED: Scorekeeper._check_partie,
@@ -388,6 +500,7 @@ _VALIDATORS: dict[str, Callable[[Scorekeeper, dict[str, Any]], None]] = {
     t.CARD_CONFIRMED: Scorekeeper._check_confirm,
     t.CARD_CORRECTED: Scorekeeper._check_correction,
     t.CALL_MADE: Scorekeeper._check_call,
+    t.CALL_CORRECTED: Scorekeeper._check_call_correction,
     t.GAME_ENDED_EARLY: Scorekeeper._check_end,
     t.PIPELINE_FLAG: Scorekeeper._check_nothing,
     t.UNDO: Scorekeeper._check_undo,

@@ -7,10 +7,14 @@ dealer) has no seat and everyone after them in the seating order counts one seat
 (``table_players``). The engine's ``Game`` counts seats from Vorhand (game seat 0, left of the
 dealer), so the two are converted per deal (``GameState.game_seat``).
 
-Replaying: an ``undo`` removes the most recent action that is still in force; a correction
-or confirmation of a card is applied to the card it names; then the remaining events are
-played into a fresh ``Partie`` and ``Game`` in order. An event that no longer fits after a
-correction (a Re that is now too late) is kept in the log and reported as a note, not applied.
+Replaying: an ``undo`` removes the one event it names (its ``target``); a correction or
+confirmation is applied to the card or call it names; then the remaining events are played
+into a fresh ``Partie`` and ``Game`` in order. An event that no longer fits after a correction
+(a Re that is now too late) is kept in the log and reported as a note, not applied.
+
+Who made an event matters: people take back what they entered (a call, a game type, a card
+entered by hand, a correction, a confirmation, ending a game), the camera's cards are corrected,
+never undone by a person, so an undo can never race a card the camera adds meanwhile.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any
 from dokocam.engine import Call, Card, Contract, Game, Rules
 from dokocam.engine.sheet import Partie, SheetEntry
 from dokocam.service.store import StoredEvent
+from dokocam.service.texts import Text, TextError
 
 # Event kinds in the log.
 RULES_SET = "rules_set"
@@ -34,6 +39,7 @@ CARD_DOUBTED = "card_doubted"
 CARD_CONFIRMED = "card_confirmed"
 CARD_CORRECTED = "card_corrected"
 CALL_MADE = "call_made"
+CALL_CORRECTED = "call_corrected"
 GAME_ENDED_EARLY = "game_ended_early"
 PIPELINE_FLAG = "pipeline_flag"
 UNDO = "undo"
@@ -47,16 +53,33 @@ UNDOABLE = frozenset(
         CARD_CONFIRMED,
         CARD_CORRECTED,
         CALL_MADE,
+        CALL_CORRECTED,
         GAME_ENDED_EARLY,
         PIPELINE_FLAG,
     }
 )
+# What a person does at the table; each can be taken back by itself.
+PERSON_KINDS = frozenset(
+    {CONTRACT_SET, CARD_OBSERVED, CARD_CONFIRMED, CARD_CORRECTED, CALL_MADE, CALL_CORRECTED, GAME_ENDED_EARLY}
+)
+# Events that change earlier ones: the state is rebuilt from the whole log after them.
+REBUILDS = frozenset({UNDO, CARD_CORRECTED, CARD_CONFIRMED, CALL_CORRECTED})
+
+
+def from_camera(event: StoredEvent) -> bool:
+    """True for what the pipeline reported (cards, doubts, flags, its own withdrawals)."""
+    return event.payload.get("source") == "camera" or event.kind in (CARD_DOUBTED, PIPELINE_FLAG)
+
+
+def by_person(event: StoredEvent) -> bool:
+    """True for what a person entered: the events ``undo`` takes back on a person's request."""
+    return event.kind in PERSON_KINDS and not from_camera(event)
 
 
 _SEAT = re.compile(r"\bseat ([0-3])\b")
 
 
-class TableError(ValueError):
+class TableError(TextError):
     """An action that does not fit the table as it is (HTTP 409); the message says what would."""
 
 
@@ -71,6 +94,7 @@ class PlayRef:
         confidence: the detector's score, 1.0 for a card a person entered.
         uncertain: the pipeline asked for a person's look and nobody confirmed it yet.
         corrected: a person changed the card or the seat.
+        manual: a person entered it (the camera did not see it).
     """
 
     event_id: int
@@ -79,6 +103,7 @@ class PlayRef:
     confidence: float
     uncertain: bool
     corrected: bool
+    manual: bool = False
 
 
 def table_players(seating: Sequence[str], playing: Iterable[str]) -> tuple[str, ...]:
@@ -111,6 +136,7 @@ class GameState:
     calls: list[tuple[int, Call, int]] = field(default_factory=list)  # (table seat, call, event id)
     # Set while a finished game cannot go on the sheet yet (e.g. an owed Pflichtsolo not declared).
     blocked: str | None = None
+    first_event_id: int | None = None  # the event after which this game began (a Partie start, the last card)
 
     def __post_init__(self) -> None:
         self.game = Game(rules=self.rules, contract=self.contract, players=self.deal_seats)
@@ -185,6 +211,7 @@ class Replayer:
     def __init__(self) -> None:
         self.state = TableState()
         self.overrides: dict[int, dict[str, Any]] = {}
+        self.call_overrides: dict[int, dict[str, Any]] = {}
         self.confirmed: set[int] = set()
         self.doubted: dict[int, dict[str, Any]] = {}
 
@@ -200,6 +227,10 @@ class Replayer:
                 target = int(event.payload["target"])
                 merged = replayer.overrides.setdefault(target, {})
                 merged.update({k: event.payload[k] for k in ("card", "seat") if event.payload.get(k) is not None})
+            elif event.kind == CALL_CORRECTED:
+                target = int(event.payload["target"])
+                merged = replayer.call_overrides.setdefault(target, {})
+                merged.update({k: event.payload[k] for k in ("call", "seat") if event.payload.get(k) is not None})
             elif event.kind == CARD_CONFIRMED:
                 replayer.confirmed.add(int(event.payload["target"]))
             elif event.kind == CARD_DOUBTED:
@@ -261,6 +292,7 @@ class Replayer:
                 and event.id not in self.confirmed
                 and not fix,
                 corrected=bool(fix),
+                manual=payload.get("source") == "manual",
             )
         )
         self._finish_if_over()
@@ -274,8 +306,9 @@ class Replayer:
 
     def _call_made(self, event: StoredEvent) -> None:
         current = self.require_game()
-        seat = int(event.payload["seat"])
-        call = Call(event.payload["call"])
+        fix = self.call_overrides.get(event.id, {})
+        seat = int(fix.get("seat", event.payload["seat"]))
+        call = Call(fix.get("call", event.payload["call"]))
         current.game.call(current.game_seat(seat), call)
         current.calls.append((seat, call, event.id))
 
@@ -304,9 +337,9 @@ class Replayer:
             TableError: no Partie yet, or the Partie is over.
         """
         if self.state.partie is None:
-            raise TableError("no Partie is running; start one first (POST /partie)")
+            raise TableError(Text("no_partie"))
         if self.state.current is None:
-            raise TableError("the Partie is over; start a new Partie to play on")
+            raise TableError(Text("partie_over"))
         return self.state.current
 
     def _next_game(self) -> None:
@@ -325,6 +358,7 @@ class Replayer:
             table_players=table_players(partie.players, deal.seats),
             rules=self.state.rules,
             sitting_out=deal.sitting_out,
+            first_event_id=self.state.last_event_id,
         )
 
     def _finish_if_over(self) -> None:
@@ -357,10 +391,10 @@ _HANDLERS = {
 
 
 def in_force(events: Sequence[StoredEvent]) -> list[StoredEvent]:
-    """The events an ``undo`` has not taken back, in log order (undos themselves dropped).
+    """The events no ``undo`` has taken back, in log order (undos themselves dropped).
 
-    An undo takes back the latest undoable event still in force; starting a Partie is a
-    barrier: nothing before it can be undone.
+    Each undo names its ``target``. An undo without one (none is written so) takes back the
+    latest undoable event still in force; starting a Partie is a barrier for it.
     """
     undone: set[int] = set()
     stack: list[int] = []
@@ -368,22 +402,34 @@ def in_force(events: Sequence[StoredEvent]) -> list[StoredEvent]:
         if event.kind == PARTIE_STARTED:
             stack.clear()
         elif event.kind == UNDO:
-            if stack:
+            target = event.payload.get("target")
+            if target is not None:
+                undone.add(int(target))
+                if int(target) in stack:
+                    stack.remove(int(target))
+            elif stack:
                 undone.add(stack.pop())
         elif event.kind in UNDOABLE:
             stack.append(event.id)
     return [e for e in events if e.kind != UNDO and e.id not in undone]
 
 
-def last_undoable(events: Sequence[StoredEvent]) -> StoredEvent | None:
-    """The event an ``undo`` appended now would take back, or None."""
+def partie_events(events: Sequence[StoredEvent]) -> list[StoredEvent]:
+    """The events in force since the latest Partie started (all of them before the first Partie)."""
     effective = in_force(events)
-    for event in reversed(effective):
-        if event.kind == PARTIE_STARTED:
-            return None
-        if event.kind in UNDOABLE:
-            return event
-    return None
+    start = max((i for i, e in enumerate(effective) if e.kind == PARTIE_STARTED), default=-1)
+    return effective[start + 1 :]
+
+
+def person_actions(events: Sequence[StoredEvent]) -> list[StoredEvent]:
+    """What people entered in this Partie and still holds, newest first: what "Rückgängig" can take back."""
+    return [e for e in reversed(partie_events(events)) if by_person(e)]
+
+
+def last_undoable(events: Sequence[StoredEvent]) -> StoredEvent | None:
+    """The person's action "Rückgängig" takes back now, or None: never a camera event."""
+    actions = person_actions(events)
+    return actions[0] if actions else None
 
 
 def contract_from_payload(data: Mapping[str, Any], current: GameState) -> Contract:

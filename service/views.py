@@ -6,10 +6,11 @@ Built once per event and sent as is to every page, so it is plain dicts, not mod
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from typing import Any
 
-from dokocam.engine import Card, Rules
+from dokocam.engine import Card, Rules, SoloKind
 from dokocam.engine.rules import PRESETS
 from dokocam.service import table as t
 from dokocam.service.feed import FeedFrame
@@ -40,8 +41,8 @@ def rules_view(rules: Rules, *, settable: bool) -> dict[str, Any]:
     }
 
 
-def table_view(state: t.TableState, *, can_undo: str | None = None) -> dict[str, Any]:
-    """The whole public state."""
+def table_view(state: t.TableState, *, actions: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """The whole public state; ``actions`` are a person's latest actions in force, newest first."""
     partie = state.partie
     last = next((f for f in reversed(state.finished) if not f.ended_early), None)
     return {
@@ -53,7 +54,8 @@ def table_view(state: t.TableState, *, can_undo: str | None = None) -> dict[str,
         "last_game": game_view(last.state, entry_points=last.entry.points) if last is not None else None,
         "notes": [dict(n) for n in state.notes[-20:]],
         "pipeline_flags": state.pipeline_flags[-20:],
-        "can_undo": can_undo,
+        "undo": dict(actions[0]) if actions else None,
+        "actions": [dict(a) for a in actions],
     }
 
 
@@ -178,6 +180,7 @@ def play_view(ref: t.PlayRef, players: tuple[str, ...]) -> dict[str, Any]:
         "confidence": round(ref.confidence, 3),
         "uncertain": ref.uncertain,
         "corrected": ref.corrected,
+        "manual": ref.manual,
     }
 
 
@@ -196,18 +199,32 @@ def contract_view(contract: Any, current: t.GameState) -> dict[str, Any]:
     out: dict[str, Any] = {"type": data.get("type", "normal"), "kind": data.get("kind")}
     for key in ("declarer", "partner"):
         out[key] = current.table_seat(data[key]) if data.get(key) is not None else None
-    label = {
-        "normal": "Normalspiel",
-        "hochzeit": "Hochzeit",
-        "silent_hochzeit": "stille Hochzeit",
-        "armut": "Armut",
-    }.get(out["type"], "Solo")
-    if out["type"] == "solo" and getattr(contract, "kind", None) is not None:
-        label = contract.kind.german_name
-    if out["declarer"] is not None:
-        label += f" ({current.table_players[out['declarer']]})"
-    out["label"] = label
+    out["label"] = contract_label(out, current.table_players)
     return out
+
+
+_CONTRACT_NAMES = {
+    "normal": "Normalspiel",
+    "hochzeit": "Hochzeit",
+    "silent_hochzeit": "stille Hochzeit",
+    "armut": "Armut",
+}
+
+
+def contract_label(record: Mapping[str, Any], table_players: Sequence[str]) -> str:
+    """A game type in German with its declarer, e.g. ``Damensolo (Anna)``; seats are table seats.
+
+    >>> contract_label({"type": "solo", "kind": "queens", "declarer": 0}, ["Anna", "Ben", "Cem", "Dora"])
+    'Damensolo (Anna)'
+    """
+    kind = record.get("type", "normal")
+    label = _CONTRACT_NAMES.get(kind, "Solo")
+    if kind == "solo" and record.get("kind"):
+        label = SoloKind(record["kind"]).german_name
+    declarer = record.get("declarer")
+    if declarer is not None and 0 <= int(declarer) < len(table_players):
+        label += f" ({table_players[int(declarer)]})"
+    return label
 
 
 def result_view(result: Any, current: t.GameState, entry_points: dict[str, int] | None) -> dict[str, Any]:

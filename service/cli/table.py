@@ -314,13 +314,14 @@ def _describe(event: Any) -> str:
     stamp = f"{d.pop('time'):8.2f}s #{d.pop('frame'):<6}"
     if kind == "card_played":
         note = (
-            " (position says seat %s, turn order seat %s)" % (d["seat_by_position"], d["seat_by_turn"])
+            f" (position says seat {d['seat_by_position']}, turn order seat {d['seat_by_turn']})"
             if d["seat_conflict"]
             else ""
         )
         return f"{stamp} trick {d['trick'] + 1}: seat {d['seat']} plays {d['card']} ({d['confidence']:.2f}){note}"
     if kind == "trick_complete":
-        return f"{stamp} trick {d['trick'] + 1} complete: {' '.join(d['cards'])} -> seat {d['winner']} ({d['augen']} Augen)"
+        cards = " ".join(d["cards"])
+        return f"{stamp} trick {d['trick'] + 1} complete: {cards} -> seat {d['winner']} ({d['augen']} Augen)"
     if kind == "trick_cleared":
         return f"{stamp} trick {d['trick'] + 1} cleared"
     if kind == "flag":

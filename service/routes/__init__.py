@@ -2,30 +2,42 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
-from fastapi import HTTPException, status
+from fastapi import status
 
+from dokocam.service.errors import ApiError
 from dokocam.service.scorekeeper import NotFoundError, Scorekeeper
 from dokocam.service.table import TableError
+from dokocam.service.texts import Text, TextError
+
+log = logging.getLogger(__name__)
 
 
 def submit(table: Scorekeeper, kind: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     """Runs one action; a refused one becomes a 4xx whose detail says why (nothing is logged).
 
-    404: it names a card that is not there; 409: it does not fit the game as it stands
-    (too late, wrong party, a Partie running); 422: its content is wrong (an unknown switch).
+    404: it names a card, call or event that is not there; 409: it does not fit the game as it
+    stands (too late, wrong party, a Partie running, a game waiting for a fix); 422: its content
+    is wrong (an unknown switch, a card code that names no card).
     """
     try:
         event = table.submit(kind, payload)
     except NotFoundError as exc:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, detail=str(exc)) from exc
+        raise ApiError(status.HTTP_404_NOT_FOUND, exc.text) from exc
     except TableError as exc:
-        raise HTTPException(status.HTTP_409_CONFLICT, detail=str(exc)) from exc
+        raise ApiError(status.HTTP_409_CONFLICT, exc.text) from exc
+    except TextError as exc:
+        raise ApiError(status.HTTP_422_UNPROCESSABLE_CONTENT, exc.text) from exc
     except ValueError as exc:
-        code = status.HTTP_409_CONFLICT if _is_conflict(exc) else 422
-        raise HTTPException(code, detail=str(exc)) from exc
+        code = status.HTTP_409_CONFLICT if _is_conflict(exc) else status.HTTP_422_UNPROCESSABLE_CONTENT
+        raise ApiError(code, Text("engine_refused", why=str(exc)[:300])) from exc
+    except (TypeError, KeyError, LookupError) as exc:
+        # A payload of a shape the schemas let through but the engine cannot read: refused, logged to be fixed.
+        log.warning("refused %s %r: %r", kind, dict(payload), exc)
+        raise ApiError(status.HTTP_422_UNPROCESSABLE_CONTENT, Text("not_applied", why=str(exc)[:200])) from exc
     return {"event": event.to_dict(), "state": table.view()}
 
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Path, status
+from fastapi import APIRouter, Path, status
 
 from dokocam.service import table as t
 from dokocam.service.deps import TableDep, TokenDep
+from dokocam.service.errors import ApiError
 from dokocam.service.routes import submit
 from dokocam.service.schemas import (
     Accepted,
+    CallCorrection,
     CallCreate,
     CardCorrection,
     CardCreate,
@@ -19,10 +21,11 @@ from dokocam.service.schemas import (
     GamePublic,
     TokenOnly,
 )
+from dokocam.service.texts import Text
 
 router = APIRouter(prefix="/games", tags=["games"])
 
-EventId = Path(..., ge=1, le=2**62, description="the play's event_id")
+EventId = Path(..., ge=1, le=2**62, description="the play's or call's event_id")
 
 
 @router.get("/current")
@@ -30,7 +33,7 @@ def read_current_game(*, table: TableDep) -> GamePublic:
     """The game being played: current trick by seat, tricks, parties as known, Augen, calls, flags."""
     view = table.view()["game"]
     if view is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, detail="no game is running; start a Partie with POST /partie")
+        raise ApiError(status.HTTP_404_NOT_FOUND, Text("no_game"))
     return GamePublic.model_validate(view)
 
 
@@ -44,6 +47,20 @@ def set_contract(*, table: TableDep, body: ContractSet) -> Accepted:
 def make_call(*, table: TableDep, body: CallCreate) -> Accepted:
     """Announces Re/Kontra or an Absage; refused with 409 and the reason when too late or not allowed."""
     return Accepted.model_validate(submit(table, t.CALL_MADE, {"seat": body.seat, "call": body.call}))
+
+
+@router.patch("/calls/{event_id}", dependencies=[TokenDep])
+def correct_call(*, table: TableDep, body: CallCorrection, event_id: int = EventId) -> Accepted:
+    """Corrects who made an announcement or which one it was, in its place; everything after is recomputed.
+
+    To take an announcement back altogether: ``POST /events/{event_id}/undo``.
+    """
+    payload: dict[str, Any] = {"target": event_id}
+    if body.seat is not None:
+        payload["seat"] = body.seat
+    if body.call is not None:
+        payload["call"] = body.call
+    return Accepted.model_validate(submit(table, t.CALL_CORRECTED, payload))
 
 
 @router.post("/current/cards", status_code=status.HTTP_201_CREATED, dependencies=[TokenDep])
@@ -82,8 +99,5 @@ def export_game(*, table: TableDep, number: int = Path(..., ge=1, le=100000)) ->
     """One game as a ``dokocam-game/1`` record (the engine's JSON game format)."""
     record = table.game_record(number)
     if record is None:
-        raise HTTPException(
-            status.HTTP_404_NOT_FOUND,
-            detail=f"no game {number} in this Partie; GET /partie lists the games on the sheet",
-        )
+        raise ApiError(status.HTTP_404_NOT_FOUND, Text("no_such_game", number=number))
     return record

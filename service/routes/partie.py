@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Response, status
+from fastapi import APIRouter, Response, status
 
 from dokocam.service import table as t
 from dokocam.service.deps import TableDep, TokenDep
+from dokocam.service.errors import ApiError
 from dokocam.service.routes import submit
 from dokocam.service.schemas import Accepted, PartieCreate, PartiePublic
+from dokocam.service.texts import Text
 
 router = APIRouter(prefix="/partie", tags=["partie"])
 
@@ -33,7 +35,7 @@ def read_partie(*, table: TableDep) -> PartiePublic:
     """The Partie: players, totals, Bock rounds, owed Pflichtsoli and the score sheet."""
     view = table.view()["partie"]
     if view is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, detail="no Partie yet; start one with POST /partie")
+        raise ApiError(status.HTTP_404_NOT_FOUND, Text("no_partie"))
     return PartiePublic.model_validate(view)
 
 
@@ -42,7 +44,7 @@ def export_sheet(*, table: TableDep) -> Response:
     """The score sheet as CSV: one row per game, entries then running totals."""
     text = table.sheet_csv()
     if text is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, detail="no Partie yet; start one with POST /partie")
+        raise ApiError(status.HTTP_404_NOT_FOUND, Text("no_partie"))
     return Response(
         text,
         media_type="text/csv; charset=utf-8",

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Query, Request, Response, status
+from fastapi import APIRouter, Query, Request, Response, status
 from fastapi.responses import StreamingResponse
 
 from dokocam.service.deps import TableDep
+from dokocam.service.errors import ApiError
 from dokocam.service.schemas import TablePublic
+from dokocam.service.texts import Text
 
 router = APIRouter(tags=["stream"])
 
@@ -42,15 +44,14 @@ async def stream(*, table: TableDep, request: Request) -> StreamingResponse:
 
 @router.get("/frame.jpg", response_class=Response, responses={200: {"content": {"image/jpeg": {}}}})
 def read_frame(
-    *, table: TableDep, index: int | None = Query(None, ge=0, description="a frame named by a `frame` message")
+    *,
+    table: TableDep,
+    index: int | None = Query(None, ge=0, le=2**62, description="a frame named by a `frame` message"),
 ) -> Response:
     """The newest camera image (or the one ``index`` names while it is kept), as JPEG."""
     frame = table.frame(index)
     if frame is None:
-        detail = (
-            "no camera image yet"
-            if index is None
-            else f"frame {index} is no longer kept; load /frame.jpg for the newest"
+        raise ApiError(
+            status.HTTP_404_NOT_FOUND, Text("no_frame") if index is None else Text("frame_gone", index=index)
         )
-        raise HTTPException(status.HTTP_404_NOT_FOUND, detail=detail)
     return Response(frame.jpeg, media_type="image/jpeg", headers={"Cache-Control": "no-store"})

@@ -11,6 +11,9 @@ from fastapi.testclient import TestClient
 from dokocam.service.config import Settings
 from dokocam.service.main import create_app
 
+# The dashboard's own address: state-changing requests through any other host name are refused.
+LOCAL = "http://127.0.0.1:8000"
+
 
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
@@ -19,5 +22,5 @@ def db_path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def client(db_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(Settings(db=db_path))) as c:
+    with TestClient(create_app(Settings(db=db_path)), base_url=LOCAL) as c:
         yield c

@@ -102,7 +102,7 @@ BAD_REQUESTS = [
     ("patch", "/games/cards/999999", {"card": "QC"}, 404),
     ("patch", "/games/cards/0", {"card": "QC"}, 422),
     ("patch", "/games/cards/99999999999999999999999", {"card": "QC"}, 422),
-    ("post", "/games/cards/999999/confirm", None, 404),
+    ("post", "/games/cards/999999/confirm", {}, 404),
     ("put", "/settings/rules", {"rules": {"preset": "pub"}}, 409),  # a Partie runs
     ("post", "/partie", {"players": PLAYERS}, 409),
     ("post", "/partie", {"players": ["A", "B", "C"], "replace": True}, 422),
@@ -146,7 +146,7 @@ def test_not_json_at_all_is_a_422(client: TestClient) -> None:
 def test_actions_before_a_partie_are_409_with_what_to_do(client: TestClient) -> None:
     response = client.post("/games/current/cards", json={"seat": 0, "card": "QC"})
     assert response.status_code == 409 and "POST /partie" in response.json()["detail"]
-    assert client.post("/events/undo").status_code == 409
+    assert client.post("/events/undo", json={}).status_code == 409
     assert client.get("/games/current").status_code == 404
     assert client.get("/partie").status_code == 404
     assert _events(client) == 0
@@ -197,15 +197,15 @@ def test_undo_takes_back_the_last_action_in_force(client: TestClient) -> None:
     play_game(client, seed=7, upto=3)
     seat = _qc_holder(7)
     client.post("/games/current/calls", json={"seat": seat, "call": "re"})
-    state = client.post("/events/undo").json()["state"]
+    state = client.post("/events/undo", json={}).json()["state"]
     assert state["game"]["calls"] == []
-    state = client.post("/events/undo").json()["state"]
+    state = client.post("/events/undo", json={}).json()["state"]
     assert len(state["game"]["current_trick"]["plays"]) == 2
     kinds = [e["kind"] for e in client.get("/events").json()]
     assert kinds.count("undo") == 2 and kinds.count("card_observed") == 3  # nothing is deleted
     for _ in range(2):
-        client.post("/events/undo")
-    assert client.post("/events/undo").status_code == 409  # starting the Partie is not undone
+        client.post("/events/undo", json={})
+    assert client.post("/events/undo", json={}).status_code == 409  # starting the Partie is not undone
 
 
 def test_ending_a_game_early_scores_nothing_and_deals_on(client: TestClient) -> None:
@@ -243,16 +243,16 @@ def test_game_type_from_the_vorbehalt(client: TestClient) -> None:
 
 
 def test_state_is_rebuilt_from_the_log_after_a_restart(db_path: Path) -> None:
-    with TestClient(create_app(Settings(db=db_path))) as first:
+    with TestClient(create_app(Settings(db=db_path)), base_url="http://127.0.0.1:8000") as first:
         start(first)
         play_game(first, seed=9, upto=6)
         first.post("/games/current/calls", json={"seat": _qc_holder(9), "call": "re"})
         card = first.get("/games/current").json()["tricks"][0]["plays"][1]
         first.patch(f"/games/cards/{card['event_id']}", json={"seat": (card["seat"] + 2) % 4})
         play(first, *legal_plays(9)[6])
-        first.post("/events/undo")
+        first.post("/events/undo", json={})
         before = first.get("/state").json()
-    with TestClient(create_app(Settings(db=db_path))) as second:
+    with TestClient(create_app(Settings(db=db_path)), base_url="http://127.0.0.1:8000") as second:
         after = second.get("/state").json()
     for view in (before, after):
         view.pop("engine_time")
@@ -260,18 +260,19 @@ def test_state_is_rebuilt_from_the_log_after_a_restart(db_path: Path) -> None:
 
 
 def test_changes_need_the_token_when_the_network_can_reach_the_server(db_path: Path) -> None:
-    app = create_app(Settings(db=db_path, host="0.0.0.0", token="s3cret"))
-    with TestClient(app) as client:
+    token = "s3cret-s3cret-s3cret-s3cret"
+    app = create_app(Settings(db=db_path, host="0.0.0.0", token=token))
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
         body = {"players": PLAYERS}
         assert client.post("/partie", json=body).status_code == 401
         assert client.post("/partie", json=body, headers={"Authorization": "Bearer nope"}).status_code == 403
-        assert client.post("/partie", json={**body, "token": "s3cret"}).status_code == 201
+        assert client.post("/partie", json={**body, "token": token}).status_code == 201
         assert client.post("/games/current/cards", json={"seat": 0, "card": "QC"}).status_code == 401
         ok = client.post(
-            "/games/current/cards", json={"seat": 0, "card": "QC"}, headers={"Authorization": "Bearer s3cret"}
+            "/games/current/cards", json={"seat": 0, "card": "QC"}, headers={"Authorization": f"Bearer {token}"}
         )
         assert ok.status_code == 201
-        assert client.post("/events/undo").status_code == 401
+        assert client.post("/events/undo", json={}).status_code == 401
         assert client.get("/state").status_code == 200 and client.get("/").status_code == 200
         assert len(client.get("/events").json()) == 2
 
@@ -279,7 +280,11 @@ def test_changes_need_the_token_when_the_network_can_reach_the_server(db_path: P
 def test_a_token_is_made_up_when_listening_on_the_network(db_path: Path) -> None:
     assert Settings(db=db_path).with_token().token is None
     settings = Settings(db=db_path, host="192.168.1.20").with_token()
-    assert settings.token and len(settings.token) >= 12 and settings.token_required
+    assert settings.token and len(settings.token) >= 22 and settings.token_required  # 128 bits
+    with pytest.raises(ValueError, match="at least 22"):
+        Settings(db=db_path, host="0.0.0.0", token="x")
+    with pytest.raises(ValueError, match="at least 22"):
+        Settings(db=db_path, token="")
 
 
 def test_every_action_is_in_the_openapi_document(client: TestClient) -> None:

@@ -29,7 +29,7 @@ def _wait(client: TestClient, until, timeout: float = 10.0) -> dict:  # type: ig
 def test_camera_plays_land_in_the_log_and_an_uncertain_card_can_be_confirmed(tmp_path: Path) -> None:
     events = game_events(31, interval=0.0, uncertain=(2,))[:7]  # 5 cards, one doubted, one trick_complete
     app = create_app(Settings(db=tmp_path / "t.db"), feed=RecordedFeed(events, realtime=False), players=PLAYERS)
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
         state = _wait(client, lambda s: len(s["game"]["current_trick"]["plays"]) == 1)
         game = state["game"]
         assert [(p["seat"], p["card"]["code"]) for t in game["tricks"] for p in t["plays"]] == legal_plays(31)[:4]
@@ -37,15 +37,15 @@ def test_camera_plays_land_in_the_log_and_an_uncertain_card_can_be_confirmed(tmp
         assert [p["card"]["code"] for p in doubted] == [legal_plays(31)[2][1]] and doubted[0]["confidence"] == 0.55
         kinds = [e["kind"] for e in client.get("/events").json()]
         assert kinds == ["partie_started"] + ["card_observed"] * 3 + ["card_doubted"] + ["card_observed"] * 2
-        confirmed = client.post(f"/games/cards/{doubted[0]['event_id']}/confirm")
+        confirmed = client.post(f"/games/cards/{doubted[0]['event_id']}/confirm", json={})
         assert confirmed.status_code == 200 and confirmed.json()["state"]["game"]["uncertain"] == []
-        assert client.post(f"/games/cards/{doubted[0]['event_id']}/confirm").status_code == 409
+        assert client.post(f"/games/cards/{doubted[0]['event_id']}/confirm", json={}).status_code == 409
 
 
 def test_pipeline_seats_count_from_vorhand(tmp_path: Path) -> None:
     """In the second game Ben (table seat 1) is Vorhand: the pipeline's seat 0 is Ben."""
     app = create_app(Settings(db=tmp_path / "t.db"), players=PLAYERS)
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
         client.post("/games/current/end", json={})
         table = app.state.table
         table.observe(FeedEvent("card_played", 1.0, {"seat": 0, "card": "QC", "confidence": 0.9}), 1)
@@ -61,7 +61,7 @@ def test_pipeline_seats_count_from_vorhand(tmp_path: Path) -> None:
 def test_frames_are_kept_for_the_pages(tmp_path: Path) -> None:
     frame = FeedFrame(7, 0.5, b"\xff\xd8jpeg", 640, 360, [Box((1, 2, 30, 40), "QC", 0.9)])
     app = create_app(Settings(db=tmp_path / "t.db"), feed=RecordedFeed([], realtime=False))
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
         assert client.get("/frame.jpg").status_code == 404
         app.state.table.show_frame(frame)
         response = client.get("/frame.jpg", params={"index": 7})
@@ -138,7 +138,7 @@ class _FollowingFeed:
 def test_the_pipeline_game_follows_the_table(tmp_path: Path) -> None:
     feed = _FollowingFeed()
     app = create_app(Settings(db=tmp_path / "t.db"), feed=feed, players=PLAYERS)
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
         client.post("/games/current/end", json={})  # game 2: Ben is Vorhand
         assert feed.abandoned == 1
         assert feed.game_factory is not None and feed.game_factory().players == ("Ben", "Cem", "Dora", "Anna")
@@ -152,7 +152,7 @@ def test_the_pipeline_game_follows_the_table(tmp_path: Path) -> None:
 def test_a_card_the_pipeline_withdraws_leaves_the_game(tmp_path: Path) -> None:
     """``card_withdrawn`` undoes the camera's last play and leaves a note; an older play stays."""
     app = create_app(Settings(db=tmp_path / "t.db"), players=PLAYERS)
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
         table = app.state.table
         table.observe(FeedEvent("card_played", 1.0, {"seat": 0, "card": "QC", "confidence": 0.9}), 1)
         table.observe(FeedEvent("card_played", 2.0, {"seat": 1, "card": "9H", "confidence": 0.9}), 2)

@@ -12,7 +12,6 @@ from fastapi.testclient import TestClient
 from svc_helpers import Server
 
 from dokocam.engine.record import load_record
-from dokocam.service.commands import register
 from dokocam.service.config import Settings
 from dokocam.service.main import create_app
 from dokocam.service.recorded import deal, legal_plays
@@ -103,7 +102,8 @@ def test_seats_name_this_games_players_when_they_shift(client: TestClient) -> No
     game = response.json()["state"]["game"]
     name = ["Cem", "Dora", "Emil", "Anna"][qc]
     assert game["calls"][0]["player"] == name and game["parties"][name] == "re"
-    assert response.json()["state"]["can_undo"] == f"re by {name} (#{response.json()['event']['id']})"
+    undo = response.json()["state"]["undo"]
+    assert undo["label"] == f"Re von {name}" and undo["event_id"] == response.json()["event"]["id"]
     assert "Ben" not in game["parties"]
 
 
@@ -112,7 +112,8 @@ def test_three_or_six_players_are_refused_and_change_nothing(client: TestClient,
     response = client.post("/partie", json={"players": players})
     assert response.status_code == 422
     assert (
-        f"a Partie needs 4 or 5 players (with five, the dealer sits out each game), got {len(players)}" in response.text
+        f"a Partie needs 4 or 5 players (with five, the dealer sits out each game), got {len(players)}"
+        in response.json()["detail_en"]
     )
     assert client.get("/events").json() == []
     assert client.get("/partie").status_code == 404
@@ -144,16 +145,16 @@ def test_when_one_of_five_leaves_the_four_play_on_with_nobody_sitting_out(client
 
 
 def test_a_partie_of_five_is_rebuilt_from_the_log_after_a_restart(db_path: Path) -> None:
-    with TestClient(create_app(Settings(db=db_path))) as first:
+    with TestClient(create_app(Settings(db=db_path)), base_url="http://127.0.0.1:8000") as first:
         _start(first)
         _play_game(first, seed=5)
         _play_game(first, seed=6)
         _play_game(first, seed=7, upto=6)  # game 3: table seats shifted past Ben's chair
         card = first.get("/games/current").json()["current_trick"]["plays"][1]
         assert first.patch(f"/games/cards/{card['event_id']}", json={"seat": (card["seat"] + 1) % 4}).status_code == 200
-        assert first.post("/events/undo").status_code == 200
+        assert first.post("/events/undo", json={}).status_code == 200
         before = first.get("/state").json()
-    with TestClient(create_app(Settings(db=db_path))) as second:
+    with TestClient(create_app(Settings(db=db_path)), base_url="http://127.0.0.1:8000") as second:
         after = second.get("/state").json()
     assert _without_time(after) == _without_time(before)
     assert len(after["partie"]["sheet"]) == 2 and set(after["partie"]["totals"]) == set(FIVE)
@@ -189,11 +190,8 @@ def test_serve_players_takes_five_names_and_survives_sigkill(tmp_path: Path, ser
 
 @pytest.mark.parametrize("names", ["Anna,Ben,Cem", "Anna,Ben,Cem,Dora,Emil,Fritz", "Anna,Ben,Anna,Dora"])
 def test_serve_refuses_a_wrong_players_option(tmp_path: Path, names: str, capsys: pytest.CaptureFixture[str]) -> None:
-    import argparse
+    from dokocam.service.cli import main
 
-    parser = argparse.ArgumentParser()
-    register(parser.add_subparsers())
-    args = parser.parse_args(["serve", "--db", str(tmp_path / "t.db"), "--players", names])
-    assert args.func(args) == 2
+    assert main(["serve", "--db", str(tmp_path / "t.db"), "--players", names]) == 2
     assert "--players needs 4 or 5 different names" in capsys.readouterr().err
     assert not (tmp_path / "t.db").exists()

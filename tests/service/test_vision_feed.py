@@ -25,7 +25,10 @@ def video(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from dokocam.service.cli import main
 
     out = tmp_path_factory.mktemp("video") / "game.mp4"
-    assert main(["dataset", "render-game", str(out), "--seed", "3", "--tricks", "1", "--size", "480x270", "--fps", "8"]) == 0
+    assert (
+        main(["dataset", "render-game", str(out), "--seed", "3", "--tricks", "1", "--size", "480x270", "--fps", "8"])
+        == 0
+    )
     return out
 
 
@@ -40,7 +43,7 @@ def test_a_rendered_trick_reaches_the_table_with_its_frames(tmp_path: Path, vide
         detector=TruthDetector(video.with_suffix(".frames.jsonl"), stride=STRIDE),
     )
     app = create_app(Settings(db=tmp_path / "t.db"), feed=feed, players=truth["players"])
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
         deadline = time.monotonic() + 60
         while not client.get("/state").json()["game"]["tricks"]:
             assert time.monotonic() < deadline, "the trick never completed"

@@ -1,0 +1,253 @@
+"""The service's own words, German first and English second, under message keys.
+
+The rules' words (flags, score items, refusals of the engine) come from the engine's catalogue;
+these are the words only the dashboard and its API say: refused requests, undo, the feed.
+An error reply carries both languages: ``{"detail": German, "detail_en": English, "code": key}``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# key -> (German, English); placeholders in str.format style.
+TEXTS: dict[str, tuple[str, str]] = {
+    # the gate (service.guard)
+    "host_refused": (
+        "Unbekannter Host-Name {host!r}: Änderungen nur über die Adresse dieses Rechners "
+        "(oder einen mit --allow-host genannten Namen)",
+        "unknown host name {host!r}: changes only through this machine's address (or a name given with --allow-host)",
+    ),
+    "origin_refused": (
+        "Eine fremde Webseite ({origin}) darf am Tisch nichts ändern",
+        "another web page ({origin}) may not change anything at this table",
+    ),
+    "json_only": (
+        "Änderungen kommen als JSON (Content-Type: application/json), nicht als {given}",
+        "changes come as JSON (Content-Type: application/json), not as {given}",
+    ),
+    "body_too_large": (
+        "Die Anfrage ist zu groß (höchstens {limit} KiB)",
+        "the request is too large (at most {limit} KiB)",
+    ),
+    "json_not_utf8": ("Die Anfrage ist kein UTF-8-Text", "the request is not UTF-8 text"),
+    "json_invalid": (
+        "Die Anfrage ist kein gültiges JSON (Zeile {line}, Spalte {column})",
+        "the request is not valid JSON (line {line}, column {column})",
+    ),
+    "json_not_a_number": (
+        "{value} ist keine Zahl, die der Tisch annimmt; nur endliche Zahlen",
+        "{value} is not a number the table takes; finite numbers only",
+    ),
+    "json_too_deep": ("Die Anfrage ist zu tief verschachtelt", "the request is nested too deeply"),
+    "invalid_input": ("Ungültige Eingabe: {problems}", "invalid input: {problems}"),
+    "server_error": (
+        "Interner Fehler; nichts wurde geändert. Details stehen im Server-Protokoll",
+        "internal error; nothing was changed. The server log has the details",
+    ),
+    # request bodies (service.schemas)
+    "rules_too_many": ("Zu viele Regeln (höchstens 40 Schalter)", "too many rules (at most 40 switches)"),
+    "rules_preset_text": (
+        "preset muss Text sein, z. B. 'tournament' oder 'pub'",
+        "preset must be text, e.g. 'tournament' or 'pub'",
+    ),
+    "rules_switch_bool": ("Schalter {switch!r} muss true oder false sein", "switch {switch!r} must be true or false"),
+    "length_one": (
+        "Nur eine Länge angeben (games, rounds oder target), nicht {given}",
+        "give one length (games, rounds or target), not {given}",
+    ),
+    "players_count": (
+        "Eine Partie braucht 4 oder 5 Spieler (zu fünft setzt der Geber aus), nicht {count}",
+        "a Partie needs 4 or 5 players (with five, the dealer sits out each game), got {count}",
+    ),
+    "first_dealer_range": (
+        "first_dealer ist ein Platz in players (0..{last}), nicht {given}",
+        "first_dealer is a position in players (0..{last}), got {given}",
+    ),
+    "names_length": (
+        "Jeder Spieler braucht einen Namen mit 1 bis 40 Zeichen",
+        "every player needs a name of 1 to 40 characters",
+    ),
+    "names_differ": ("Die Namen der Spieler müssen verschieden sein", "player names must differ"),
+    "contract_declarer": (
+        "{type} braucht den Platz des Spielers, der sie ansagt",
+        "a {type} needs its declarer's seat",
+    ),
+    "contract_solo_kind": (
+        "Ein Solo braucht seine Art: queens, jacks, fleischlos, clubs, spades, hearts oder diamonds",
+        "a solo needs its kind: queens, jacks, fleischlos, clubs, spades, hearts or diamonds",
+    ),
+    "contract_kind_only_solo": ("Nur ein Solo hat eine Art, {type} nicht", "only a solo has a kind; a {type} does not"),
+    "contract_armut_partner": (
+        "Eine Armut braucht den Platz des Spielers, der sie mitnimmt",
+        "an Armut needs the seat of the player who takes it",
+    ),
+    "contract_partner_only_armut": ("Nur eine Armut hat einen Partner", "only an Armut has a partner"),
+    "contract_normal_declarer": ("Ein Normalspiel hat keinen Ansager", "a normal game has no declarer"),
+    # the token (service.deps)
+    "token_needed": (
+        "Dieser Tisch nimmt Änderungen nur mit seinem Token an (beim Start des Servers angezeigt): "
+        "als 'Authorization: Bearer <Token>' oder Feld 'token' senden",
+        "this table takes changes only with its token (printed where the server was started): "
+        "send 'Authorization: Bearer <token>' or a 'token' field",
+    ),
+    "token_wrong": (
+        "Falsches Tisch-Token; der Gastgeber kennt das beim Start angezeigte Token",
+        "wrong table token; ask the host for the token printed at start",
+    ),
+    # reading
+    "no_game": (
+        "Kein Spiel läuft; eine Partie mit POST /partie starten",
+        "no game is running; start a Partie with POST /partie",
+    ),
+    "no_partie": ("Noch keine Partie; eine mit POST /partie starten", "no Partie yet; start one with POST /partie"),
+    "no_such_game": (
+        "Kein Spiel {number} in dieser Partie; GET /partie listet die Spiele der Liste",
+        "no game {number} in this Partie; GET /partie lists the games on the sheet",
+    ),
+    "no_such_partie": (
+        "Keine Partie {number}; GET /parties listet sie",
+        "no Partie {number}; GET /parties lists them",
+    ),
+    "no_frame": ("Noch kein Kamerabild", "no camera image yet"),
+    "frame_gone": (
+        "Bild {index} ist nicht mehr vorhanden; /frame.jpg zeigt das neueste",
+        "frame {index} is no longer kept; load /frame.jpg for the newest",
+    ),
+    # undo and corrections (service.scorekeeper)
+    "nothing_to_undo": (
+        "Nichts zurückzunehmen: in diesem Spiel hat noch niemand etwas eingegeben",
+        "nothing to undo: nobody has entered anything in this game yet",
+    ),
+    "undo_camera": (
+        "Ereignis {id} kommt von der Kamera: Kamerakarten werden berichtigt, nicht zurückgenommen",
+        "event {id} comes from the camera: camera cards are corrected, not undone",
+    ),
+    "undo_not_undoable": (
+        "Ereignis {id} ({kind}) kann nicht zurückgenommen werden",
+        "event {id} ({kind}) cannot be taken back",
+    ),
+    "undo_not_in_force": (
+        "Ereignis {id} gilt nicht (mehr) und kann nicht zurückgenommen werden",
+        "event {id} is not in force and cannot be taken back",
+    ),
+    "no_such_event": ("Kein Ereignis {id} im Protokoll", "no event {id} in the log"),
+    "no_such_card": (
+        "Keine Karte mit Nummer {id} in dieser Partie; die Nummern stehen in event_id jeder Karte",
+        "no card with id {id} in this Partie; the ids are in each play's event_id",
+    ),
+    "no_such_call": (
+        "Keine Ansage mit Nummer {id} in dieser Partie",
+        "no announcement with id {id} in this Partie",
+    ),
+    "not_doubted": (
+        "Karte {id} ({card}) wartet auf keine Bestätigung",
+        "card {id} ({card}) is not waiting for a confirmation",
+    ),
+    "correction_empty": (
+        "Eine Berichtigung braucht die richtige Karte, den richtigen Spieler oder beides",
+        "a correction needs the right card, the right seat, or both",
+    ),
+    "correction_same": (
+        "Karte {id} ist schon {card} bei {player}; nichts zu berichtigen",
+        "card {id} already is {card} at {player}; nothing to correct",
+    ),
+    "call_correction_empty": (
+        "Eine Berichtigung der Ansage braucht den richtigen Spieler, die richtige Ansage oder beides",
+        "a correction of an announcement needs the right player, the right call, or both",
+    ),
+    "call_correction_same": (
+        "Ansage {id} ist schon {call} von {player}; nichts zu berichtigen",
+        "announcement {id} already is {call} by {player}; nothing to correct",
+    ),
+    "partie_running": (
+        "Eine Partie läuft; {action} geht erst danach",
+        "a Partie is running; {action} only after it",
+    ),
+    "action_rules": ("die Regeln ändern", "changing the rules"),
+    "action_partie": (
+        "eine neue Partie starten (mit replace: true wird die laufende beendet)",
+        "starting another Partie (send replace: true to end it)",
+    ),
+    "partie_over": (
+        "Die Partie ist zu Ende; eine neue Partie starten, um weiterzuspielen",
+        "the Partie is over; start a new Partie to play on",
+    ),
+    "forced_solo": (
+        "{player} schuldet noch ein Pflichtsolo und ist Vorhand in der letzten Runde: "
+        "dieses Spiel muss das Solo sein (Vorführung)",
+        "{player} still owes a Pflichtsolo and is Vorhand in the last round: this game must be their solo (Vorführung)",
+    ),
+    "game_blocked": (
+        "Spiel {number} ist aus, steht aber nicht auf der Liste ({why}); erst das berichtigen",
+        "game {number} is over but not on the sheet ({why}); fix that first",
+    ),
+    "not_at_table": (
+        "{name!r} sitzt nicht am Tisch; am Tisch: {players}",
+        "{name!r} is not at the table; players: {players}",
+    ),
+    "not_applied": ("Nicht anwendbar: {why}", "cannot be applied: {why}"),
+    "engine_refused": ("{why}", "{why}"),
+    # a person's actions, as their undo buttons name them
+    "act_call": ("{call} von {player}", "{call_en} by {player}"),
+    "act_call_fix": ("Ansage berichtigt: {call} von {player}", "announcement corrected: {call_en} by {player}"),
+    "act_contract": ("Spielart {contract}", "game type {contract}"),
+    "act_card": ("{card} von {player} (von Hand)", "{code} by {player} (entered by hand)"),
+    "act_card_fix": ("Berichtigung: {card} von {player}", "correction: {code} by {player}"),
+    "act_confirm": ("Bestätigung: {card} von {player}", "confirmation: {code} by {player}"),
+    "act_end": ("Spiel {number} ohne Wertung beendet", "game {number} ended without score"),
+    "act_other": ("Ereignis {id} ({kind})", "event {id} ({kind})"),
+    # the camera feed
+    "feed_stopped": (
+        "Die Kamera ist ausgefallen; Näheres im Server-Protokoll",
+        "the camera feed stopped; see the server log",
+    ),
+    "feed_ended": ("Die Quelle ist zu Ende", "the source has ended"),
+    "feed_refused": (
+        "Kamera: {kind} bei {time:.1f} s nicht übernommen: {why}",
+        "camera: {kind} at {time:.1f}s not applied: {why}",
+    ),
+    "feed_resumed": (
+        "Quelle ab {seconds:.1f} s fortgesetzt (so weit stand das Protokoll)",
+        "source resumed at {seconds:.1f}s (where the log left off)",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Text:
+    """A message by key with its values; ``de`` and ``en`` are its two texts.
+
+    >>> Text("no_such_event", id=7).de
+    'Kein Ereignis 7 im Protokoll'
+    """
+
+    key: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def __init__(self, key: str, **params: Any) -> None:
+        if key not in TEXTS:
+            raise KeyError(f"no text {key!r} in the service's catalogue")
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "params", params)
+
+    @property
+    def de(self) -> str:
+        return TEXTS[self.key][0].format(**self.params)
+
+    @property
+    def en(self) -> str:
+        return TEXTS[self.key][1].format(**self.params)
+
+
+class TextError(ValueError):
+    """A refusal of the service with its message key; ``str()`` is the German text."""
+
+    def __init__(self, text: Text) -> None:
+        super().__init__(text.de)
+        self.text = text
+
+
+def error_body(text: Text) -> dict[str, str]:
+    """The JSON body of an error reply: German ``detail``, English ``detail_en``, the message ``code``."""
+    return {"detail": text.de, "detail_en": text.en, "code": text.key}
