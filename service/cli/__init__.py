@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from dokocam.engine import cli as engine_cli
 from dokocam.service import commands
-from dokocam.service.cli import dataset, detector, table
+from dokocam.service.cli import dataset, deck, detector, table
 
 # group -> (help, examples shown by `dokocam GROUP --help`)
 GROUPS: dict[str, tuple[str, str]] = {
@@ -127,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     groups["train"] = detector_parser.add_subparsers(dest="train_part", metavar="PART")
     detector_parser.set_defaults(func=lambda args: detector_parser.print_help() or 2)
 
-    for module in (commands, table, engine_cli, detector, dataset):
+    for module in (commands, table, engine_cli, detector, dataset, deck):
         module.register(groups)
     for old, path in ALIASES.items():
         # Registered by the object itself, so it parses exactly as the grouped verb does.

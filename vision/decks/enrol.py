@@ -1,0 +1,390 @@
+"""Enrolment: a deck's 24 faces from one photo of the layout, or from one photo per card, checked.
+
+The check reads each face with the shipped index classifier, which may not know this deck: a place
+read surely as another card is refused by name, one read unsurely as another card is listed for the
+players to confirm (:attr:`Enrolment.unsure`), never silently taken or refused. Every refusal is an
+:class:`EnrolmentError` whose message says, German first, what to do; nothing is saved before the
+check passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from dokocam.vision.decks.grid import GridError, Placement, place_outlines
+from dokocam.vision.decks.layout import COLUMNS, ROWS, card_name, code_at, place_name, place_of
+from dokocam.vision.decks.outline import Outline, find_outlines, rectify, sharpness
+from dokocam.vision.synth.faces import CARD_CODES, FOLDER_INDEX_BOX, index_ink_box
+
+SURE = 0.9  # a reading this probable (over the 24 cards) names a misplaced or doubled card
+MIN_SHARPNESS = 0.35  # median card sharpness (outline.sharpness) below which a photo is too blurred
+MIN_CARD_PX = 60  # a card narrower than this in the photo has indices too small to enrol
+MIN_AGREEMENT = 6  # places read as their layout's card for a grid orientation to count as found
+ASPECT_RANGE = (1.35, 1.65)  # the stored faces' height over width, from the photo's cards
+SIDES = {"oben": (0.0, -1.0), "unten": (0.0, 1.0), "links": (-1.0, 0.0), "rechts": (1.0, 0.0)}
+
+
+class EnrolmentError(ValueError):
+    """A photo or folder that cannot be enrolled; the message says why and what to do (German, then English)."""
+
+
+def _both(german: str, english: str) -> str:
+    return f"{german}\n{english}"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the classifier reads on one face.
+
+    Attributes:
+        probs: ``(24,)`` probability of each card (class order), the face's index corners pooled.
+    """
+
+    probs: np.ndarray
+
+    @property
+    def code(self) -> str:
+        return CARD_CODES[int(self.probs.argmax())]
+
+    @property
+    def probability(self) -> float:
+        return float(self.probs.max())
+
+    @property
+    def sure(self) -> bool:
+        return self.probability >= SURE
+
+
+@dataclass
+class Enrolment:
+    """A checked deck: its 24 upright faces and what the shipped classifier read on each.
+
+    Attributes:
+        faces: card code -> rectified BGR face image.
+        readings: card code -> the reading of that face.
+        source: ``"grid"`` or ``"folder"``.
+        unsure: lines (German, then English) naming the faces read unsurely as another card, for the
+            players to confirm; empty when every face reads as its own card or unsurely as none.
+        turn: for a grid photo, the side of the photo the Kreuz row lies on (``oben``, ``unten``,
+            ``links``, ``rechts``).
+    """
+
+    faces: dict[str, np.ndarray]
+    readings: dict[str, Reading]
+    source: str
+    unsure: list[str] = field(default_factory=list)
+    turn: str | None = None
+
+
+def shipped_reader() -> object:
+    """The shipped photos' index classifier (:class:`~vision.detector.classifier.IndexReader`)."""
+    from dokocam.models import DEFAULT_MODEL
+    from dokocam.vision.detector.classifier import IndexReader
+    from dokocam.vision.detector.model import ModelCard
+
+    card = ModelCard.load(DEFAULT_MODEL)
+    return IndexReader.load(ModelCard.path_for(DEFAULT_MODEL).parent / (card.classifier or ""))
+
+
+def index_boxes(face: np.ndarray) -> np.ndarray:
+    """Boxes where a face's indices are: the corner region of :data:`FOLDER_INDEX_BOX` and the index
+    found by its ink, each with its 180-degree copy (``(n, 4)`` pixels)."""
+    h, w = face.shape[:2]
+    x0, y0, x1, y1 = FOLDER_INDEX_BOX
+    boxes = [(x0 * w, y0 * h, x1 * w, y1 * h)]
+    found = index_ink_box(face)
+    if found is not None:
+        boxes.append(found)
+    return np.array([box for b in boxes for box in (b, (w - b[2], h - b[3], w - b[0], h - b[1]))], np.float64)
+
+
+def read_faces(faces: Mapping[str, np.ndarray], reader: object) -> dict[str, Reading]:
+    """Each face's reading: the classifier's card probabilities over its index boxes, summed and
+    normalised over the 24 cards (a box read as background adds little)."""
+    readings = {}
+    for key, face in faces.items():
+        probs = reader.probabilities(face, index_boxes(face))[:, : len(CARD_CODES)].sum(axis=0)  # type: ignore[attr-defined]
+        readings[key] = Reading(probs / max(float(probs.sum()), 1e-9))
+    return readings
+
+
+def enrol_grid(photo: np.ndarray, *, reader: object | None = None, kreuz: str | None = None) -> Enrolment:
+    """Enrols a deck from one photo of the 24 faces laid out as :mod:`vision.decks.layout` says.
+
+    Args:
+        photo: the BGR photo.
+        reader: the classifier that checks the places (default: :func:`shipped_reader`).
+        kreuz: where the Kreuz row lies in the photo (``oben``, ``unten``, ``links``, ``rechts``);
+            ``None``: found by reading the cards.
+
+    Raises:
+        EnrolmentError: no cards, not 24 in a grid, a blurred or too distant photo, two copies of one
+            face, a card surely in the wrong place, or an orientation the cards do not tell.
+    """
+    outlines = find_outlines(photo)
+    if not outlines:
+        raise EnrolmentError(
+            _both(
+                "Auf dem Foto ist keine Karte zu erkennen. Lege die 24 Karten offen auf einen Tisch und "
+                "fotografiere sie von oben.",
+                "No card is visible in the photo: lay the 24 cards face up on a table and photograph them from above.",
+            )
+        )
+    try:
+        placements = place_outlines(outlines)
+    except GridError as exc:
+        raise EnrolmentError(str(exc)) from None
+    _check_size_and_focus(photo, outlines)
+    missing = placements[0].missing
+    if missing:
+        # Which places are empty depends on the orientation, which the cards below still have to tell:
+        # name them as seen in the photo's first reading only when the count alone is not enough.
+        raise EnrolmentError(
+            _both(
+                f"Auf dem Foto sind {len(outlines)} von 24 Karten zu sehen. Es fehlt eine Karte an "
+                f"{len(missing)} Platz/Plätzen; lege alle 24 aus und fotografiere noch einmal.",
+                f"The photo shows {len(outlines)} of 24 cards: {len(missing)} place(s) are empty. Lay out all 24 "
+                f"and take the photo again.",
+            )
+            + _missing_hint(placements)
+        )
+    reader = reader or shipped_reader()
+    aspect = float(np.clip(np.median([o.height / o.width for o in outlines]), *ASPECT_RANGE))
+    candidates = []
+    for placement in placements:
+        faces = {code_at(r, c): rectify(photo, o, aspect) for (r, c), o in placement.places.items()}
+        candidates.append((placement, faces))
+    # Both orientations show the same faces, each turned half round: one reading serves both.
+    first = read_faces(candidates[0][1], reader)
+    flipped = {
+        code_at(ROWS - 1 - r, COLUMNS - 1 - c): first[code_at(r, c)] for r in range(ROWS) for c in range(COLUMNS)
+    }
+    choice = _orientation([first, flipped], placements, kreuz)
+    placement, faces = candidates[choice]
+    readings = [first, flipped][choice]
+    enrolment = Enrolment(faces, readings, "grid", turn=_side(placement))
+    enrolment.unsure = _check_readings(readings, lambda code: place_name(*place_of(code)))
+    return enrolment
+
+
+def _missing_hint(placements: list[Placement]) -> str:
+    """The empty places named for both orientations, when there are few."""
+    names = []
+    for placement in placements:
+        missing = placement.missing
+        if len(missing) > 3:
+            return ""
+        names.append(", ".join(f"{place_name(r, c)} ({card_name(code_at(r, c))})" for r, c in missing))
+    return _both(
+        f"\nLeer: {names[0]}, oder, falls das Foto von der anderen Seite aufgenommen ist, {names[1]}.",
+        f"Empty: {names[0]}; or, if the photo was taken from the other side, {names[1]}.",
+    )
+
+
+def _check_size_and_focus(photo: np.ndarray, outlines: list[Outline]) -> None:
+    width = float(np.median([o.width for o in outlines]))
+    if width < MIN_CARD_PX:
+        raise EnrolmentError(
+            _both(
+                f"Die Karten sind auf dem Foto zu klein ({width:.0f} Pixel breit, nötig sind {MIN_CARD_PX}). "
+                "Geh näher heran oder fotografiere mit höherer Auflösung.",
+                f"The cards are too small in the photo ({width:.0f} px wide, {MIN_CARD_PX} needed): move closer "
+                "or use a higher resolution.",
+            )
+        )
+    sharp = float(np.median([sharpness(photo, o) for o in outlines]))
+    if sharp < MIN_SHARPNESS:
+        raise EnrolmentError(
+            _both(
+                f"Das Foto ist unscharf (Schärfe {sharp:.2f}, nötig sind {MIN_SHARPNESS}). Halte die Kamera ruhig, "
+                "stelle auf die Karten scharf und fotografiere noch einmal.",
+                f"The photo is blurred (sharpness {sharp:.2f}, {MIN_SHARPNESS} needed): hold the camera still, "
+                "focus on the cards and take it again.",
+            )
+        )
+
+
+def _side(placement: Placement) -> str:
+    """The side of the photo the Kreuz row lies on: opposite the layout's downward direction."""
+    up = -np.array(placement.down)
+    return max(SIDES, key=lambda side: float(np.dot(SIDES[side], up)))
+
+
+def _orientation(readings: list[dict[str, Reading]], placements: list[Placement], kreuz: str | None) -> int:
+    """The index of the orientation the cards read as (or the one ``kreuz`` names)."""
+    if kreuz is not None:
+        if kreuz not in SIDES:
+            raise EnrolmentError(
+                _both(
+                    f"Unbekannte Seite {kreuz!r}: sag oben, unten, links oder rechts.",
+                    f"Unknown side {kreuz!r}: use oben (top), unten (bottom), links (left) or rechts (right).",
+                )
+            )
+        matches = [k for k, p in enumerate(placements) if _side(p) == kreuz]
+        if not matches:
+            raise EnrolmentError(
+                _both(
+                    f"Die Kreuz-Reihe kann nicht {kreuz} liegen: die Reihen laufen auf diesem Foto "
+                    f"{'waagerecht' if _side(placements[0]) in ('oben', 'unten') else 'senkrecht'}.",
+                    f"The Kreuz row cannot lie at the {kreuz} side: the rows run "
+                    f"{'across' if _side(placements[0]) in ('oben', 'unten') else 'up and down'} in this photo.",
+                )
+            )
+        return matches[0]
+    agree = [sum(r.code == code for code, r in reading.items()) for reading in readings]
+    best = int(np.argmax(agree))
+    if agree[best] < MIN_AGREEMENT or agree[best] < 2 * agree[1 - best] + 2:
+        sides = " oder ".join(_side(p) for p in placements)
+        raise EnrolmentError(
+            _both(
+                f"Die Ausrichtung ist nicht zu erkennen ({agree[0]} zu {agree[1]} Karten passen). "
+                f"Sag, wo die Kreuz-Reihe auf dem Foto liegt: {sides} (--kreuz).",
+                f"The orientation cannot be told ({agree[0]} against {agree[1]} cards fit): say where the Kreuz "
+                f"row lies in the photo (--kreuz {' or '.join(_side(p) for p in placements)}).",
+            )
+        )
+    return best
+
+
+def _check_readings(readings: Mapping[str, Reading], where: Callable[[str], str]) -> list[str]:
+    """Refuses doubled and surely misplaced faces; returns the unsure ones as lines to confirm.
+
+    ``readings`` maps the card each face should be to its reading; ``where`` names a face's place.
+    """
+    sure: dict[str, list[str]] = {}
+    for code, reading in readings.items():
+        if reading.sure:
+            sure.setdefault(reading.code, []).append(code)
+    doubled = {read: codes for read, codes in sure.items() if len(codes) > 1}
+    if doubled:
+        german = "; ".join(
+            f"{card_name(read)} liegt {len(codes)}-mal: {', '.join(where(c) for c in codes)}"
+            for read, codes in doubled.items()
+        )
+        english = "; ".join(
+            f"{read} lies {len(codes)} times: {', '.join(where(c) for c in codes)}" for read, codes in doubled.items()
+        )
+        lacking = [c for c in CARD_CODES if c not in sure]
+        raise EnrolmentError(
+            _both(
+                f"{german}. Jede Karte gehört genau einmal in die Auslage"
+                + (f"; es fehlt wohl {', '.join(card_name(c) for c in lacking[:3])}." if lacking else "."),
+                f"{english}. Each card belongs in the layout exactly once.",
+            )
+        )
+    wrong = [code for code, r in readings.items() if r.sure and r.code != code]
+    if wrong:
+        german = "; ".join(
+            f"{where(c)} liest sich als {card_name(readings[c].code)}; dort gehört {card_name(c)} hin" for c in wrong
+        )
+        english = "; ".join(f"{where(c)} reads as {readings[c].code}; {c} belongs there" for c in wrong)
+        raise EnrolmentError(
+            _both(
+                f"{german}. Lege die Karten um und fotografiere noch einmal.",
+                f"{english}. Swap the cards and take the photo again.",
+            )
+        )
+    return [
+        _both(
+            f"{where(code)}: sieht aus wie {card_name(r.code)} ({r.probability:.0%}), erwartet {card_name(code)}",
+            f"{where(code)}: looks like {r.code} ({r.probability:.0%}), expected {code}",
+        )
+        for code, r in readings.items()
+        if r.code != code
+    ]
+
+
+def enrol_folder(folder: str | Path, *, reader: object | None = None) -> Enrolment:
+    """Enrols a deck from a folder of photos, one card each, named by card code (``QC.jpg``, ``10H.png``).
+
+    Each photo's largest card outline is rectified; a photo that is all card (cropped to its edge) is
+    taken whole.
+
+    Raises:
+        EnrolmentError: a missing folder or card, a file named like no card, a photo without a card,
+            blurred, or surely of another card, or two photos of one card.
+    """
+    path = Path(folder)
+    if not path.is_dir():
+        raise EnrolmentError(_both(f"{path} ist kein Ordner.", f"{path} is not a folder."))
+    files: dict[str, Path] = {}
+    strays = []
+    for file in sorted(path.iterdir()):
+        if file.suffix.lower() not in (".png", ".jpg", ".jpeg", ".webp", ".bmp"):
+            continue
+        code = file.stem.upper()
+        if code not in CARD_CODES:
+            strays.append(file.name)
+            continue
+        if code in files:
+            raise EnrolmentError(
+                _both(
+                    f"Zwei Fotos für {card_name(code)}: {files[code].name} und {file.name}.",
+                    f"Two photos of {code}: {files[code].name} and {file.name}.",
+                )
+            )
+        files[code] = file
+    if strays:
+        raise EnrolmentError(
+            _both(
+                f"{', '.join(strays)}: nicht nach einer Karte benannt. Benenne die Fotos wie QC.jpg oder 10H.png "
+                "(9 10 J Q K A, dann C S H D).",
+                f"{', '.join(strays)}: not named by card code; name photos like QC.jpg or 10H.png "
+                "(rank 9 10 J Q K A, suit C S H D).",
+            )
+        )
+    missing = [code for code in CARD_CODES if code not in files]
+    if missing:
+        raise EnrolmentError(
+            _both(
+                f"Es fehlen Fotos für {', '.join(card_name(c) for c in missing)} (Dateien wie {missing[0]}.jpg).",
+                f"Photos are missing for {' '.join(missing)} (files like {missing[0]}.jpg).",
+            )
+        )
+    faces = {code: _single_face(file) for code, file in files.items()}
+    readings = read_faces(faces, reader or shipped_reader())
+    return Enrolment(faces, readings, "folder", _check_readings(readings, lambda code: files[code].name))
+
+
+def _single_face(file: Path) -> np.ndarray:
+    photo = cv2.imread(str(file), cv2.IMREAD_COLOR)
+    if photo is None:
+        raise EnrolmentError(
+            _both(f"{file.name} ist kein lesbares Bild.", f"{file.name} is not an image that can be read.")
+        )
+    outlines = find_outlines(photo)
+    h, w = photo.shape[:2]
+    if outlines:
+        outline = outlines[0]
+    elif ASPECT_RANGE[0] - 0.1 <= max(h, w) / min(h, w) <= ASPECT_RANGE[1] + 0.1:
+        # The photo was cropped to the card: all of it is the face.
+        corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+        outline = Outline(corners if h >= w else np.roll(corners, -1, axis=0), float(h * w))
+    else:
+        raise EnrolmentError(
+            _both(
+                f"{file.name}: keine Karte zu erkennen. Fotografiere die Karte ganz, auf einem Tisch, von oben.",
+                f"{file.name}: no card found; photograph the whole card on a table from above.",
+            )
+        )
+    if outline.width < MIN_CARD_PX:
+        raise EnrolmentError(
+            _both(
+                f"{file.name}: die Karte ist zu klein ({outline.width:.0f} Pixel breit, nötig sind {MIN_CARD_PX}).",
+                f"{file.name}: the card is too small ({outline.width:.0f} px wide, {MIN_CARD_PX} needed).",
+            )
+        )
+    if sharpness(photo, outline) < MIN_SHARPNESS:
+        raise EnrolmentError(
+            _both(
+                f"{file.name} ist unscharf. Fotografiere die Karte noch einmal, ruhig und scharf gestellt.",
+                f"{file.name} is blurred: photograph the card again, still and in focus.",
+            )
+        )
+    aspect = float(np.clip(outline.height / outline.width, *ASPECT_RANGE))
+    return rectify(photo, outline, aspect)

@@ -1,0 +1,194 @@
+"""Card outlines in a photo: find each card's four corners, and rectify it to an upright face image.
+
+A card is a bright, nearly colourless rectangle of about 5:8 with rounded corners. Two masks find
+it on most tables: the card stock (light and unsaturated against the cloth, picked by Otsu's
+threshold) and the outline's edges (for a pale table, where stock and cloth differ only in their
+edge). Each mask's outer contours are kept when they are rectangles of a card's proportions; each
+side is then fitted as a line through the contour's straight middle part, so a corner is where two
+sides meet, not where a rounded corner happens to bend.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+WORK_SIDE = 1400  # the long side contours are found at: enough for 24 cards, fast on a 2-core CPU
+MIN_ASPECT, MAX_ASPECT = 1.2, 1.9  # a card's long side over its short side, as a tilted camera sees it
+MIN_FILL = 0.82  # contour area over its rotated rectangle's: a card is nearly a full rectangle
+FACE_WIDTH = 360  # the rectified face's width in pixels
+SIDE_MIDDLE = (0.15, 0.85)  # the part of each side fitted as a line (the corners are rounded)
+LOCAL_BLOCKS = (0.1, 0.2)  # the local threshold's neighbourhoods, as shares of the photo's long side
+
+
+@dataclass(frozen=True)
+class Outline:
+    """One card found in a photo.
+
+    Attributes:
+        corners: ``(4, 2)`` photo pixels, clockwise, starting at a corner of a short side (the face's
+            top-left when rectified as it is).
+        area: the outline's area in photo pixels.
+        fill: the outline's area over its rotated rectangle's (1: a sharp-cornered rectangle).
+    """
+
+    corners: np.ndarray
+    area: float
+    fill: float = 1.0
+
+    @property
+    def centre(self) -> np.ndarray:
+        return self.corners.mean(axis=0)
+
+    @property
+    def width(self) -> float:
+        """The mean length of the two short sides, pixels."""
+        c = self.corners
+        return float((np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[3] - c[2])) / 2)
+
+    @property
+    def height(self) -> float:
+        """The mean length of the two long sides, pixels."""
+        c = self.corners
+        return float((np.linalg.norm(c[2] - c[1]) + np.linalg.norm(c[0] - c[3])) / 2)
+
+    def turned(self, quarter_turns: int) -> Outline:
+        """The same outline with its corner order moved on ``quarter_turns`` corners (2: the face upside down)."""
+        return Outline(np.roll(self.corners, -quarter_turns, axis=0), self.area, self.fill)
+
+
+def find_outlines(image: np.ndarray) -> list[Outline]:
+    """Every card-shaped outline in a BGR photo, largest first.
+
+    An outline's corners run clockwise from a corner of a short side, the face upright or upside down.
+    """
+    scale = min(1.0, WORK_SIDE / max(image.shape[:2]))
+    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+    found: list[Outline] = []
+    for mask in _masks(small):
+        found += _outlines(mask)
+    kept: list[Outline] = []
+    # Each mask finds some cards; a card found by several keeps its most rectangular outline.
+    for outline in sorted(found, key=lambda o: -o.fill):
+        if not any(
+            cv2.pointPolygonTest(k.corners.astype(np.float32), outline.centre.tolist(), False) >= 0 for k in kept
+        ):
+            kept.append(outline)
+    kept = sorted(_consistent(kept), key=lambda o: -o.area)
+    return [Outline(o.corners / scale, o.area / scale**2, o.fill) for o in kept]
+
+
+def _masks(image: np.ndarray) -> list[np.ndarray]:
+    """Candidate card masks: card stock by Otsu's threshold (even light), by a local threshold (a lamp's
+    gradient, glare), and the regions closed by edges (a table as pale as the stock)."""
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
+    chroma = np.hypot(lab[..., 1] - 128, lab[..., 2] - 128)
+    paper = cv2.GaussianBlur(np.clip(lab[..., 0] - 2.0 * chroma, 0, 255).astype(np.uint8), (5, 5), 0)
+    opening = np.ones((5, 5), np.uint8)
+    _, otsu = cv2.threshold(paper, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    masks = [cv2.morphologyEx(otsu, cv2.MORPH_OPEN, opening)]
+    for share in LOCAL_BLOCKS:
+        block = int(max(image.shape[:2]) * share) | 1
+        local = cv2.adaptiveThreshold(paper, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -8)
+        masks.append(cv2.morphologyEx(local, cv2.MORPH_OPEN, opening))
+    grey = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    median = float(np.median(grey))
+    edges = cv2.Canny(grey, int(max(10, 0.33 * median)), int(min(255, 0.8 * median + 20)))
+    for k in (3, 5):  # a wider closing joins an outline's broken edge, and sometimes two cards
+        closed = cv2.dilate(edges, np.ones((k, k), np.uint8))
+        contours, _ = cv2.findContours(closed, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+        filled = np.zeros_like(grey)
+        cv2.drawContours(filled, contours, -1, 255, cv2.FILLED)
+        masks.append(cv2.erode(filled, np.ones((k, k), np.uint8)))
+    return masks
+
+
+def _outlines(mask: np.ndarray) -> list[Outline]:
+    min_area = mask.size * 0.0015
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    found = []
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        if area < min_area:
+            continue
+        (_, _), (w, h), _ = rect = cv2.minAreaRect(contour)
+        if min(w, h) < 1 or not MIN_ASPECT <= max(w, h) / min(w, h) <= MAX_ASPECT or area < MIN_FILL * w * h:
+            continue
+        corners = _fitted_corners(contour[:, 0, :].astype(np.float64), cv2.boxPoints(rect).astype(np.float64))
+        found.append(Outline(_ordered(corners), float(area), float(area / (w * h))))
+    return sorted(found, key=lambda o: -o.area)
+
+
+def _consistent(outlines: list[Outline]) -> list[Outline]:
+    """The outlines of about the median's size (a card; not a phone, a box or a pip's blob)."""
+    if len(outlines) < 3:
+        return outlines
+    median = float(np.median([o.area for o in outlines]))
+    return [o for o in outlines if 0.5 * median <= o.area <= 1.8 * median]
+
+
+def _fitted_corners(points: np.ndarray, box: np.ndarray) -> np.ndarray:
+    """The four corners where lines fitted to each side's middle part meet; ``box``'s corners where a
+    side has too few points (a torn or covered edge)."""
+    lines = []
+    for k in range(4):
+        a, b = box[k], box[(k + 1) % 4]
+        direction = (b - a) / max(np.linalg.norm(b - a), 1e-9)
+        normal = np.array([-direction[1], direction[0]])
+        t = (points - a) @ direction / max(np.linalg.norm(b - a), 1e-9)
+        near = np.abs((points - a) @ normal) < 0.08 * np.linalg.norm(b - a) + 3
+        side = points[near & (t > SIDE_MIDDLE[0]) & (t < SIDE_MIDDLE[1])]
+        if len(side) < 5:
+            return box
+        vx, vy, x0, y0 = cv2.fitLine(side.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+    corners = []
+    for k in range(4):
+        (p, u), (q, v) = lines[k - 1], lines[k]
+        matrix = np.array([u, -v]).T
+        if abs(np.linalg.det(matrix)) < 1e-6:
+            return box
+        s = np.linalg.solve(matrix, q - p)
+        corners.append(p + s[0] * u)
+    corners = np.array(corners)
+    # A fit far from the rectangle is a bad fit, not a better corner.
+    if np.abs(corners - box).max() > 0.2 * np.linalg.norm(box[1] - box[0]) + 0.2 * np.linalg.norm(box[2] - box[1]):
+        return box
+    return corners
+
+
+def _ordered(corners: np.ndarray) -> np.ndarray:
+    """``corners`` clockwise in the image (y down), starting at a corner of a short side."""
+    centre = corners.mean(axis=0)
+    angles = np.arctan2(corners[:, 1] - centre[1], corners[:, 0] - centre[0])
+    corners = corners[np.argsort(angles)]  # clockwise on screen: angles grow with y pointing down
+    if np.linalg.norm(corners[1] - corners[0]) > np.linalg.norm(corners[2] - corners[1]):
+        corners = np.roll(corners, -1, axis=0)
+    return corners
+
+
+def rectify(image: np.ndarray, outline: Outline, aspect: float, width: int = FACE_WIDTH) -> np.ndarray:
+    """The card inside ``outline`` warped to an upright ``width`` x ``width * aspect`` face image."""
+    height = int(round(width * aspect))
+    target = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    matrix = cv2.getPerspectiveTransform(outline.corners.astype(np.float32), target)
+    return cv2.warpPerspective(image, matrix, (width, height), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+
+
+def sharpness(image: np.ndarray, outline: Outline) -> float:
+    """How sharp a card looks in the photo at its own resolution: the Laplacian's spread over the
+    grey levels' spread, inside the card (an out-of-focus or shaken photo scores low whatever its light)."""
+    x0, y0 = np.floor(outline.corners.min(axis=0)).astype(int).clip(0)
+    x1, y1 = np.ceil(outline.corners.max(axis=0)).astype(int)
+    grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY).astype(np.float32)
+    mask = np.zeros(grey.shape, np.uint8)
+    inner = outline.corners - [x0, y0]
+    inner = inner + (inner.mean(axis=0) - inner) * 0.1  # inside the card, away from its edge
+    cv2.fillConvexPoly(mask, np.round(inner).astype(np.int32), 1)
+    inside = mask > 0
+    if inside.sum() < 100:
+        return 0.0
+    laplace = cv2.Laplacian(grey, cv2.CV_32F, ksize=3)
+    return float(laplace[inside].std() / max(grey[inside].std(), 1.0))
