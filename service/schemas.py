@@ -38,7 +38,7 @@ def _check_rules(rules: Rules | None) -> Rules | None:
     for key, value in rules.items():
         if key == "preset" and not isinstance(value, str):
             raise TextError(Text("rules_preset_text"))
-        if key != "preset" and not isinstance(value, bool):
+        if key != "preset" and not isinstance(value, (bool, str)):
             raise TextError(Text("rules_switch_bool", switch=key[:40]))
     return rules
 
@@ -306,7 +306,8 @@ class PartiePublic(BaseModel):
 class RulesPublic(BaseModel):
     preset: str
     differs: dict[str, Any] = Field(description="the switches that differ from the preset")
-    switches: dict[str, bool] = Field(description="every switch and its value")
+    switches: dict[str, bool] = Field(description="every on/off switch and its value")
+    options: dict[str, str] = Field(description="every rule with a choice of values, and its value")
     presets: dict[str, dict[str, bool]] = Field(description="every preset with its switches")
     settable: bool = Field(description="false while a Partie runs")
 

@@ -118,7 +118,7 @@ class Scorekeeper:
             if any(p.event_id in ids for p in game.plays) or any(c[2] in ids for c in game.calls):
                 return game
         for game in reversed(games):  # a game type or an early end: the game that was running then
-            if game.first_event_id is not None and game.first_event_id <= event.id:
+            if game.first_event_id is not None and game.first_event_id < event.id:
                 return game
         return self.state.current
 

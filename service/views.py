@@ -26,16 +26,31 @@ def card_view(card: Card) -> dict[str, str]:
 
 
 def _switches(rules: Rules) -> dict[str, bool]:
-    return {f.name: getattr(rules, f.name) for f in fields(rules) if f.name != "preset"}
+    """The on/off rules."""
+    return {f.name: value for f in fields(rules) if isinstance(value := getattr(rules, f.name), bool)}
+
+
+def _options(rules: Rules) -> dict[str, str]:
+    """The rules with a choice of values (an enum's value)."""
+    return {
+        f.name: str(getattr(value, "value", value))
+        for f in fields(rules)
+        if f.name != "preset" and not isinstance(value := getattr(rules, f.name), bool)
+    }
+
+
+def _plain(value: Any) -> Any:
+    return value if isinstance(value, (bool, int, str)) else str(getattr(value, "value", value))
 
 
 def rules_view(rules: Rules, *, settable: bool) -> dict[str, Any]:
-    differs = {k: v for k, v in rules.to_dict().items() if k != "preset"}
+    differs = {k: _plain(v) for k, v in rules.to_dict().items() if k != "preset"}
     presets = {name: _switches(preset) for name, preset in sorted(PRESETS.items())}
     return {
         "preset": rules.preset,
         "differs": differs,
         "switches": _switches(rules),
+        "options": _options(rules),
         "presets": presets,
         "settable": settable,
     }
