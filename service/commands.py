@@ -62,7 +62,22 @@ def register(groups: Mapping[str, Any]) -> None:
 def _server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", help="address to listen on (default 127.0.0.1: this machine only; env DOKOCAM_HOST)")
     parser.add_argument("--port", type=int, help="port (default 8000; env DOKOCAM_PORT)")
-    parser.add_argument("--db", help="event log file (serve: dokocam.db, env DOKOCAM_DB; demo: a fresh temporary file)")
+    parser.add_argument(
+        "--db", help="event log file (serve: $DOKOCAM_HOME/table.db, env DOKOCAM_DB; demo: a fresh temporary file)"
+    )
+    parser.add_argument("--token", help="the table token (at least 22 characters; default: generated off loopback)")
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="NAME",
+        help="a further host name changes may come through, e.g. a reverse proxy's public name (repeatable)",
+    )
+    parser.add_argument(
+        "--https",
+        metavar="CERT.pem",
+        help="serve HTTPS with this certificate (a PEM file that may also hold the key; see --https-key)",
+    )
+    parser.add_argument("--https-key", metavar="KEY.pem", help="the certificate's private key, when not in --https")
     parser.add_argument(
         "--players",
         help="start a Partie with these 4 or 5 names (comma-separated, clockwise; the last deals first; "
@@ -86,7 +101,13 @@ def _settings(args: argparse.Namespace, **values: object) -> object:
 
     from dokocam.service.config import Settings
 
-    given = {k: getattr(args, k) for k in ("host", "port", "db") if getattr(args, k) is not None}
+    given = {k: getattr(args, k) for k in ("host", "port", "db", "token") if getattr(args, k, None) is not None}
+    if getattr(args, "allow_host", None):
+        given["allowed_hosts"] = args.allow_host
+    if getattr(args, "https", None):
+        given["https_cert"] = args.https
+    if getattr(args, "https_key", None):
+        given["https_key"] = args.https_key
     try:
         return Settings(**{**given, **values})
     except ValidationError as exc:
@@ -173,12 +194,21 @@ def _run(
 
         feed = RecordedFeed(game_events(7, start=3.0, interval=1.5, uncertain=(9,)), realtime=settings.realtime)
     app = create_app(settings, feed=feed, resume=resume, players=names)
-    url = f"http://{settings.host}:{settings.port}"
+    scheme = "https" if settings.https_cert is not None else "http"
+    url = f"{scheme}://{settings.host}:{settings.port}"
     print(f"dokocam dashboard: {url}  (event log: {settings.db})", file=sys.stderr)
     if settings.token_required:
         print(f"table token (needed to change anything from another device): {settings.token}", file=sys.stderr)
     # Live pages hold their SSE streams open forever: do not wait for them on shutdown.
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", timeout_graceful_shutdown=1)
+    uvicorn.run(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level="warning",
+        timeout_graceful_shutdown=1,
+        ssl_certfile=str(settings.https_cert) if settings.https_cert else None,
+        ssl_keyfile=str(settings.https_key) if settings.https_key else None,
+    )
     return 0
 
 

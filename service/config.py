@@ -106,6 +106,12 @@ class Settings(BaseSettings):
             raise ValueError(f"{value}: no such file (HTTPS needs a PEM certificate and its key)")
         return value
 
+    @model_validator(mode="after")
+    def _key_needs_cert(self) -> Settings:
+        if self.https_key is not None and self.https_cert is None:
+            raise ValueError("an HTTPS key needs its certificate: give --https CERT.pem too")
+        return self
+
     @property
     def token_required(self) -> bool:
         """State-changing calls need the token whenever the network can reach the server."""

@@ -57,9 +57,9 @@ def _free_port() -> int:
 class Server:
     """``dokocam serve`` in a subprocess on a free loopback port."""
 
-    def __init__(self, db: Path, *extra: str, players: list[str] | None = PLAYERS) -> None:
+    def __init__(self, db: Path, *extra: str, players: list[str] | None = PLAYERS, scheme: str = "http") -> None:
         self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = f"{scheme}://127.0.0.1:{self.port}"
         # The CLI's entry function, whether the cli is a module or a package.
         entry = "import sys; from dokocam.service.cli import main; sys.exit(main())"
         args = [sys.executable, "-c", entry, "serve", "--db", str(db), "--port", str(self.port), *extra]
@@ -73,7 +73,7 @@ class Server:
             if self.process.poll() is not None:
                 raise AssertionError(f"server exited: {self.log.read_text()}")
             try:
-                if httpx.get(f"{self.url}/state", timeout=1).status_code == 200:
+                if httpx.get(f"{self.url}/state", timeout=1, verify=False).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass
@@ -82,10 +82,10 @@ class Server:
             time.sleep(0.1)
 
     def get(self, path: str) -> dict:
-        return httpx.get(self.url + path, timeout=10).json()
+        return httpx.get(self.url + path, timeout=10, verify=False).json()
 
-    def post(self, path: str, body: dict) -> httpx.Response:
-        return httpx.post(self.url + path, json=body, timeout=10)
+    def post(self, path: str, body: dict, headers: dict[str, str] | None = None) -> httpx.Response:
+        return httpx.post(self.url + path, json=body, timeout=10, verify=False, headers=headers)
 
     def kill(self) -> None:
         os.kill(self.process.pid, signal.SIGKILL)
