@@ -52,6 +52,20 @@ def register(groups: Mapping[str, Any]) -> None:
         help="share of close-ups held over one card's corner, its index about a tenth to a quarter of the frame "
         "(default 0)",
     )
+    gen.add_argument(
+        "--designs",
+        choices=("train", "heldout"),
+        default=None,
+        help="draw only the training or only the held-out card designs (fonts, SVG decks; datasets/designs.md); "
+        "default: every procedural font and only the --faces folders",
+    )
+    gen.add_argument(
+        "--webcam-fraction",
+        type=float,
+        default=0.0,
+        help="share of table scenes seen by a webcam: 640x480 or 720p, indices 8-14 px, tilted up to 50 degrees, "
+        "wide-angle lens, video compression (default 0)",
+    )
     gen.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     gen.set_defaults(func=_generate)
 
@@ -156,11 +170,17 @@ def _scene_config(args: argparse.Namespace) -> SceneConfig:
     """The scene settings of ``generate`` and ``preview``, both fractions checked."""
     from dokocam.vision.synth.dataset import SceneConfig
 
-    for name in ("closeup_fraction", "near_fraction"):
-        value = getattr(args, name)
+    for name in ("closeup_fraction", "near_fraction", "webcam_fraction"):
+        value = getattr(args, name, 0.0)
         if not 0 <= value <= 1:
             raise SystemExit(f"--{name.replace('_', '-')} must be in [0, 1], got {value}")
-    return SceneConfig(imgsz=args.imgsz, closeup_fraction=args.closeup_fraction, near_fraction=args.near_fraction)
+    return SceneConfig(
+        imgsz=args.imgsz,
+        closeup_fraction=args.closeup_fraction,
+        near_fraction=args.near_fraction,
+        designs=getattr(args, "designs", None),
+        webcam_fraction=getattr(args, "webcam_fraction", 0.0),
+    )
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -168,6 +188,7 @@ def _generate(args: argparse.Namespace) -> int:
 
     from dokocam.vision.synth.dataset import write_dataset
     from dokocam.vision.synth.faces import FaceFolderError
+    from dokocam.vision.synth.svgdecks import SvgDeckError
 
     config = _scene_config(args)
     start = time.perf_counter()
@@ -185,7 +206,7 @@ def _generate(args: argparse.Namespace) -> int:
         )
         for count in tqdm(progress, total=args.images, unit="img", desc="generate"):
             labels += count
-    except (FaceFolderError, ValueError) as exc:
+    except (FaceFolderError, SvgDeckError, ValueError) as exc:
         raise SystemExit(f"dokocam dataset generate: {exc}") from None
     elapsed = time.perf_counter() - start
     print(

@@ -16,7 +16,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from dokocam.vision.synth.designs import check_folders, split_fonts, split_svg_decks
 from dokocam.vision.synth.faces import CARD_CODES, DISTRACTOR_CODES, Face, load_face_folder
+from dokocam.vision.synth.optics import video_codec, webcam_camera, webcam_look
 from dokocam.vision.synth.scene import (
     Arm,
     Camera,
@@ -29,6 +31,7 @@ from dokocam.vision.synth.scene import (
     card_corners_cm,
     render_scene,
 )
+from dokocam.vision.synth.svgdecks import svg_face_folders
 
 SIDES_DEG = (0.0, 90.0, 180.0, 270.0)  # bottom, right, top, left player (card angle for each)
 
@@ -50,6 +53,12 @@ class SceneConfig:
             is about a tenth to a quarter of the frame (median 0.18 of its height, against 0.12 for
             the other close-ups), as in a phone photo of one or two cards (0 draws none and leaves
             a seed's scenes as without the option).
+        designs: ``None`` draws every procedural font and only the given face folders (a seed's scenes as
+            without the option); ``"train"`` or ``"heldout"`` draws only that split's designs
+            (:mod:`~dokocam.vision.synth.designs`): its font families, its SVG decks, and refuses face
+            folders of the other split.
+        webcam_fraction: share of table scenes seen by a webcam (:mod:`~dokocam.vision.synth.optics`):
+            640x480 or 1280x720 frames, indices 8-14 px high, tilted, distorted, compressed.
     """
 
     imgsz: int = 640
@@ -58,15 +67,23 @@ class SceneConfig:
     folder_fraction: float = 0.3
     distractors: float = 0.25
     near_fraction: float = 0.0
+    designs: str | None = None
+    webcam_fraction: float = 0.0
 
 
 class DeckPool:
-    """Decks for a dataset: drawn ones by number and face folders, each built once per process."""
+    """Decks for a dataset: drawn ones by number and face folders, each built once per process.
 
-    def __init__(self, seed: int, count: int, folders: Sequence[str | Path] = ()) -> None:
+    With ``designs`` (``"train"`` or ``"heldout"``) a drawn deck whose font belongs to another split's
+    family is drawn in one of this split's fonts instead (chosen by the deck's number), so no font of the
+    other split is ever drawn.
+    """
+
+    def __init__(self, seed: int, count: int, folders: Sequence[str | Path] = (), designs: str | None = None) -> None:
         self.seed = seed
         self.count = count
         self.folders = [Path(f) for f in folders]
+        self.fonts = split_fonts(designs) if designs else ()  # type: ignore[arg-type]
         self._decks: dict[tuple[str, int], Deck] = {}
         self._folder_faces: dict[int, dict[str, Face]] = {}
 
@@ -74,7 +91,11 @@ class DeckPool:
         key = ("p", k)
         if key not in self._decks:
             # 360 px faces stay sharp in close-ups where a card spans most of a 640 px frame.
-            self._decks[key] = Deck.procedural(seed=self.seed * 1000 + k, face_width=360)
+            deck = Deck.procedural(seed=self.seed * 1000 + k, face_width=360)
+            if self.fonts and deck.style.font not in self.fonts:
+                font = self.fonts[(self.seed * 1000 + k) % len(self.fonts)]
+                deck = Deck(replace(deck.style, font=font), deck.seed, size_cm=deck.size_cm)
+            self._decks[key] = deck
         return self._decks[key]
 
     def folder(self, k: int) -> Deck:
@@ -283,9 +304,15 @@ def generate_image(index: int, seed: int, config: SceneConfig, pool: DeckPool) -
     else:
         cards, arms, camera, props = table_scene(rng, deck, config.imgsz)
     look = Look.random(rng)
+    webcam = kind == "table" and bool(config.webcam_fraction) and rng.random() < config.webcam_fraction
+    if webcam:
+        camera, look = webcam_camera(rng, deck, camera), webcam_look(rng)
     image, annotation = render_scene(
         deck, table, cards, camera, arms, props=props, seed=int(rng.integers(2**31)), look=look
     )
+    if webcam:
+        image = video_codec(image, rng)
+        annotation.look["webcam"] = True
     annotation.kind = kind
     return image, annotation
 
@@ -298,7 +325,7 @@ _WORKER: dict[str, object] = {}
 
 def _init_worker(seed: int, config: SceneConfig, folders: Sequence[str]) -> None:
     cv2.setNumThreads(1)
-    _WORKER["pool"] = DeckPool(seed, config.procedural_decks, folders)
+    _WORKER["pool"] = DeckPool(seed, config.procedural_decks, folders, config.designs)
     _WORKER["config"] = config
     _WORKER["seed"] = seed
 
@@ -359,6 +386,7 @@ def write_dataset(
         raise ValueError(f"--val-fraction must be in [0, 1), got {val_fraction}")
     if target not in ("corners", "cards", "both"):
         raise ValueError(f"--target must be corners, cards or both, got {target!r}")
+    folders = design_folders(folders, config.designs)
     for folder in folders:
         load_face_folder(folder)  # fail early with the folder's problem
     root = Path(out)
@@ -369,6 +397,20 @@ def write_dataset(
     n_val = int(round(images * val_fraction))
     jobs = [(i, root, "val" if i < n_val else "train", target) for i in range(images)]
     return _run(jobs, seed, config, [str(f) for f in folders], workers)
+
+
+def design_folders(folders: Sequence[str | Path], designs: str | None) -> list[Path]:
+    """The face folders a dataset of ``designs`` draws from: the given ones (refused if of the other split)
+    and the split's SVG decks, rasterized into their cache on first use.
+
+    Raises:
+        ValueError: a folder of the other split, or an unknown split.
+        dokocam.vision.synth.svgdecks.SvgDeckError: an SVG deck is not installed or cannot be drawn.
+    """
+    if designs is None:
+        return [Path(f) for f in folders]
+    check_folders(folders, designs)  # type: ignore[arg-type]
+    return [Path(f) for f in folders] + svg_face_folders(split_svg_decks(designs))  # type: ignore[arg-type]
 
 
 def _run(

@@ -819,6 +819,8 @@ def load_face_folder(
 
 # Where index_ink_box looks for the top-left index, as fractions of the face: room for large indices.
 INK_SEARCH = (0.30, 0.42)
+# The region searched again when a suit sign under the rank leaves INK_SEARCH (decks with a large sign).
+INK_SEARCH_TALL = (0.34, 0.58)
 # Ink: a pixel this far (largest channel difference) from the corner's paper colour.
 INK_CONTRAST = 60
 # A frame line is thinner than this share of the face's width.
@@ -849,7 +851,9 @@ def _straight_runs(mask: np.ndarray, length: int, axis: int) -> np.ndarray:
     return np.moveaxis((starts[..., last] - starts[..., first]) > 0, -1, axis)
 
 
-def index_ink_box(image: np.ndarray) -> tuple[float, float, float, float] | None:
+def index_ink_box(
+    image: np.ndarray, search: tuple[float, float] = INK_SEARCH
+) -> tuple[float, float, float, float] | None:
     """The box (pixels, with a drawn label's margin) around the top-left index printed on a face image, found
     by its ink; ``None`` when no index-like ink is there (the caller then keeps ``FOLDER_INDEX_BOX``).
 
@@ -870,7 +874,7 @@ def index_ink_box(image: np.ndarray) -> tuple[float, float, float, float] | None
     (6.2, 8.2, 29.8, 47.8)
     """
     h_card, w_card = image.shape[:2]
-    patch = image[: int(INK_SEARCH[1] * h_card), : int(INK_SEARCH[0] * w_card), :3]
+    patch = image[: int(search[1] * h_card), : int(search[0] * w_card), :3]
     if patch.size == 0:
         return None
     paper = np.median(patch.reshape(-1, 3), axis=0)
@@ -884,11 +888,11 @@ def index_ink_box(image: np.ndarray) -> tuple[float, float, float, float] | None
     # Outer contours, not connectedComponents or morphologyEx: those start OpenCV's thread pool, and a
     # dataset's worker processes, forked after the parent read the face folder, then hang on its lock.
     contours, _ = cv2.findContours((ink & ~lines).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    glyphs = [
-        (x, y, x + cw, y + ch)
-        for x, y, cw, ch in (cv2.boundingRect(c) for c in contours)
-        if ch >= MIN_GLYPH * h_card and x > 0 and y > 0 and x + cw < w and y + ch < h
+    shapes = [
+        (x, y, x + cw, y + ch) for x, y, cw, ch in (cv2.boundingRect(c) for c in contours) if ch >= MIN_GLYPH * h_card
     ]
+    glyphs = [g for g in shapes if g[0] > 0 and g[1] > 0 and g[2] < w and g[3] < h]
+    cut = [g for g in shapes if g[0] > 0 and g[1] > 0 and g[3] >= h and g[2] < w]
     if not glyphs:
         return None
     rank = min(glyphs, key=lambda g: g[0] + g[1])
@@ -912,9 +916,14 @@ def index_ink_box(image: np.ndarray) -> tuple[float, float, float, float] | None
             and min(rank[3], g[3]) - max(rank[1], g[1]) >= 0.7 * min(tall, g[3] - g[1])
         )
     )
-    join(
-        lambda g: -0.3 * tall <= g[1] - box[3] <= 0.5 * tall and g[3] > box[3] and box[0] <= (g[0] + g[2]) / 2 <= box[2]
-    )
+
+    def below(g: tuple[int, int, int, int]) -> bool:
+        return -0.3 * tall <= g[1] - box[3] <= 0.5 * tall and g[3] > box[3] and box[0] <= (g[0] + g[2]) / 2 <= box[2]
+
+    join(below)
+    if any(below(g) for g in cut) and search[1] < INK_SEARCH_TALL[1]:
+        # The suit sign under the rank runs out of the region: a tall index (a large sign below the rank).
+        return index_ink_box(image, INK_SEARCH_TALL)
     pad = INK_PAD * (box[3] - box[1])
     return (round(box[0] - pad, 2), round(box[1] - pad, 2), round(box[2] + pad, 2), round(box[3] + pad, 2))
 
@@ -953,6 +962,66 @@ def _face_from_image(
         ],
         np.float32,
     )
+    quads = [quad, _rotate_quad_180(quad, fw, fh)]
+    right = top_right_index(image[pad : pad + h, pad : pad + w], found) if found else None
+    if right is not None:
+        rx0, ry0, rx1, ry1 = right
+        top_right = np.array([[rx0, ry0], [rx1, ry0], [rx1, ry1], [rx0, ry1]], np.float32) + pad
+        quads += [top_right, _rotate_quad_180(top_right, fw, fh)]
     mask = rounded_mask(fw, fh, corner_radius * fw)
     image = np.ascontiguousarray(image)
-    return Face(code, image, mask, (quad, _rotate_quad_180(quad, fw, fh)))
+    return Face(code, image, mask, tuple(quads))
+
+
+# The top-right corner holds the index too when its print matches the top-left's this well (zero-mean
+# normalised correlation); a pip or a court picture there scores far lower.
+SAME_PRINT = 0.8
+
+
+def top_right_index(
+    image: np.ndarray, box: tuple[float, float, float, float]
+) -> tuple[float, float, float, float] | None:
+    """The box of a second index in the top-right corner of a face image, the same print as the top-left
+    index in ``box`` (pixels) within a few pixels of its mirrored place; ``None`` on a two-index deck.
+
+    >>> face = np.full((140, 100, 3), 250, np.uint8)
+    >>> face[8:30, 6:16] = face[8:20, 16:20] = 0  # an index, not symmetric
+    >>> face[9:31, 81:91] = face[9:21, 91:95] = 0  # the same print top-right, a pixel off its mirrored place
+    >>> top_right_index(face, (4.0, 6.0, 22.0, 32.0))
+    (79.0, 7.0, 97.0, 33.0)
+    >>> face[9:31, 81:95] = 250; face[12:22, 82:92] = 0  # a pip instead
+    >>> top_right_index(face, (4.0, 6.0, 22.0, 32.0)) is None
+    True
+    """
+    h, w = image.shape[:2]
+    x0, y0, x1, y1 = (int(round(v)) for v in box)
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return None
+    grey = image[:, :, :3].astype(np.float32).mean(axis=2)
+    template = grey[y0:y1, x0:x1]
+    template = template - template.mean()
+    norm = float(np.sqrt((template**2).sum()))
+    if norm < 1e-3:
+        return None
+    reach = max(2, int(0.03 * w))
+    best, where = -1.0, (0, 0)
+    for dy in range(-reach, reach + 1):
+        for dx in range(-reach, reach + 1):
+            mx0, my0 = w - x1 + dx, y0 + dy
+            if mx0 <= x1 or my0 < 0 or mx0 + (x1 - x0) > w or my0 + (y1 - y0) > h:
+                continue
+            window = grey[my0 : my0 + (y1 - y0), mx0 : mx0 + (x1 - x0)]
+            window = window - window.mean()
+            score = float((window * template).sum()) / (norm * (float(np.sqrt((window**2).sum())) or 1e9))
+            if score > best:
+                best, where = score, (mx0, my0)
+    if best < SAME_PRINT:
+        return None
+    fx, fy = box[0] - x0, box[1] - y0  # keep the label's sub-pixel margin
+    return (
+        float(where[0] + fx),
+        float(where[1] + fy),
+        float(where[0] + fx + box[2] - box[0]),
+        float(where[1] + fy + box[3] - box[1]),
+    )

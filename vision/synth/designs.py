@@ -1,0 +1,157 @@
+"""The card designs scenes are drawn with, split by design into training and held-out designs.
+
+A design is one printed look: an SVG deck, a face folder (the shared English pattern), or a font family of
+the procedural decks (every drawn deck in that family's fonts, whatever its colours). Whole designs are held
+out, never single images, so the held-out scenes measure what a user's unseen deck costs. The generator
+(``dokocam dataset generate --designs train``) and the validation sets (``--designs heldout``) both read
+:data:`DESIGNS`; ``datasets/designs.md`` writes the same split down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+SplitName = Literal["train", "heldout", "all"]
+SPLITS: tuple[str, ...] = ("train", "heldout", "all")
+
+_MPL = "matplotlib"  # fonts shipped with matplotlib (vision.synth.faces' font folder)
+_LIBERATION = Path("/usr/share/fonts/truetype/liberation")  # Debian's fonts-liberation
+
+
+@dataclass(frozen=True)
+class Design:
+    """One design.
+
+    Attributes:
+        name: unique name (``"svg:dondorf"``, ``"font:liberation-serif"``, ``"folder:english-pattern"``).
+        split: ``"train"`` or ``"heldout"``.
+        fonts: a font family's files: names in matplotlib's font folder, or absolute paths.
+    """
+
+    name: str
+    split: str
+    fonts: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        """``svg``, ``font`` or ``folder``."""
+        return self.name.split(":", 1)[0]
+
+    @property
+    def short(self) -> str:
+        """The name without its kind (an SVG deck's or face folder's own name)."""
+        return self.name.split(":", 1)[1]
+
+
+def _liberation(*files: str) -> tuple[str, ...]:
+    return tuple(str(_LIBERATION / f) for f in files)
+
+
+# The split, fixed. Held out: two SVG decks (a French pattern, and German B D K indices in four corners) and
+# three whole font families the shipped detector never saw (neither in scenes nor in index crops).
+DESIGNS: tuple[Design, ...] = (
+    Design("svg:standard", "train"),
+    Design("svg:dondorf", "train"),
+    Design("svg:penguins", "train"),
+    Design("svg:konqi-modern", "train"),
+    Design("svg:gm-paris", "heldout"),
+    Design("svg:xskat-french", "heldout"),
+    Design("folder:english-pattern", "train"),
+    Design("font:dejavu-sans", "train", ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-BoldOblique.ttf")),
+    Design("font:dejavu-serif", "train", ("DejaVuSerif.ttf", "DejaVuSerif-Bold.ttf", "DejaVuSerif-BoldItalic.ttf")),
+    Design("font:dejavu-sans-mono", "train", ("DejaVuSansMono.ttf", "DejaVuSansMono-Bold.ttf")),
+    Design("font:stix", "train", ("STIXGeneral.ttf", "STIXGeneralBol.ttf", "STIXGeneralItalic.ttf")),
+    Design("font:cm-roman", "train", ("cmr10.ttf", "cmb10.ttf")),
+    Design("font:cm-sans", "train", ("cmss10.ttf",)),
+    Design("font:cm-typewriter", "train", ("cmtt10.ttf",)),
+    Design(
+        "font:liberation-sans",
+        "heldout",
+        _liberation(
+            "LiberationSans-Regular.ttf",
+            "LiberationSans-Bold.ttf",
+            "LiberationSansNarrow-Regular.ttf",
+            "LiberationSansNarrow-Bold.ttf",
+        ),
+    ),
+    Design("font:liberation-serif", "heldout", _liberation("LiberationSerif-Regular.ttf", "LiberationSerif-Bold.ttf")),
+    Design("font:liberation-mono", "heldout", _liberation("LiberationMono-Regular.ttf", "LiberationMono-Bold.ttf")),
+)
+
+# SVG decks looked at on contact sheets and not used, with the reason.
+REJECTED_SVG_DECKS: dict[str, str] = {
+    "oxygen": "no corner index: the rank stands top-right, the suit sign top-left",
+    "oxygen-air": "no corner index: the rank stands top-right, the suit sign top-left",
+    "oxygen-white": "no corner index: the rank stands top-right, the suit sign top-left",
+    "ancient-egyptians": "rank and suit sign stand apart along a gold frame line: no index label found on most faces",
+    "jolly-royal": "index labels wrong on 7 of 24 faces (pale ink on a grey gradient stock)",
+    "nicu-white": "the four queens' labels cover only the Q's left stroke (the large bold Q splits in the ink search)",
+    "nicu-ornamental": "the four queens' labels cover only the Q's left stroke (as nicu-white)",
+    "xskat-german": "German suits (Eicheln, Gruen, Rot, Schellen): not the French suits the detector reads",
+    "future": "no element 9_club drawn when isolated",
+    "tigullio-international": "element 9_club draws nothing when isolated",
+}
+
+
+def designs(split: SplitName = "all") -> tuple[Design, ...]:
+    """The designs of one split (``all``: every design), in :data:`DESIGNS` order.
+
+    Raises:
+        ValueError: ``split`` is not ``train``, ``heldout`` or ``all``.
+
+    >>> len(designs("train")) + len(designs("heldout")) == len(designs("all"))
+    True
+    """
+    if split not in SPLITS:
+        raise ValueError(f"designs must be one of {', '.join(SPLITS)}, got {split!r}")
+    return tuple(d for d in DESIGNS if split == "all" or d.split == split)
+
+
+def split_fonts(split: SplitName) -> tuple[str, ...]:
+    """The procedural decks' font files of a split's font families.
+
+    >>> "DejaVuSans.ttf" in split_fonts("train"), "DejaVuSans.ttf" in split_fonts("heldout")
+    (True, False)
+    """
+    return tuple(font for d in designs(split) if d.kind == "font" for font in d.fonts)
+
+
+def split_svg_decks(split: SplitName) -> tuple[str, ...]:
+    """The names of a split's SVG decks (``dondorf`` ...).
+
+    >>> split_svg_decks("heldout")
+    ('gm-paris', 'xskat-french')
+    """
+    return tuple(d.short for d in designs(split) if d.kind == "svg")
+
+
+def design_of_folder(folder: str | Path) -> Design | None:
+    """The design a face folder shows, by its name (``english-pattern``, or an SVG deck's cache folder
+    ``dondorf-360``); ``None`` for a folder of no known design (a user's own deck)."""
+    name = Path(folder).name
+    for design in DESIGNS:
+        if design.kind == "folder" and design.short == name:
+            return design
+        if design.kind == "svg" and name.rsplit("-", 1)[0] == design.short and name.rsplit("-", 1)[-1].isdigit():
+            return design
+    return None
+
+
+def check_folders(folders: Sequence[str | Path], split: SplitName) -> None:
+    """Refuses face folders of the other split's designs, so that no held-out design enters training data.
+
+    Raises:
+        ValueError: a folder shows a design of another split.
+    """
+    if split == "all":
+        return
+    for folder in folders:
+        design = design_of_folder(folder)
+        if design is not None and design.split != split:
+            raise ValueError(
+                f"face folder {folder} is the {design.split} design {design.name}; "
+                f"--designs {split} draws only {split} designs (see datasets/designs.md)"
+            )
