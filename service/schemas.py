@@ -289,7 +289,17 @@ class SheetRowPublic(BaseModel):
     ended_early: bool
 
 
+class PartieSummary(BaseModel):
+    number: int = Field(description="1-based, in the order the Parties were started")
+    players: list[str]
+    games: int = Field(description="games on the sheet")
+    is_over: bool
+    totals: dict[str, int]
+    current: bool = Field(description="the Partie in force")
+
+
 class PartiePublic(BaseModel):
+    number: int = Field(description="1-based, in the order the Parties were started")
     players: list[str] = Field(description="everyone in the Partie (4 or 5), in seating order")
     present: list[str] = Field(description="those still at the table")
     first_dealer: str

@@ -22,7 +22,7 @@ from dokocam.service.feed import CARD_PLAYED, NEEDS_CONFIRMATION, Feed, FeedEven
 from dokocam.service.hub import Hub
 from dokocam.service.store import EventStore, StoredEvent
 from dokocam.service.texts import Text, TextError
-from dokocam.service.views import contract_label, frame_message, table_view
+from dokocam.service.views import contract_label, frame_message, parties_view, past_view, table_view
 
 log = logging.getLogger(__name__)
 
@@ -67,16 +67,30 @@ class Scorekeeper:
         with self._lock:
             return self._view
 
-    def sheet_csv(self) -> str | None:
-        """The score sheet as CSV, or None before the first Partie."""
+    def parties(self) -> list[dict[str, Any]]:
+        """Every Partie of the log, oldest first (``schemas.PartieSummary``)."""
         with self._lock:
-            partie = self.state.partie
-            return partie.to_csv() if partie is not None else None
+            return parties_view(self.state)
 
-    def game_record(self, number: int) -> dict[str, Any] | None:
-        """Game ``number`` of the Partie as a ``dokocam-game/1`` record, or None when there is none."""
+    def sheet(self, partie: int | None = None) -> dict[str, Any] | None:
+        """Partie number ``partie`` (default: the one in force) as ``schemas.PartiePublic``, or None."""
         with self._lock:
-            for game in self.state.games():
+            if partie is None or partie == self.state.partie_number:
+                return self._view["partie"]
+            past = next((p for p in self.state.past if p.number == partie), None)
+            return past_view(past) if past is not None else None
+
+    def game_record(self, number: int, partie: int | None = None) -> dict[str, Any] | None:
+        """Game ``number`` of a Partie (default: the one in force) as a ``dokocam-game/1`` record, or None."""
+        with self._lock:
+            if partie is None or partie == self.state.partie_number:
+                games = self.state.games()
+            else:
+                past = next((p for p in self.state.past if p.number == partie), None)
+                if past is None:
+                    return None
+                games = [f.state for f in past.finished] + ([past.unfinished] if past.unfinished else [])
+            for game in games:
                 if game.number == number:
                     return game.game.to_dict()
             return None

@@ -173,6 +173,17 @@ class FinishedGame:
 
 
 @dataclass
+class PastPartie:
+    """A Partie a later one replaced: kept so its sheet, games and records stay readable."""
+
+    number: int
+    partie: Partie
+    config: dict[str, Any]
+    finished: list[FinishedGame]
+    unfinished: GameState | None  # the game that was running when the next Partie started
+
+
+@dataclass
 class TableState:
     """Everything the dashboard shows, as the log says it is."""
 
@@ -186,6 +197,12 @@ class TableState:
     last_event_id: int = 0
     applied_at: float = 0.0
     source_seq: int = 0  # the last feed event in the log (its ordinal), to resume a file source
+    past: list[PastPartie] = field(default_factory=list)  # earlier Parties, oldest first
+
+    @property
+    def partie_number(self) -> int:
+        """1-based number of the Partie in force (0 before the first)."""
+        return len(self.past) + (1 if self.partie is not None else 0)
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -267,7 +284,20 @@ class Replayer:
         rules = Rules.from_dict(payload["rules"])
         length = payload.get("length") or {}
         partie = Partie(payload["players"], rules, first_dealer=payload["first_dealer"], **length)
-        self.state = TableState(rules=rules, partie=partie, partie_config=dict(payload), last_event_id=event.id)
+        old = self.state
+        past = list(old.past)
+        if old.partie is not None:
+            past.append(PastPartie(len(past) + 1, old.partie, old.partie_config, old.finished, old.current))
+        self.state = TableState(
+            rules=rules,
+            partie=partie,
+            partie_config=dict(payload),
+            last_event_id=event.id,
+            past=past,
+            notes=old.notes,
+            pipeline_flags=old.pipeline_flags,
+            source_seq=old.source_seq,
+        )
         self._next_game()
 
     def _contract_set(self, event: StoredEvent) -> None:

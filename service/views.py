@@ -12,6 +12,7 @@ from typing import Any
 
 from dokocam.engine import Card, Rules, SoloKind
 from dokocam.engine.rules import PRESETS
+from dokocam.engine.sheet import Partie
 from dokocam.service import table as t
 from dokocam.service.feed import FeedFrame
 
@@ -75,21 +76,52 @@ def table_view(state: t.TableState, *, actions: Sequence[Mapping[str, Any]] = ()
 
 
 def partie_view(state: t.TableState) -> dict[str, Any]:
-    partie = state.partie
-    assert partie is not None
-    config = state.partie_config
+    """The Partie in force (``state.partie`` must be set)."""
+    assert state.partie is not None
+    return sheet_view(state.partie, state.partie_config, state.finished, state.partie_number)
+
+
+def past_view(past: t.PastPartie) -> dict[str, Any]:
+    """An earlier Partie, as ``partie_view`` shows the one in force."""
+    return sheet_view(past.partie, past.config, past.finished, past.number)
+
+
+def parties_view(state: t.TableState) -> list[dict[str, Any]]:
+    """Every Partie of the log, oldest first: number, players, games on the sheet, totals, in force."""
+    rows = [(p.number, p.partie, p.finished, False) for p in state.past]
+    if state.partie is not None:
+        rows.append((state.partie_number, state.partie, state.finished, True))
+    return [
+        {
+            "number": number,
+            "players": list(partie.players),
+            "games": len(finished),
+            "is_over": partie.is_over,
+            "totals": dict(partie.totals),
+            "current": current,
+        }
+        for number, partie, finished, current in rows
+    ]
+
+
+def sheet_view(
+    partie: Partie, config: Mapping[str, Any], finished_games: Sequence[t.FinishedGame], number: int
+) -> dict[str, Any]:
+    """A Partie's players, totals and sheet rows with running totals."""
     rows = []
-    for finished in state.finished:
+    for finished in finished_games:
         entry = finished.entry
         notes = []
         if entry.abandoned:
-            notes.append(f"ended early, {entry.abandoned_by} left" if entry.abandoned_by else "ended early, no score")
+            notes.append(
+                f"abgebrochen, {entry.abandoned_by} ging" if entry.abandoned_by else "abgebrochen, ohne Wertung"
+            )
         if entry.vorfuehrung:
             notes.append("Vorführung")
         elif entry.pflichtsolo:
             notes.append("Pflichtsolo")
         if entry.bock_trigger:
-            notes.append("starts Bock")
+            notes.append("Bock folgt")
         rows.append(
             {
                 "number": entry.deal.number,
@@ -105,6 +137,7 @@ def partie_view(state: t.TableState) -> dict[str, Any]:
             }
         )
     return {
+        "number": number,
         "players": list(partie.players),
         "present": list(partie.present),
         "first_dealer": config.get("first_dealer", partie.first_dealer),

@@ -35,8 +35,10 @@ def test_a_whole_game_goes_on_the_sheet_and_exports(client: TestClient) -> None:
     assert state["game"]["number"] == 2 and state["game"]["dealer"] == "Anna"
     assert state["game"]["vorhand"] == 1  # Ben sits left of the dealer Anna
 
-    rows = list(csv.reader(io.StringIO(client.get("/partie/sheet.csv").text)))
-    assert rows[0][:6] == ["game", "round", "dealer", "contract", "multiplier", "note"]
+    text = client.get("/partie/sheet.csv").content.decode("utf-8")
+    assert text.startswith("\ufeff")  # the BOM: German Excel reads UTF-8
+    rows = list(csv.reader(io.StringIO(text[1:]), delimiter=";"))
+    assert rows[0][:6] == ["Spiel", "Runde", "Geber", "Spielart", "Faktor", "Bemerkung"]
     assert rows[1][6:10] == [str(sheet[0]["points"][p]) for p in PLAYERS]
 
     record = client.get("/games/1/record").json()
