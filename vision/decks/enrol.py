@@ -140,50 +140,49 @@ def enrol_grid(photo: np.ndarray, *, reader: object | None = None, kreuz: str | 
     except GridError as exc:
         raise EnrolmentError(str(exc)) from None
     _check_size_and_focus(photo, outlines)
-    missing = placements[0].missing
-    if missing:
-        # Which places are empty depends on the orientation, which the cards below still have to tell:
-        # name them as seen in the photo's first reading only when the count alone is not enough.
-        raise EnrolmentError(
-            _both(
-                f"Auf dem Foto sind {len(outlines)} von 24 Karten zu sehen. Es fehlt eine Karte an "
-                f"{len(missing)} Platz/Plätzen; lege alle 24 aus und fotografiere noch einmal.",
-                f"The photo shows {len(outlines)} of 24 cards: {len(missing)} place(s) are empty. Lay out all 24 "
-                f"and take the photo again.",
-            )
-            + _missing_hint(placements)
-        )
     reader = reader or shipped_reader()
     aspect = float(np.clip(np.median([o.height / o.width for o in outlines]), *ASPECT_RANGE))
-    candidates = []
-    for placement in placements:
-        faces = {code_at(r, c): rectify(photo, o, aspect) for (r, c), o in placement.places.items()}
-        candidates.append((placement, faces))
+    first = {code_at(r, c): rectify(photo, o, aspect) for (r, c), o in placements[0].places.items()}
     # Both orientations show the same faces, each turned half round: one reading serves both.
-    first = read_faces(candidates[0][1], reader)
-    flipped = {
-        code_at(ROWS - 1 - r, COLUMNS - 1 - c): first[code_at(r, c)] for r in range(ROWS) for c in range(COLUMNS)
-    }
-    choice = _orientation([first, flipped], placements, kreuz)
-    placement, faces = candidates[choice]
-    readings = [first, flipped][choice]
+    read = read_faces(first, reader)
+    flipped = {_opposite(code): reading for code, reading in read.items()}
+    missing = placements[0].missing
+    try:
+        choice = _orientation([read, flipped], placements, kreuz)
+    except EnrolmentError:
+        if not missing:
+            raise
+        raise EnrolmentError(_missing_message(len(outlines), placements)) from None
+    placement = placements[choice]
+    if missing:
+        raise EnrolmentError(_missing_message(len(outlines), [placement]))
+    faces = {code: rectify(photo, placement.places[place_of(code)], aspect) for code in CARD_CODES}
+    readings = [read, flipped][choice]
     enrolment = Enrolment(faces, readings, "grid", turn=_side(placement))
     enrolment.unsure = _check_readings(readings, lambda code: place_name(*place_of(code)))
     return enrolment
 
 
-def _missing_hint(placements: list[Placement]) -> str:
-    """The empty places named for both orientations, when there are few."""
-    names = []
-    for placement in placements:
-        missing = placement.missing
-        if len(missing) > 3:
-            return ""
-        names.append(", ".join(f"{place_name(r, c)} ({card_name(code_at(r, c))})" for r, c in missing))
-    return _both(
-        f"\nLeer: {names[0]}, oder, falls das Foto von der anderen Seite aufgenommen ist, {names[1]}.",
-        f"Empty: {names[0]}; or, if the photo was taken from the other side, {names[1]}.",
+def _opposite(code: str) -> str:
+    """The card whose place is ``code``'s turned half round the layout."""
+    row, column = place_of(code)
+    return code_at(ROWS - 1 - row, COLUMNS - 1 - column)
+
+
+def _missing_message(found: int, placements: list[Placement]) -> str:
+    """Names the empty places, for the orientation found or, when there are two candidates, for both."""
+    named = [", ".join(f"{place_name(r, c)} ({card_name(code_at(r, c))})" for r, c in p.missing) for p in placements]
+    german = (
+        f"Auf dem Foto sind {found} von 24 Karten zu sehen. Leer: {named[0]}"
+        + (f" (oder, falls die Kreuz-Reihe {_side(placements[1])} liegt: {named[1]})" if len(named) > 1 else "")
+        + ". Lege alle 24 aus und fotografiere noch einmal."
     )
+    english = (
+        f"The photo shows {found} of 24 cards. Empty: {named[0]}"
+        + (f" (or, if the Kreuz row lies {_side(placements[1])}: {named[1]})" if len(named) > 1 else "")
+        + ". Lay out all 24 and take the photo again."
+    )
+    return _both(german, english)
 
 
 def _check_size_and_focus(photo: np.ndarray, outlines: list[Outline]) -> None:
@@ -263,13 +262,15 @@ def _check_readings(readings: Mapping[str, Reading], where: Callable[[str], str]
     doubled = {read: codes for read, codes in sure.items() if len(codes) > 1}
     if doubled:
         german = "; ".join(
-            f"{card_name(read)} liegt {len(codes)}-mal: {', '.join(where(c) for c in codes)}"
+            f"{card_name(read)} liegt {len(codes)}-mal: {' und '.join(where(c) for c in codes)}"
             for read, codes in doubled.items()
         )
         english = "; ".join(
-            f"{read} lies {len(codes)} times: {', '.join(where(c) for c in codes)}" for read, codes in doubled.items()
+            f"{read} lies {len(codes)} times: {' and '.join(where(c) for c in codes)}"
+            for read, codes in doubled.items()
         )
-        lacking = [c for c in CARD_CODES if c not in sure]
+        # The doubled face lies where another card belongs: that card is the one left out.
+        lacking = [c for codes in doubled.values() for c in codes if c not in sure]
         raise EnrolmentError(
             _both(
                 f"{german}. Jede Karte gehört genau einmal in die Auslage"
