@@ -66,6 +66,13 @@ def register(groups: Mapping[str, Any]) -> None:
         help="share of table scenes seen by a webcam: 640x480 or 720p, indices 8-14 px, tilted up to 50 degrees, "
         "wide-angle lens, video compression (default 0)",
     )
+    gen.add_argument(
+        "--odd-print",
+        type=float,
+        default=0.0,
+        help="share of scenes whose deck is reprinted oddly: light ink on dark stock (white, gold, silver), inverted, "
+        "hue-turned, four-colour, thinner or bolder, courts without indices (default 0)",
+    )
     gen.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     gen.set_defaults(func=_generate)
 
@@ -170,7 +177,7 @@ def _scene_config(args: argparse.Namespace) -> SceneConfig:
     """The scene settings of ``generate`` and ``preview``, both fractions checked."""
     from dokocam.vision.synth.dataset import SceneConfig
 
-    for name in ("closeup_fraction", "near_fraction", "webcam_fraction"):
+    for name in ("closeup_fraction", "near_fraction", "webcam_fraction", "odd_print"):
         value = getattr(args, name, 0.0)
         if not 0 <= value <= 1:
             raise SystemExit(f"--{name.replace('_', '-')} must be in [0, 1], got {value}")
@@ -180,6 +187,7 @@ def _scene_config(args: argparse.Namespace) -> SceneConfig:
         near_fraction=args.near_fraction,
         designs=getattr(args, "designs", None),
         webcam_fraction=getattr(args, "webcam_fraction", 0.0),
+        odd_print=getattr(args, "odd_print", 0.0),
     )
 
 

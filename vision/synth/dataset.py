@@ -19,6 +19,7 @@ import numpy as np
 from dokocam.vision.synth.designs import check_folders, split_fonts, split_svg_decks
 from dokocam.vision.synth.faces import CARD_CODES, DISTRACTOR_CODES, Face, load_face_folder
 from dokocam.vision.synth.optics import video_codec, webcam_camera, webcam_look
+from dokocam.vision.synth.print import odd_print
 from dokocam.vision.synth.scene import (
     Arm,
     Camera,
@@ -59,6 +60,8 @@ class SceneConfig:
             folders of the other split.
         webcam_fraction: share of table scenes seen by a webcam (:mod:`~dokocam.vision.synth.optics`):
             640x480 or 1280x720 frames, indices 8-14 px high, tilted, distorted, compressed.
+        odd_print: share of scenes whose deck is reprinted oddly (:mod:`~dokocam.vision.synth.print`: light
+            ink on dark stock, inverted, hue-turned, four-colour, thinner or bolder, courts without indices).
     """
 
     imgsz: int = 640
@@ -69,6 +72,7 @@ class SceneConfig:
     near_fraction: float = 0.0
     designs: str | None = None
     webcam_fraction: float = 0.0
+    odd_print: float = 0.0
 
 
 class DeckPool:
@@ -97,6 +101,17 @@ class DeckPool:
                 deck = Deck(replace(deck.style, font=font), deck.seed, size_cm=deck.size_cm)
             self._decks[key] = deck
         return self._decks[key]
+
+    def odd(self, deck: Deck, key: tuple[str, int], variant: int) -> Deck:
+        """``deck`` (pool ``key``) reprinted by odd print ``variant`` (drawn from the pool's seed), built once."""
+        odd_key = (f"{key[0]}-odd{variant}", key[1])
+        if odd_key not in self._decks:
+            rng = np.random.default_rng(np.random.SeedSequence([self.seed, 43, key[1], variant, key[0] == "f"]))
+            change = odd_print(rng)
+            faces = {code: change(deck.face(code)) for code in CARD_CODES}
+            odd = Deck.from_faces(faces, seed=deck.seed, width_cm=deck.size_cm[0])
+            self._decks[odd_key] = odd
+        return self._decks[odd_key]
 
     def folder(self, k: int) -> Deck:
         key = ("f", k)
@@ -293,9 +308,13 @@ def generate_image(index: int, seed: int, config: SceneConfig, pool: DeckPool) -
     """Renders image ``index`` of the dataset with ``seed``."""
     rng = np.random.default_rng(np.random.SeedSequence([seed, index]))
     if pool.folders and rng.random() < config.folder_fraction:
-        deck = pool.folder(int(rng.integers(len(pool.folders))))
+        key = ("f", int(rng.integers(len(pool.folders))))
+        deck = pool.folder(key[1])
     else:
-        deck = pool.procedural(int(rng.integers(pool.count)))
+        key = ("p", int(rng.integers(pool.count)))
+        deck = pool.procedural(key[1])
+    if config.odd_print and rng.random() < config.odd_print:
+        deck = pool.odd(deck, key, int(rng.integers(4)))
     table = Table.random(int(rng.integers(2**31)))
     kind = "closeup" if rng.random() < config.closeup_fraction else "table"
     if kind == "closeup":
