@@ -11,6 +11,9 @@ for (const s of "CSHD") for (const r of ["9", "10", "J", "Q", "K", "A"]) ALL_CAR
 let state = null;
 let selectedSeat = 0;
 let fixTarget = null;
+let callTarget = null;
+let shownPartie = null; // an earlier Partie picked in the sheet panel, or null for the one in force
+const touch = matchMedia("(pointer: coarse)").matches;
 const dismissed = new Set(); // notes this page has hidden
 
 // -- helpers ------------------------------------------------------------------------------
@@ -40,11 +43,12 @@ function toast(message, error = false) {
   clearTimeout(toast.timer); toast.timer = setTimeout(() => { t.hidden = true; }, error ? 6000 : 2500);
 }
 
-async function api(method, path, body) {
+// Every change is JSON (the server refuses anything else), a bodiless one included.
+async function api(method, path, body = {}) {
   const headers = { "Content-Type": "application/json" };
   const token = localStorage.getItem("dokocam-token");
   if (token) headers.Authorization = `Bearer ${token}`;
-  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(path, { method, headers, body: JSON.stringify(body) });
   if (res.status === 401 || res.status === 403) {
     const given = prompt("Dieser Tisch braucht sein Token (beim Start des Servers angezeigt):");
     if (given) { localStorage.setItem("dokocam-token", given.trim()); return api(method, path, body); }
@@ -65,7 +69,23 @@ async function api(method, path, body) {
 function render(next) {
   if (state && next.seq < state.seq) return; // an older answer arriving late
   state = next;
-  renderStatus(); renderAlerts(); renderTable(); renderControls(); renderHistory(); renderResult(); renderSheet();
+  window.__state = next; // for tests and the browser console
+  renderStatus(); renderAlerts(); renderTable(); renderControls(); renderActions(); renderHistory(); renderResult(); renderSheet();
+  renderPartiesOnce();
+}
+
+// Takes back one person's action; a touch screen asks first (a stray tap must not undo anything).
+function takeBack(action) {
+  if (touch && !confirm(`„${action.label}“ zurücknehmen?`)) return Promise.resolve();
+  return api("POST", `/events/${action.event_id}/undo`).then(() => toast(`Zurückgenommen: ${action.label}`)).catch(() => {});
+}
+
+function renderActions() {
+  const list = $("#actions");
+  if (!state.actions.length) { list.replaceChildren(el("li", { class: "hint", text: "Noch nichts von Hand eingegeben." })); return; }
+  list.replaceChildren(...state.actions.map((a) => el("li", { "data-event": a.event_id },
+    el("span", { text: a.label }), a.game ? el("small", { text: `Spiel ${a.game}` }) : null,
+    el("button", { class: "ghost", onclick: () => takeBack(a) }, "zurücknehmen"))));
 }
 
 function renderStatus() {
@@ -78,9 +98,11 @@ function renderStatus() {
     if (g.forced_solo) text += ` · ${g.forced_solo} muss Pflichtsolo spielen`;
   }
   $("#status").textContent = text;
+  // The button names what it takes back; a camera card is never its target.
   const undo = $("#btn-undo");
-  undo.disabled = !state.can_undo;
-  undo.title = state.can_undo ? `nimmt zurück: ${state.can_undo}` : "nichts zurückzunehmen";
+  undo.disabled = !state.undo;
+  undo.textContent = state.undo ? `↶ Rückgängig: ${state.undo.label}` : "↶ Rückgängig";
+  undo.dataset.event = state.undo ? state.undo.event_id : "";
 }
 
 function renderAlerts() {
@@ -101,7 +123,11 @@ function renderAlerts() {
         `? Unsicher: ${g.seats[p.seat]} spielte ${p.card.symbol} ${p.card.name} (${Math.round(p.confidence * 100)} %)`,
         el("button", { onclick: () => openFix(p, g) }, "prüfen")));
     }
-    if (g.blocked) box.append(el("div", { class: "alert note" }, `Nicht gewertet: ${g.blocked}`));
+    if (g.blocked) {
+      // The usual cause is a wrong announcement: offer to take back or correct each one.
+      box.append(el("div", { class: "alert note blocked" }, `Nicht gewertet: ${g.blocked}`,
+        ...g.calls.map((c) => el("button", { onclick: () => openCall(c, g) }, `${CALL_NAMES[c.call]} von ${c.player} prüfen`))));
+    }
   }
   for (const n of state.notes.slice(-3).filter((n) => !dismissed.has(n.event_id))) {
     box.append(el("div", { class: "alert note" }, `Hinweis (Ereignis ${n.event_id}): ${n.message}`,
@@ -128,9 +154,13 @@ function renderTable() {
   for (const seatEl of document.querySelectorAll("#table .seat")) {
     const seat = Number(seatEl.dataset.seat);
     const party = g ? g.parties[names[seat]] : null;
-    const calls = g ? g.calls.filter((c) => c.seat === seat).map((c) => el("span", { class: "badge call", text: CALL_NAMES[c.call] })) : [];
+    const mine = g ? g.calls.filter((c) => c.seat === seat) : [];
+    // An announced Re/Kontra is the party badge itself (one badge, marked as announced), tap to correct it.
+    const announced = mine.some((c) => c.call === party);
+    const calls = mine.map((c) => el("button", { class: `badge call ${c.call}`, title: "antippen zum Berichtigen", onclick: () => openCall(c, g) },
+      CALL_NAMES[c.call] + (c.call === "re" || c.call === "kontra" ? " angesagt" : "")));
     const nameRow = el("div", { class: "name" }, names[seat],
-      party ? el("span", { class: `badge ${party}`, text: party === "re" ? "Re" : "Kontra" }) : null,
+      party && !announced ? el("span", { class: `badge ${party}`, text: party === "re" ? "Re" : "Kontra" }) : null,
       g && g.dealer === names[seat] ? el("span", { class: "badge dealer", text: "Geber" }) : null, calls);
     const play = trick ? trick.plays.find((p) => p.seat === seat) : null;
     const extra = play ? [trick.winner === seat ? "win" : "", trick.leader === seat ? "lead" : ""].join(" ") : "";
@@ -170,6 +200,18 @@ function renderControls() {
   const present = state.partie ? state.partie.present : [];
   left.replaceChildren(el("option", { value: "" }, "niemand geht"), ...present.map((n) => el("option", { value: n }, `${n} geht`)));
   left.value = keep;
+  $("#end-what").textContent = endExplained(left.value);
+}
+
+// What ending the game does, said before it is done: with a player leaving, maybe the whole Partie ends.
+function endExplained(left) {
+  if (!state.game) return "";
+  const n = state.game.number;
+  if (!left) return `Spiel ${n} endet ohne Punkte; der nächste Geber gibt.`;
+  const rest = state.partie.present.length - 1;
+  return rest >= 4
+    ? `Spiel ${n} endet ohne Punkte; ${left} verlässt die Partie, die übrigen ${rest} spielen weiter.`
+    : `${left} verlässt die Partie: mit nur noch ${rest} Spielern endet die ganze Partie (Spiel ${n} ohne Punkte).`;
 }
 
 function renderHistory() {
@@ -178,14 +220,14 @@ function renderHistory() {
   const names = seatNames(g), box = $("#history");
   $("#history-title").textContent = g && g !== state.game ? `(Spiel ${g.number})` : "";
   if (!g || !g.tricks.length) { box.replaceChildren(el("p", { class: "hint", text: "Noch kein Stich." })); return; }
+  // Cards in the order they were played, the leader first and marked: with two equal cards the first one wins.
   box.replaceChildren(...[...g.tricks].reverse().map((t) => {
-    const cells = [0, 1, 2, 3].map((seat) => {
-      const p = t.plays.find((x) => x.seat === seat);
-      if (!p) return el("div", {}, "–");
+    const cells = t.plays.map((p, i) => {
       const c = cardInfo(p.card.code);
-      return el("div", { class: `mini ${t.winner === seat ? "win" : ""} ${p.uncertain ? "uncertain" : ""}`, "data-event": p.event_id,
-        title: `${names[seat]}: ${p.card.name}`, onclick: () => openFix(p, g) },
-        el("span", { class: `sym ${c.red ? "red" : ""}`, text: p.card.symbol }), el("span", { class: "who", text: names[seat] }));
+      const cls = ["mini", i === 0 ? "lead" : "", t.winner === p.seat ? "win" : "", p.uncertain ? "uncertain" : ""].join(" ");
+      return el("div", { class: cls, "data-event": p.event_id,
+        title: `${names[p.seat]}${i === 0 ? " (spielte aus)" : ""}: ${p.card.name}`, onclick: () => openFix(p, g) },
+        el("span", { class: `sym ${c.red ? "red" : ""}`, text: (i === 0 ? "▶" : "") + p.card.symbol }), el("span", { class: "who", text: names[p.seat] }));
     });
     return el("div", { class: "trick-row" }, el("span", { class: "no", text: t.number }), cells,
       el("span", { class: "pts", text: `${t.augen} → ${names[t.winner]}` }));
@@ -198,15 +240,39 @@ function renderResult() {
   if (!g || !g.result) { panel.hidden = true; return; }
   panel.hidden = false;
   const r = g.result;
-  $("#result-title").textContent = `Spiel ${g.number}: ${r.winner === "re" ? "Re" : r.winner === "kontra" ? "Kontra" : "niemand"} gewinnt ${r.augen.re ?? "?"} : ${r.augen.kontra ?? "?"}`;
+  // Re's Augen always first, whoever won: "Re 118 : Kontra 122".
+  const winner = r.winner === "re" ? "Re gewinnt" : r.winner === "kontra" ? "Kontra gewinnt" : "niemand gewinnt";
+  $("#result-title").textContent = `Spiel ${g.number}: ${winner} · Re ${r.augen.re ?? "?"} : Kontra ${r.augen.kontra ?? "?"}`;
+  const link = $("#record-link");
+  link.href = `/games/${g.number}/record`;
+  link.download = `doppelkopf-spiel-${g.number}.json`;
   const rows = r.items.map((i) => el("tr", {}, el("td", { text: i.name }), el("td", { text: i.party === "re" ? "Re" : i.party === "kontra" ? "Kontra" : "" }), el("td", { text: signed(i.value) })));
   $("#result").replaceChildren(
     el("table", {}, el("tbody", {}, rows, el("tr", { class: "total" }, el("td", { text: "Spielwert" }), el("td"), el("td", { text: r.game_value })))),
     el("div", { class: "points" }, Object.entries(r.points).map(([n, v]) => el("div", {}, n, el("b", { class: v > 0 ? "pos" : v < 0 ? "neg" : "", text: signed(v) })))));
 }
 
-function renderSheet() {
-  const p = state.partie, table = $("#sheet"), meta = $("#sheet-meta");
+async function renderParties() {
+  // Earlier Parties stay readable: pick one to see its sheet, CSV and print page.
+  const pick = $("#partie-pick"), parties = await fetch("/parties").then((r) => r.json()).catch(() => []);
+  pick.hidden = parties.length < 2;
+  pick.replaceChildren(...parties.map((p) => el("option", { value: p.current ? "" : p.number },
+    `Partie ${p.number}${p.current ? " (läuft)" : ""}: ${p.players.join(", ")}`)));
+  pick.value = shownPartie === null ? "" : String(shownPartie);
+}
+
+async function showPartie(number) {
+  shownPartie = number;
+  const base = number === null ? "/partie" : `/parties/${number}`;
+  $("#csv-link").href = `${base}/sheet.csv`;
+  $("#print-link").href = `${base}/print`;
+  if (number === null) { renderSheet(); return; }
+  renderSheet(await fetch(base).then((r) => r.json()));
+}
+
+function renderSheet(shown = null) {
+  if (shown === null && shownPartie !== null) return; // an earlier Partie is on view
+  const p = shown || state.partie, table = $("#sheet"), meta = $("#sheet-meta");
   if (!p) { table.replaceChildren(); meta.replaceChildren(el("span", { text: "Noch keine Partie." })); return; }
   const len = p.length.games ? `${p.length.games} Spiele` : p.length.rounds ? `${p.length.rounds} Runden` : p.length.target ? `bis ${p.length.target} Punkte` : "offen";
   meta.replaceChildren(...[el("span", { text: `Länge: ${len}` }), el("span", { text: `Regeln: ${state.rules.preset === "pub" ? "Kneipe" : "Turnier"}${Object.keys(state.rules.differs).length ? " + Hausregeln" : ""}` }),
@@ -234,18 +300,48 @@ function renderFrame(frame) {
   svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
   const ns = "http://www.w3.org/2000/svg";
   const fontSize = Math.max(12, frame.height / 32);
-  svg.replaceChildren(...frame.boxes.flatMap((b) => {
-    const [x1, y1, x2, y2] = b.xyxy;
-    const rect = document.createElementNS(ns, "rect");
-    Object.entries({ x: x1, y: y1, width: x2 - x1, height: y2 - y1, class: b.confidence < 0.6 ? "box low" : "box" }).forEach(([k, v]) => rect.setAttribute(k, v));
-    const text = document.createElementNS(ns, "text");
-    const label = `${b.label} ${Math.round(b.confidence * 100)}%`;
-    Object.entries({ x: x1 + 4, y: Math.max(fontSize, y1 - 4), class: "label", "font-size": fontSize }).forEach(([k, v]) => text.setAttribute(k, v));
-    text.textContent = label;
-    const bg = document.createElementNS(ns, "rect");
-    Object.entries({ x: x1, y: Math.max(0, y1 - fontSize - 6), width: label.length * fontSize * 0.58 + 8, height: fontSize + 6, class: "label-bg" }).forEach(([k, v]) => bg.setAttribute(k, v));
-    return [rect, bg, text];
-  }));
+  const make = (tag, attrs, text) => {
+    const node = document.createElementNS(ns, tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+    if (text !== undefined) node.textContent = text;
+    return node;
+  };
+  const boxes = frame.boxes.map((b) => make("rect", { x: b.xyxy[0], y: b.xyxy[1], width: b.xyxy[2] - b.xyxy[0], height: b.xyxy[3] - b.xyxy[1], class: b.confidence < 0.6 ? "box low" : "box" }));
+  // Each label goes above, below or inside its box where it touches no other label; when one finds
+  // no free place the picture only numbers the boxes and a list beside it names the cards.
+  const labels = frame.boxes.map((b) => `${b.label} ${Math.round(b.confidence * 100)}%`);
+  const placed = placeLabels(frame, labels, fontSize);
+  const list = $("#cam-list");
+  if (placed) {
+    list.hidden = true;
+    svg.replaceChildren(...boxes, ...placed.flatMap((r, i) => [
+      make("rect", { x: r.x, y: r.y, width: r.w, height: r.h, class: "label-bg" }),
+      make("text", { x: r.x + 4, y: r.y + r.h - 5, class: "label", "font-size": fontSize }, labels[i])]));
+    return;
+  }
+  const tags = placeLabels(frame, frame.boxes.map((_, i) => String(i + 1)), fontSize, true) || [];
+  svg.replaceChildren(...boxes, ...tags.flatMap((r, i) => [
+    make("rect", { x: r.x, y: r.y, width: r.w, height: r.h, class: "label-bg" }),
+    make("text", { x: r.x + 4, y: r.y + r.h - 5, class: "label", "font-size": fontSize }, String(i + 1))]));
+  list.hidden = false;
+  list.replaceChildren(...labels.map((l) => el("li", { text: l })));
+}
+
+// Label rectangles (viewBox units) that overlap neither each other nor leave the picture; null when one does not fit.
+function placeLabels(frame, labels, fontSize, skipMissing = false) {
+  const h = fontSize + 8, placed = [];
+  const free = (r) => r.x >= 0 && r.y >= 0 && r.x + r.w <= frame.width && r.y + r.h <= frame.height
+    && placed.every((o) => o === null || r.x + r.w <= o.x || o.x + o.w <= r.x || r.y + r.h <= o.y || o.y + o.h <= r.y);
+  for (const [i, b] of frame.boxes.entries()) {
+    const [x1, y1, x2, y2] = b.xyxy, w = labels[i].length * fontSize * 0.62 + 8;
+    const left = Math.min(Math.max(0, x1), frame.width - w);
+    const spots = [{ x: left, y: y1 - h }, { x: left, y: y2 }, { x: left, y: y1 }, { x: left, y: y2 - h },
+      { x: x2, y: y1 }, { x: x1 - w, y: y1 }].map((p) => ({ ...p, w, h }));
+    const spot = spots.find(free);
+    if (!spot && !skipMissing) return null;
+    placed.push(spot || null);
+  }
+  return placed.map((r) => r || { x: -1000, y: -1000, w: 0, h: 0 });
 }
 
 // -- dialogs and actions ------------------------------------------------------------------
@@ -262,13 +358,40 @@ function openFix(play, g) {
   $("#fix-seat").replaceChildren(...names.map((n, i) => el("option", { value: i }, n)));
   $("#fix-seat").value = play.seat;
   $("#btn-confirm").hidden = !play.uncertain;
+  $("#btn-take-back").hidden = !play.manual; // a card a person entered can go; a camera card is corrected
   $("#dlg-fix").showModal();
+}
+
+function openCall(call, g) {
+  callTarget = call;
+  const names = seatNames(g);
+  $("#call-what").textContent = `${CALL_NAMES[call.call]} von ${call.player} (Spiel ${g.number}). Alles danach wird neu berechnet.`;
+  $("#call-seat").replaceChildren(...names.map((n, i) => el("option", { value: i }, n)));
+  $("#call-seat").value = call.seat;
+  $("#call-kind").value = call.call;
+  $("#dlg-call").showModal();
+}
+
+async function submitCall(event) {
+  const action = event.submitter && event.submitter.value;
+  if (!callTarget || action === "cancel") return;
+  if (action === "undo") {
+    const label = `${CALL_NAMES[callTarget.call]} von ${callTarget.player}`;
+    await takeBack({ event_id: callTarget.event_id, label });
+    return;
+  }
+  const body = {}, seat = Number($("#call-seat").value), kind = $("#call-kind").value;
+  if (seat !== callTarget.seat) body.seat = seat;
+  if (kind !== callTarget.call) body.call = kind;
+  if (!Object.keys(body).length) { toast("Nichts geändert."); return; }
+  await api("PATCH", `/games/calls/${callTarget.event_id}`, body).then(() => toast("Ansage berichtigt – alles danach neu berechnet.")).catch(() => {});
 }
 
 async function submitFix(event) {
   const action = event.submitter && event.submitter.value;
   if (!fixTarget || action === "cancel") return;
   if (action === "confirm") { await api("POST", `/games/cards/${fixTarget.event_id}/confirm`).catch(() => {}); return; }
+  if (action === "undo") { await takeBack({ event_id: fixTarget.event_id, label: `${fixTarget.card.name} von ${seatNames()[fixTarget.seat]}` }); return; }
   const body = {};
   const card = $("#fix-card").value, seat = Number($("#fix-seat").value);
   if (card !== fixTarget.card.code) body.card = card;
@@ -342,7 +465,11 @@ function wire() {
   $("#form-partie").addEventListener("submit", startPartie);
   $("#btn-settings").addEventListener("click", openSettings);
   $("#btn-partie").addEventListener("click", () => $("#dlg-partie").showModal());
-  $("#btn-undo").addEventListener("click", () => api("POST", "/events/undo").then(() => toast("Zurückgenommen.")).catch(() => {}));
+  // The button sends the id it showed: a card the camera adds meanwhile cannot become its target.
+  $("#btn-undo").addEventListener("click", () => { if (state.undo) takeBack(state.undo); });
+  $("#form-call").addEventListener("submit", submitCall);
+  $("#end-left").addEventListener("change", () => { $("#end-what").textContent = endExplained($("#end-left").value); });
+  $("#partie-pick").addEventListener("change", (e) => showPartie(e.target.value ? Number(e.target.value) : null));
   $("#contract-type").addEventListener("change", renderControls);
   for (const b of document.querySelectorAll("#calls button")) {
     b.addEventListener("click", () => api("POST", "/games/current/calls", { seat: selectedSeat, call: b.dataset.call })
@@ -358,7 +485,7 @@ function wire() {
   });
   $("#btn-card").addEventListener("click", () => api("POST", "/games/current/cards", { seat: selectedSeat, card: $("#manual-card").value }).catch(() => {}));
   $("#btn-end").addEventListener("click", () => {
-    if (!confirm("Dieses Spiel ohne Wertung beenden?")) return;
+    if (!confirm(endExplained($("#end-left").value) + " Fortfahren?")) return;
     const left = $("#end-left").value;
     api("POST", "/games/current/end", left ? { left } : {}).then(() => toast("Spiel ohne Wertung beendet.")).catch(() => {});
   });
@@ -371,6 +498,13 @@ function connect() {
   source.addEventListener("state", (e) => { const s = JSON.parse(e.data); window.__lastSeq = s.seq; render(s); });
   source.addEventListener("frame", (e) => renderFrame(JSON.parse(e.data)));
   source.addEventListener("feed", (e) => { $("#feed-state").textContent = JSON.parse(e.data).message; });
+}
+
+// A new Partie adds to the list of Parties.
+let partiesSeen = -1;
+function renderPartiesOnce() {
+  const number = state.partie ? state.partie.number : 0;
+  if (number !== partiesSeen) { partiesSeen = number; renderParties(); }
 }
 
 wire();

@@ -172,3 +172,165 @@ def test_rules_then_a_partie_from_the_page(tmp_path: Path, browser: object) -> N
         assert "Vera" in page.inner_text("#table .seat[data-seat='1']")
     finally:
         server.stop()
+
+
+def _page(browser: object, server: Server, **context: object) -> object:
+    ctx = browser.new_context(**context)  # type: ignore[attr-defined]
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.errors = errors
+    page.goto(server.url + "/")
+    page.wait_for_selector("#status:has-text('Spiel ')")
+    return page
+
+
+def test_a_wrong_re_is_taken_back_from_the_page_and_the_game_is_scored(tmp_path: Path, browser: object) -> None:
+    seed = 4
+    server = Server(tmp_path / "table.db")
+    try:
+        page = _page(browser, server, viewport={"width": 1440, "height": 1000})
+        kontra = next(seat for seat, hand in enumerate(deal(seed)) if "QC" not in hand)
+        name = ["Anna", "Ben", "Cem", "Dora"][kontra]
+        page.click(f"#seat-pick button[data-seat='{kontra}']")
+        page.click("#calls button[data-call='re']")
+        page.wait_for_selector(f"#btn-undo:has-text('Rückgängig: Re von {name}')")
+        for seat, card in legal_plays(seed):  # the game is played out: 3 against 1, the sheet refuses it
+            assert server.post("/games/current/cards", {"seat": seat, "card": card}).status_code == 201
+        alert = page.wait_for_selector(".alert.blocked")
+        assert "Nicht gewertet" in alert.inner_text()
+        page.click(f".alert.blocked button:has-text('Re von {name} prüfen')")
+        page.click("#btn-call-undo")
+        page.wait_for_selector("#sheet tbody tr:nth-child(2)")  # game 1 and the totals row
+        sheet = server.get("/partie")["sheet"]
+        assert len(sheet) == 1 and sum(sheet[0]["points"].values()) == 0
+        title = page.inner_text("#result-title")
+        assert title.startswith("Spiel 1: ") and " · Re " in title and " : Kontra " in title
+        augen = server.get("/state")["last_game"]["result"]["augen"]
+        assert title.endswith(f"Re {augen['re']} : Kontra {augen['kontra']}")  # Re's number first, whoever won
+        assert page.errors == []  # type: ignore[attr-defined]
+    finally:
+        server.stop()
+
+
+def test_undo_while_the_camera_adds_cards_takes_back_the_persons_call_on_a_touch_screen(
+    tmp_path: Path, browser: object
+) -> None:
+    seed = 7
+    source = tmp_path / "camera.json"
+    source.write_text(json.dumps(game_events(seed, start=2.0, interval=1.0)[:14]))  # ~10 cards, one a second
+    server = Server(tmp_path / "table.db", "--source", str(source))
+    try:
+        phone = _page(
+            browser,
+            server,
+            viewport={"width": 390, "height": 844},
+            has_touch=True,
+            is_mobile=True,
+            device_scale_factor=2,
+        )
+        asked: list[str] = []
+
+        def answer(dialog: object) -> None:
+            asked.append(dialog.message)  # type: ignore[attr-defined]
+            dialog.accept()  # type: ignore[attr-defined]
+
+        phone.on("dialog", answer)
+        re_seat = next(seat for seat, hand in enumerate(deal(seed)) if "QC" in hand)
+        name = ["Anna", "Ben", "Cem", "Dora"][re_seat]
+        phone.click(f"#seat-pick button[data-seat='{re_seat}']")
+        phone.click("#calls button[data-call='re']")
+        phone.wait_for_selector(f"#btn-undo:has-text('Re von {name}')")
+        cards_then = len(server.get("/state")["game"]["current_trick"]["plays"])
+        # The camera adds the next card while the person reaches for the button.
+        phone.wait_for_function(
+            "n => { const g = window.__state && window.__state.game; return g && g.tricks.length * 4 "
+            "+ g.current_trick.plays.length > n; }",
+            arg=cards_then,
+            timeout=10000,
+        )
+        phone.click("#btn-undo")
+        phone.wait_for_selector("#btn-undo:disabled")
+        assert asked == [f"„Re von {name}“ zurücknehmen?"]  # a touch screen asks first
+        state = server.get("/state")
+        game = state["game"]
+        assert game["calls"] == [] and state["undo"] is None
+        played = len(game["tricks"]) * 4 + len(game["current_trick"]["plays"])
+        assert played > cards_then  # every camera card stays
+        undos = [e for e in server.get("/events") if e["kind"] == "undo"]
+        assert len(undos) == 1 and undos[0]["payload"]["target_kind"] == "call_made"
+        assert phone.errors == []  # type: ignore[attr-defined]
+    finally:
+        server.stop()
+
+
+def test_a_phone_shows_the_trick_the_ansage_and_the_result_on_the_first_screen(tmp_path: Path, browser: object) -> None:
+    server = Server(tmp_path / "table.db")
+    try:
+        for seat, card in legal_plays(SEED):
+            assert server.post("/games/current/cards", {"seat": seat, "card": card}).status_code == 201
+        for seat, card in legal_plays(SEED + 1)[:2]:  # game 2 has begun: Anna deals, Ben is Vorhand
+            table_seat = (seat + 1) % 4
+            assert server.post("/games/current/cards", {"seat": table_seat, "card": card}).status_code == 201
+        phone = _page(browser, server, viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
+        phone.wait_for_selector("#result-panel:not([hidden])")
+        for selector in ("#table", "#calls", "#result-title", "#result .points"):
+            box = phone.locator(selector).bounding_box()
+            assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 844, (selector, box)
+        assert phone.locator("#table .seat .card").count() == 2  # the trick being played
+        ARTIFACTS.mkdir(exist_ok=True)
+        phone.screenshot(path=str(ARTIFACTS / "dashboard-phone-first-screen.png"))
+        text = phone.inner_text("body")
+        for english in ("undo", " by ", "seat ", "game ", "ended early", "no score", "starts Bock"):
+            assert english not in text, english
+        assert phone.errors == []  # type: ignore[attr-defined]
+    finally:
+        server.stop()
+
+
+def _crowded_frame() -> dict:
+    """A camera image with twelve overlapping card boxes: too crowded for a label at each."""
+    import cv2
+    import numpy as np
+
+    image = np.full((360, 640, 3), (46, 92, 30), np.uint8)
+    boxes = []
+    for i in range(12):
+        x, y = 200 + (i % 4) * 30, 100 + (i // 4) * 25
+        cv2.rectangle(image, (x, y), (x + 60, y + 90), (250, 250, 250), -1)
+        boxes.append({"xyxy": [x, y, x + 60, y + 90], "card": ["QC", "10H", "AD", "9S"][i % 4], "confidence": 0.9})
+    return {
+        "time": 0.5,
+        "kind": "frame",
+        "index": 1,
+        "jpeg": base64.b64encode(cv2.imencode(".jpg", image)[1].tobytes()).decode(),
+        "width": 640,
+        "height": 360,
+        "boxes": boxes,
+    }
+
+
+_OVERLAPS = """() => {
+  const r = [...document.querySelectorAll('#cam-boxes rect.label-bg')].map(n => n.getBBox()).filter(b => b.width > 0);
+  let n = 0;
+  for (let i = 0; i < r.length; i++) for (let j = i + 1; j < r.length; j++) {
+    const a = r[i], b = r[j];
+    if (a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height) n++;
+  }
+  return n;
+}"""
+
+
+def test_camera_labels_never_overlap_and_a_crowded_picture_gets_a_list(tmp_path: Path, browser: object) -> None:
+    source = tmp_path / "crowded.json"
+    source.write_text(json.dumps([_crowded_frame()]))
+    server = Server(tmp_path / "table.db", "--source", str(source))
+    try:
+        page = _page(browser, server, viewport={"width": 1440, "height": 1000})
+        page.wait_for_selector("#cam-list:not([hidden]) li")
+        assert page.locator("#cam-list li").count() == 12
+        assert "Kreuz-Dame" in page.inner_text("#cam-list")
+        assert page.evaluate(_OVERLAPS) == 0
+        assert page.errors == []  # type: ignore[attr-defined]
+    finally:
+        server.stop()
