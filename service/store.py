@@ -3,6 +3,11 @@
 Nothing is ever updated or deleted; a correction or an undo is one more row. The table's state
 is whatever replaying the rows gives (``service.table``). Each append is committed before it
 returns, so whatever a page has been shown survives a crash of the process.
+
+The file says its format (``meta.format``, ``dokocam-log/2``; SQLite's ``user_version`` 2). A
+log of format 1 (no ``meta`` table) is read as it is and marked format 2 on opening: its rows
+mean the same (every undo of format 1 already names its target), format 2 only adds kinds
+(``call_corrected``) and the ``meta`` table.
 """
 
 from __future__ import annotations
@@ -16,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+LOG_FORMAT = f"dokocam-log/{SCHEMA_VERSION}"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -29,6 +35,10 @@ CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
 BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
 """
 
 
@@ -82,7 +92,9 @@ class EventStore:
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
                 raise StoreError(f"{self.path} was written by a newer dokocam (schema {version}); upgrade dokocam")
+            self.migrated_from = version if 0 < version < SCHEMA_VERSION else None
             self._db.executescript(_SCHEMA)
+            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('format', ?)", (LOG_FORMAT,))
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not a usable SQLite database ({exc}); pass another --db") from exc
@@ -105,6 +117,12 @@ class EventStore:
             ).fetchall()
         for event_id, when, kind, payload in rows:
             yield StoredEvent(event_id, when, kind, json.loads(payload))
+
+    @property
+    def format(self) -> str:
+        """The log's format, ``dokocam-log/2``."""
+        with self._lock:
+            return str(self._db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()[0])
 
     def __len__(self) -> int:
         with self._lock:
