@@ -16,11 +16,27 @@ from dokocam.engine.errors import (
     InvalidCardError,
     RecordError,
     RulesError,
+    UnresolvedError,
 )
-from dokocam.engine.game import Call, CallEvent, CloseTrickEvent, Flag, Game, Party, PlayEvent, SchweinchenEvent
-from dokocam.engine.rules import Rules, armut_possible, schmeissen_reason
-from dokocam.engine.scoring import GameResult, ScoreItem
+from dokocam.engine.game import Claim, Game
+from dokocam.engine.messages import Message, Seat
+from dokocam.engine.rules import HochzeitPartner, Rules, armut_possible, schmeissen_reason
+from dokocam.engine.scoring import GameResult
 from dokocam.engine.trick import Trick
+from dokocam.engine.types import (
+    Call,
+    CallEvent,
+    ClaimEvent,
+    CloseTrickEvent,
+    Event,
+    Flag,
+    FlagKind,
+    ItemKind,
+    Party,
+    PlayEvent,
+    SchweinchenEvent,
+    ScoreItem,
+)
 
 __all__ = [
     "ALL_CARDS",
@@ -29,16 +45,23 @@ __all__ = [
     "CallEvent",
     "Card",
     "CardOrder",
+    "Claim",
+    "ClaimEvent",
     "CloseTrickEvent",
     "Contract",
     "ContractType",
     "EngineError",
+    "Event",
     "Flag",
+    "FlagKind",
     "Game",
     "GameResult",
+    "HochzeitPartner",
     "IllegalCallError",
     "IllegalPlayError",
     "InvalidCardError",
+    "ItemKind",
+    "Message",
     "Party",
     "PlayEvent",
     "Rank",
@@ -47,9 +70,11 @@ __all__ = [
     "RulesError",
     "SchweinchenEvent",
     "ScoreItem",
+    "Seat",
     "SoloKind",
     "Suit",
     "Trick",
+    "UnresolvedError",
     "armut_possible",
     "parse_cards",
     "schmeissen_reason",

@@ -24,9 +24,10 @@ from typing import Any
 from dokocam.engine.cards import ALL_CARDS, Card, Rank, Suit
 from dokocam.engine.contract import Contract, ContractType, SoloKind
 from dokocam.engine.errors import IllegalCallError
-from dokocam.engine.game import Call, Game, Party, PlayEvent
+from dokocam.engine.game import Game
 from dokocam.engine.record import GameRecord, load_record
-from dokocam.engine.rules import Rules
+from dokocam.engine.rules import HochzeitPartner, Rules
+from dokocam.engine.types import Call, Party, PlayEvent
 
 __all__ = ["random_rules", "random_contract", "deal_hands", "random_game", "run", "format_report"]
 
@@ -49,14 +50,18 @@ _GAME_SWITCHES = (
     "bock_after_lost_announcement",
     "solo_special_points",
     "gegen_die_alten_in_solo",
+    "schwarze_sau",
+    "announce_by_trick",
 )
 _CONTRACT_KINDS = ("normal", "hochzeit", "silent_hochzeit", "solo", "armut")
 
 
 def random_rules(rng: random.Random) -> Rules:
-    """A preset with every game switch set at random."""
-    base = rng.choice((Rules.tournament(), Rules.pub()))
-    return replace(base, **{name: rng.random() < 0.5 for name in _GAME_SWITCHES})
+    """A preset with every game switch set at random (and a random Hochzeit partner condition)."""
+    base = rng.choice((Rules.tournament(), Rules.pub(), Rules.family()))
+    switches: dict[str, Any] = {name: rng.random() < 0.5 for name in _GAME_SWITCHES}
+    switches["hochzeit_partner"] = rng.choice(list(HochzeitPartner))
+    return replace(base, **switches)
 
 
 def random_contract(rng: random.Random, rules: Rules) -> Contract:
@@ -71,7 +76,7 @@ def random_contract(rng: random.Random, rules: Rules) -> Contract:
     if kind == "silent_hochzeit":
         return Contract.silent_hochzeit(declarer)
     if kind == "solo":
-        return Contract.solo(rng.choice(list(SoloKind)), declarer)
+        return Contract.solo(rng.choice(list(SoloKind)), declarer, pflichtsolo=rng.random() < 0.3)
     return Contract.armut(declarer, rng.choice([s for s in range(4) if s != declarer]))
 
 
@@ -136,11 +141,13 @@ def _armut_exchange(rng: random.Random, hands: list[list[Card]], contract: Contr
 def _true_party(game: Game, hands: Sequence[Sequence[Card]], seat: int) -> Party | None:
     """The seat's party as the seat itself knows it (None: a Hochzeit not yet decided)."""
     c = game.contract
+    if game.schwarze_sau is not None:
+        return Party.RE if seat == game.schwarze_sau else Party.KONTRA
     if c.type is ContractType.NORMAL:
         return Party.RE if _QC in hands[seat] else Party.KONTRA
     if c.type is ContractType.ARMUT:
         return Party.RE if seat in (c.declarer, c.partner) else Party.KONTRA
-    if c.type is ContractType.HOCHZEIT and seat != c.declarer:
+    if c.type is ContractType.HOCHZEIT:
         return game.parties()[seat] if game.hochzeit_decided else None
     return Party.RE if seat == c.declarer else Party.KONTRA
 

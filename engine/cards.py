@@ -19,6 +19,7 @@ import enum
 from dataclasses import dataclass, field
 
 from dokocam.engine.errors import InvalidCardError
+from dokocam.engine.messages import Message
 
 __all__ = ["Suit", "Rank", "Card", "CARD_CODES", "ALL_CARDS", "AUGEN_TOTAL", "parse_cards"]
 
@@ -128,6 +129,10 @@ class Card:
         """E.g. ``♣D`` (German rank letter after the suit symbol)."""
         return self.suit.symbol + self.rank.german_letter
 
+    def name_in(self, lang: str) -> str:
+        """The German name (``Kreuz-Dame``) or, in English, the code (``QC``)."""
+        return self.german_name if lang == "de" else self.code
+
     @classmethod
     def parse(cls, text: str) -> Card:
         """Parse a code like ``QC``, ``10H`` (case-insensitive; ``T`` is accepted for ten).
@@ -147,9 +152,7 @@ class Card:
             code = text.strip().upper()
             card = _BY_CODE.get("10" + code[1:] if code.startswith("T") else code)
         if card is None:
-            raise InvalidCardError(
-                f"{text!r} is not a card code; expected rank 9 10 J Q K A + suit C S H D, e.g. QC or 10H"
-            )
+            raise InvalidCardError(Message("card_code", text=text))
         return card
 
     @classmethod
@@ -160,7 +163,7 @@ class Card:
             InvalidCardError: index outside 0..23.
         """
         if not isinstance(index, int) or not 0 <= index < 24:
-            raise InvalidCardError(f"card index {index!r} is outside 0..23")
+            raise InvalidCardError(Message("card_index", index=index))
         return ALL_CARDS[index]
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from dokocam.engine.cards import ALL_CARDS, Card, Rank, Suit
 from dokocam.engine.errors import RulesError
+from dokocam.engine.messages import Lang, Message
 
 __all__ = ["ContractType", "SoloKind", "Contract", "CardOrder", "TRUMP", "SUIT_NAMES"]
 
@@ -51,6 +52,9 @@ class SoloKind(enum.Enum):
 
     @property
     def german_name(self) -> str:
+        return _SOLO_GERMAN[self]
+
+    def name_in(self, lang: Lang) -> str:
         return _SOLO_GERMAN[self]
 
 
@@ -98,7 +102,7 @@ class CardOrder:
         return sorted(cards, key=lambda c: -self.power[c.index])
 
     def is_trump(self, card: Card) -> bool:
-        return self.suit_class[card.index] == TRUMP
+        return bool(self.suit_class[card.index] == TRUMP)
 
 
 _SUIT_POS = {suit: i for i, suit in enumerate(Suit)}
@@ -145,13 +149,16 @@ def _build_order(kind: SoloKind | None, schweinchen: bool) -> CardOrder:
 class Contract:
     """What is being played: the type, the solo kind, the declarer and (Armut) the partner.
 
-    Build with the class methods; ``from_dict``/``to_dict`` use the record's form.
+    Build with the class methods; ``from_dict``/``to_dict`` use the record's form. A solo
+    marked ``pflichtsolo`` (the record's ``"pflichtsolo": true``, written by the score sheet) is
+    led by the soloist (DDV 4.2); every other game, a Lustsolo too, by seat 0 (Vorhand).
     """
 
     type: ContractType = ContractType.NORMAL
     kind: SoloKind | None = None
     declarer: int | None = None
     partner: int | None = None
+    pflichtsolo: bool = False
 
     @classmethod
     def normal(cls) -> Contract:
@@ -168,14 +175,20 @@ class Contract:
         return cls(ContractType.SILENT_HOCHZEIT, None, _seat(declarer))
 
     @classmethod
-    def solo(cls, kind: SoloKind, declarer: int) -> Contract:
-        return cls(ContractType.SOLO, SoloKind(kind), _seat(declarer))
+    def solo(cls, kind: SoloKind, declarer: int, *, pflichtsolo: bool = False) -> Contract:
+        """A declared solo; a ``pflichtsolo`` is led by the soloist."""
+        return cls(ContractType.SOLO, SoloKind(kind), _seat(declarer), None, bool(pflichtsolo))
+
+    @property
+    def leader(self) -> int:
+        """The seat that leads the first trick: the soloist of a Pflichtsolo, else Vorhand (seat 0)."""
+        return self.declarer if self.pflichtsolo and self.declarer is not None else 0
 
     @classmethod
     def armut(cls, declarer: int, partner: int) -> Contract:
         """Armut: ``declarer`` handed over the trumps, ``partner`` took them; they are Re."""
         if _seat(declarer) == _seat(partner):
-            raise RulesError("an Armut partner must be another player than the declarer")
+            raise RulesError(Message("armut_partner"))
         return cls(ContractType.ARMUT, None, declarer, partner)
 
     @classmethod
@@ -186,14 +199,15 @@ class Contract:
             RulesError: unknown type or kind, a missing or bad seat.
         """
         if not isinstance(data, Mapping):
-            raise RulesError(f"a contract must be an object like {{'type': 'normal'}}, not {data!r}")
+            raise RulesError(Message("contract_object", given=data))
         try:
             ctype = ContractType(data.get("type"))
         except ValueError:
-            raise RulesError(
-                f"unknown contract type {data.get('type')!r}; expected one of "
-                f"{', '.join(t.value for t in ContractType)}"
-            ) from None
+            known = ", ".join(t.value for t in ContractType)
+            raise RulesError(Message("contract_type", given=data.get("type"), known=known)) from None
+        pflichtsolo = data.get("pflichtsolo", False)
+        if not isinstance(pflichtsolo, bool) or (pflichtsolo and ctype is not ContractType.SOLO):
+            raise RulesError(Message("pflichtsolo_flag", value=pflichtsolo))
         if ctype is ContractType.NORMAL:
             return cls.normal()
         declarer = _seat(data.get("declarer"), "declarer")
@@ -201,10 +215,9 @@ class Contract:
             try:
                 kind = SoloKind(data.get("kind"))
             except ValueError:
-                raise RulesError(
-                    f"unknown solo kind {data.get('kind')!r}; expected one of {', '.join(k.value for k in SoloKind)}"
-                ) from None
-            return cls.solo(kind, declarer)
+                known = ", ".join(k.value for k in SoloKind)
+                raise RulesError(Message("solo_kind", given=data.get("kind"), known=known)) from None
+            return cls.solo(kind, declarer, pflichtsolo=pflichtsolo)
         if ctype is ContractType.ARMUT:
             return cls.armut(declarer, _seat(data.get("partner"), "partner"))
         return cls(ctype, None, declarer)
@@ -217,6 +230,8 @@ class Contract:
             out["declarer"] = self.declarer
         if self.partner is not None:
             out["partner"] = self.partner
+        if self.pflichtsolo:
+            out["pflichtsolo"] = True
         return out
 
     def __repr__(self) -> str:
@@ -224,7 +239,9 @@ class Contract:
         if t is ContractType.NORMAL:
             return "Contract.normal()"
         if t is ContractType.SOLO:
-            return f"Contract.solo(SoloKind.{self.kind.name}, {self.declarer})"  # type: ignore[union-attr]
+            assert self.kind is not None
+            extra = ", pflichtsolo=True" if self.pflichtsolo else ""
+            return f"Contract.solo(SoloKind.{self.kind.name}, {self.declarer}{extra})"
         if t is ContractType.ARMUT:
             return f"Contract.armut({self.declarer}, {self.partner})"
         return f"Contract.{t.value}({self.declarer})"
@@ -232,11 +249,15 @@ class Contract:
     def __str__(self) -> str:
         return self.name
 
+    def name_in(self, lang: Lang) -> str:
+        return self.name
+
     @property
     def name(self) -> str:
         """A German display name, e.g. ``Damensolo``."""
         if self.type is ContractType.SOLO:
-            return self.kind.german_name  # type: ignore[union-attr]
+            assert self.kind is not None
+            return self.kind.german_name
         return {
             ContractType.NORMAL: "Normalspiel",
             ContractType.HOCHZEIT: "Hochzeit",
@@ -268,5 +289,5 @@ class Contract:
 
 def _seat(value: Any, what: str = "seat") -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
-        raise RulesError(f"{what} must be a seat 0..3, not {value!r}")
+        raise RulesError(Message("seat_value", what=what, value=value))
     return value

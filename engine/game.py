@@ -3,7 +3,9 @@
 The state is rebuilt from ``rules + contract + history``: ``undo`` pops the last event and
 ``Game.replay`` plays a history again. Camera input is noisy, so a play out of turn, a third copy
 of a card or a renege becomes a ``Flag`` on the game rather than an exception (unless the game
-is ``strict`` and knows the hands).
+is ``strict`` and knows the hands). Parties that the events cannot resolve (a false call, a
+misread Kreuz-Dame) are a ``party_conflict`` flag naming the events in conflict, and the game has
+no result until a correction resolves them.
 
 >>> game = Game()
 >>> game.play(0, "AC"); game.play(1, "9C"); game.play(2, "KC"); game.play(3, "QC")
@@ -17,143 +19,57 @@ dokocam.engine.errors.IllegalCallError: seat 3 cannot say keine 90: the Re party
 
 from __future__ import annotations
 
-import enum
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Any
 
 from dokocam.engine.cards import ALL_CARDS, Card, Rank, Suit
-from dokocam.engine.contract import SUIT_NAMES, CardOrder, Contract, ContractType
-from dokocam.engine.errors import IllegalCallError, IllegalPlayError, RulesError
-from dokocam.engine.rules import Rules
+from dokocam.engine.contract import TRUMP, CardOrder, Contract, ContractType
+from dokocam.engine.errors import IllegalCallError, IllegalPlayError, RulesError, UnresolvedError
+from dokocam.engine.messages import Message, Seat
+from dokocam.engine.rules import HochzeitPartner, Rules
+from dokocam.engine.scoring import GameResult, score_game, special_points
 from dokocam.engine.trick import Trick
+from dokocam.engine.types import (
+    ABSAGEN,
+    RECORD_FORMAT,
+    Call,
+    CallEvent,
+    ClaimEvent,
+    CloseTrickEvent,
+    Event,
+    Flag,
+    FlagKind,
+    Party,
+    PlayEvent,
+    SchweinchenEvent,
+    ScoreItem,
+)
 
-if TYPE_CHECKING:
-    from dokocam.engine.scoring import GameResult
-
-__all__ = ["Party", "Call", "PlayEvent", "CallEvent", "CloseTrickEvent", "SchweinchenEvent", "Event", "Flag", "Game"]
+__all__ = [
+    "Party",
+    "Call",
+    "ABSAGEN",
+    "PlayEvent",
+    "CallEvent",
+    "CloseTrickEvent",
+    "SchweinchenEvent",
+    "ClaimEvent",
+    "Event",
+    "Flag",
+    "FlagKind",
+    "Claim",
+    "Game",
+]
 
 QUEEN_OF_CLUBS = Card(Rank.QUEEN, Suit.CLUBS)
+QUEEN_OF_SPADES = Card(Rank.QUEEN, Suit.SPADES)
 FOX = Card(Rank.ACE, Suit.DIAMONDS)
 _QC = QUEEN_OF_CLUBS.index
+_QS = QUEEN_OF_SPADES.index
 _FOX = FOX.index
-
-
-class Party(enum.Enum):
-    RE = "re"
-    KONTRA = "kontra"
-
-    @property
-    def other(self) -> Party:
-        return Party.KONTRA if self is Party.RE else Party.RE
-
-    @property
-    def german_name(self) -> str:
-        return "Re" if self is Party.RE else "Kontra"
-
-
-class Call(enum.Enum):
-    """Announcements: Re/Kontra (Ansagen) and the Absagen keine 90/60/30, schwarz."""
-
-    RE = "re"
-    KONTRA = "kontra"
-    NO90 = "no90"
-    NO60 = "no60"
-    NO30 = "no30"
-    BLACK = "black"
-
-    @property
-    def level(self) -> int:
-        """0 for Re/Kontra, 1..4 for keine 90 .. schwarz."""
-        return _CALL_LEVEL[self]
-
-    @property
-    def is_absage(self) -> bool:
-        return _CALL_LEVEL[self] > 0
-
-    @property
-    def german_name(self) -> str:
-        return _CALL_GERMAN[self]
-
-
-_CALL_LEVEL = {Call.RE: 0, Call.KONTRA: 0, Call.NO90: 1, Call.NO60: 2, Call.NO30: 3, Call.BLACK: 4}
-_CALL_GERMAN = {
-    Call.RE: "Re",
-    Call.KONTRA: "Kontra",
-    Call.NO90: "keine 90",
-    Call.NO60: "keine 60",
-    Call.NO30: "keine 30",
-    Call.BLACK: "schwarz",
-}
-ABSAGEN = (Call.NO90, Call.NO60, Call.NO30, Call.BLACK)
-
-
-class PlayEvent(NamedTuple):
-    seat: int
-    card: Card
-
-    def to_dict(self) -> dict[str, object]:
-        return {"seat": self.seat, "play": str(self.card)}
-
-
-class CallEvent(NamedTuple):
-    seat: int
-    call: Call
-
-    def to_dict(self) -> dict[str, object]:
-        return {"seat": self.seat, "call": self.call.value}
-
-
-class CloseTrickEvent(NamedTuple):
-    """A trick closed with fewer than four cards (``Game.close_trick``); record form ``{"close_trick": true}``."""
-
-    def to_dict(self) -> dict[str, object]:
-        return {"close_trick": True}
-
-
-class SchweinchenEvent(NamedTuple):
-    """``seat`` says "Schweinchen": it holds both Karo-Asse (``Game.announce_schweinchen``).
-
-    Record form ``{"seat": 0, "announce": "schweinchen"}``.
-    """
-
-    seat: int
-
-    def to_dict(self) -> dict[str, object]:
-        return {"seat": self.seat, "announce": "schweinchen"}
-
-
-Event = PlayEvent | CallEvent | CloseTrickEvent | SchweinchenEvent
-
-
-@dataclass(frozen=True, slots=True)
-class Flag:
-    """A finding about the play that breaks a rule; never an exception.
-
-    Attributes:
-        kind: ``renege``, ``third_copy``, ``out_of_turn`` or ``incomplete_trick``.
-        trick: 0-based trick number the finding is about (for a renege: where the seat
-            did not follow suit).
-        seat: the seat at fault.
-        card: the card that shows it (for a renege: the later card that proves it).
-        message: a sentence for a person.
-    """
-
-    kind: str
-    trick: int
-    seat: int | None
-    card: Card | None
-    message: str
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "kind": self.kind,
-            "trick": self.trick,
-            "seat": self.seat,
-            "card": None if self.card is None else str(self.card),
-            "message": self.message,
-        }
+_HOCHZEITEN = (ContractType.HOCHZEIT, ContractType.SILENT_HOCHZEIT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +77,24 @@ class _CallRecord:
     seat: int
     call: Call
     party: Party | None  # None: an Absage whose party the cards have not revealed yet
-    required: int  # cards the caller needed to hold (for the reply rule)
+    limit: int  # cards the caller needed to hold, or (by trick) the trick it had to be said by
+    event: int  # index in the history
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A Spielabkürzung (DDV 5.4): ``seat``'s party takes every trick not played.
+
+    Attributes:
+        seat: who showed the cards and claimed the rest.
+        tricks: how many tricks were left.
+        augen: the Augen of the cards not played (from the hands when known, else the deck
+            less the cards seen).
+    """
+
+    seat: int
+    tricks: int
+    augen: int
 
 
 class Game:
@@ -170,7 +103,8 @@ class Game:
     Args:
         rules: the house rules (``Rules.tournament()`` by default).
         contract: what is played (``Contract.normal()`` by default).
-        players: four names in seat order; seat 0 is Vorhand and leads the first trick.
+        players: four names in seat order; seat 0 is Vorhand and leads the first trick
+            (the soloist leads a Pflichtsolo).
         hands: the four hands when known (a replayed record): enables ``legal_cards``,
             the true parties before the cards reveal them, and ``strict``.
         strict: raise ``IllegalPlayError`` for plays that break a rule instead of flagging them
@@ -194,22 +128,19 @@ class Game:
         self.rules = rules if rules is not None else Rules.tournament()
         self.contract = contract if contract is not None else Contract.normal()
         if len(players) != 4:
-            raise RulesError(f"a game has 4 players, got {len(players)}")
+            raise RulesError(Message("players_four", n=len(players)))
         self.players = tuple(players)
         if self.contract.type is ContractType.ARMUT and not self.rules.armut:
-            raise RulesError("Armut is not played under these rules; set the 'armut' switch")
+            raise RulesError(Message("armut_off"))
         self._hand_counts: tuple[list[int], ...] | None = None
         self._hands: tuple[Counter[Card], ...] | None = None
         if hands is not None:
             self._hand_counts = _parse_hands(hands, self.rules)
             declarer = self.contract.declarer
-            if (
-                self.contract.type in (ContractType.HOCHZEIT, ContractType.SILENT_HOCHZEIT)
-                and self._hand_counts[declarer][_QC] != 2  # type: ignore[index]
-            ):
-                raise RulesError(f"a {self.contract.name} needs both Kreuz-Damen in the hand of seat {declarer}")
+            if self.contract.type in _HOCHZEITEN and declarer is not None and self._hand_counts[declarer][_QC] != 2:
+                raise RulesError(Message("needs_both_qc", contract=self.contract, seat=Seat(declarer)))
         if strict and self._hand_counts is None:
-            raise RulesError("a strict game needs the hands")
+            raise RulesError(Message("strict_needs_hands"))
         self.strict = strict
         self.bock = bock
         self.history: list[Event] = []
@@ -223,8 +154,9 @@ class Game:
         self._schweinchen_seat = self._schweinchen_from_hands()
         self._order = self.contract.card_order(self._schweinchen_seat is not None)
         self.tricks: list[Trick] = []
-        self.current_trick = self._new_trick(0)
-        self.to_move: int | None = 0
+        leader = self.contract.leader
+        self.current_trick = self._new_trick(leader)
+        self.to_move: int | None = leader
         self._trick_seats = 0  # bit mask of the seats in the current trick
         self.flags: list[Flag] = []
         self._played = [0, 0, 0, 0]
@@ -235,9 +167,14 @@ class Game:
         self._remaining = None if self._hand_counts is None else [list(counts) for counts in self._hand_counts]
         self._calls: list[_CallRecord] = []
         self._revealed: list[Party | None] = [None, None, None, None]
-        self._qc_seats: list[int] = []
+        self._qc_plays: list[tuple[int, int]] = []  # (seat, history index) of every Kreuz-Dame seen
         self._hochzeit_partner: int | None = None
         self._hochzeit_decided_at = 0  # 1-based trick that decided the Hochzeit; 0 = undecided
+        self._qs_seen = 0
+        self._sau_pending = False  # the current trick holds the second Pik-Dame
+        self._sau_seat: int | None = None
+        self._conflict: Flag | None = None
+        self.claimed: Claim | None = None
         self._apply_contract_knowledge()
 
     @property
@@ -270,8 +207,8 @@ class Game:
         elif c.type is ContractType.ARMUT:
             for seat in range(4):
                 self._revealed[seat] = Party.RE if seat in (c.declarer, c.partner) else Party.KONTRA
-        elif c.type is ContractType.HOCHZEIT:
-            self._revealed[c.declarer] = Party.RE  # type: ignore[index]
+        elif c.type is ContractType.HOCHZEIT and c.declarer is not None:
+            self._revealed[c.declarer] = Party.RE
 
     @property
     def trick_number(self) -> int:
@@ -280,7 +217,8 @@ class Game:
 
     @property
     def is_over(self) -> bool:
-        return len(self.tricks) >= self._n_tricks
+        """Every trick is played, or the rest was claimed (``claim``)."""
+        return len(self.tricks) >= self._n_tricks or self.claimed is not None
 
     def copies_left(self, card: Card | str) -> int:
         """How many copies of ``card`` the deck still holds unplayed (negative after a third copy).
@@ -289,8 +227,7 @@ class Game:
         >>> game.play(0, "QC"); game.copies_left("QC"), game.copies_left("9C")
         (1, 2)
         """
-        if type(card) is not Card:
-            card = Card.parse(card)  # type: ignore[arg-type]
+        card = _card(card)
         return self._copies[card.index] - self._seen[card.index]
 
     @property
@@ -308,12 +245,15 @@ class Game:
         """Announcements so far as ``(seat, call, party)``.
 
         The party is None only for an Absage made while both parties had announced and the
-        caller's party was not known yet, until the cards reveal it.
+        caller's party was not known yet, until the cards reveal it. After a schwarze Sau a call
+        counts for the party its caller ends up in.
         """
         return [(c.seat, c.call, self._party_of(c)) for c in self._calls]
 
     def _party_of(self, record: _CallRecord) -> Party | None:
         """The call's party; an Absage by a seat of then unknown party resolves once it is known."""
+        if self._sau_seat is not None:
+            return Party.RE if record.seat == self._sau_seat else Party.KONTRA
         return record.party if record.party is not None else self.parties()[record.seat]
 
     def cards_held(self, seat: int) -> int:
@@ -330,35 +270,51 @@ class Game:
         return self._hochzeit_decided_at > 0
 
     @property
+    def hochzeit_decided_at(self) -> int:
+        """The 1-based Klärungsstich of a Hochzeit (0 while undecided or in another contract)."""
+        return self._hochzeit_decided_at
+
+    @property
+    def schwarze_sau(self) -> int | None:
+        """The seat that won the trick with the second Pik-Dame under ``schwarze_sau``: it plays alone."""
+        return self._sau_seat
+
+    @property
     def plays_alone(self) -> int | None:
-        """The seat that plays alone against three (solo, silent or failed Hochzeit), if any."""
+        """The seat that plays alone against three (solo, silent or failed Hochzeit, schwarze Sau), if any."""
         c = self.contract
         if c.type in (ContractType.SOLO, ContractType.SILENT_HOCHZEIT):
             return c.declarer
         if c.type is ContractType.HOCHZEIT and self._hochzeit_decided_at and self._hochzeit_partner is None:
             return c.declarer
-        if c.type is ContractType.NORMAL and len(self._qc_seats) == 2 and self._qc_seats[0] == self._qc_seats[1]:
-            return self._qc_seats[0]  # an unannounced silent Hochzeit
+        if c.type is ContractType.NORMAL:
+            if self._sau_seat is not None:
+                return self._sau_seat
+            qc = self._qc_seats()
+            if len(qc) == 2 and qc[0] == qc[1]:
+                return qc[0]  # an unannounced silent Hochzeit
         return None
+
+    def _qc_seats(self) -> list[int]:
+        return [seat for seat, _ in self._qc_plays]
 
     # -- plays --------------------------------------------------------------------------
 
     def play(self, seat: int, card: Card | str) -> None:
         """Play ``card`` from ``seat`` into the current trick.
 
-        A play by the wrong seat, a third copy of a card and a proven renege are recorded
-        in ``flags``; a strict game raises instead.
+        A play by the wrong seat, a third copy of a card, a card not in the (known) hand and a
+        proven renege are recorded in ``flags``; a strict game raises instead.
 
         Raises:
             InvalidCardError: ``card`` is not a card code.
             IllegalPlayError: the game is over, the seat is not 0..3, or (strict) the play breaks a rule.
         """
-        if type(card) is not Card:
-            card = Card.parse(card)  # type: ignore[arg-type]
-        if seat not in (0, 1, 2, 3):
-            raise IllegalPlayError(f"seat must be 0..3, not {seat!r}")
-        if len(self.tricks) >= self._n_tricks:
-            raise IllegalPlayError(f"the game is over after {self._n_tricks} tricks; {card} cannot be played")
+        card = _card(card)
+        if seat not in _SEATS:
+            raise IllegalPlayError(Message("seat_range", seat=seat))
+        if self.is_over:
+            raise IllegalPlayError(Message("game_over", tricks=self._n_tricks, card=card))
         if self.strict:
             self._check_strict(seat, card)
         self.history.append(PlayEvent(seat, card))
@@ -366,14 +322,13 @@ class Game:
 
     def _check_strict(self, seat: int, card: Card) -> None:
         if seat != self.to_move:
-            raise IllegalPlayError(f"seat {seat} played {card} but seat {self.to_move} is to move")
+            raise IllegalPlayError(Message("not_to_move", seat=Seat(seat), card=card, to_move=Seat(self.to_move or 0)))
         assert self._remaining is not None
         if self._remaining[seat][card.index] <= 0:
-            raise IllegalPlayError(f"seat {seat} does not hold {card}")
-        legal = self.legal_cards(seat)
-        if card not in legal:
-            led = SUIT_NAMES[self.current_trick.led_class()]  # type: ignore[index]
-            raise IllegalPlayError(f"seat {seat} must follow {led} and cannot play {card}")
+            raise IllegalPlayError(Message("not_held", seat=Seat(seat), card=card))
+        if card not in self.legal_cards(seat):
+            led = self.current_trick.led_class()
+            raise IllegalPlayError(Message("must_follow", seat=Seat(seat), led=Message(f"suit.{led}"), card=card))
 
     def _apply_play(self, seat: int, card: Card) -> None:
         index = card.index
@@ -384,27 +339,29 @@ class Game:
         seen = self._seen
         seen[index] += 1
         if seen[index] > self._copies[index]:
-            self._flag_third_copy(seat, card)
-        suit_class = self._order.suit_class
-        cls = suit_class[index]
-        # Renege proof from played cards only: this card's suit was once not followed by this seat.
-        voids = self._voids[seat]
-        if voids:
-            if cls in voids:
-                self._flag_renege(seat, card, cls, voids.pop(cls))
-        if plays:
-            led = suit_class[plays[0][1].index]
-            if cls != led and led not in voids:
-                voids[led] = len(self.tricks)
-        if self._remaining is not None:
-            self._remaining[seat][index] -= 1
+            self._flag(FlagKind.THIRD_COPY, seat, card, n=seen[index], copies=self._copies[index], card=card)
+        remaining = self._remaining
+        if remaining is not None and remaining[seat][index] <= 0:
+            # The hands say this seat never held the card: one clear flag, and no renege
+            # reasoning built on a card that was not there.
+            self._flag(FlagKind.NOT_HELD, seat, card, seat=Seat(seat), card=card)
+        else:
+            self._check_renege(seat, card, plays)
+            if remaining is not None:
+                remaining[seat][index] -= 1
         self._played[seat] += 1
         if index == _QC:
-            self._qc_seats.append(seat)
+            self._qc_plays.append((seat, len(self.history) - 1))
             self._reveal(seat, Party.RE)
+        elif index == _QS:
+            self._qs_seen += 1
+            if self._qs_seen == 2 and self.rules.schwarze_sau and self.contract.type is ContractType.NORMAL:
+                self._sau_pending = True
         elif index == _FOX and self._fox_played(seat):
             return
         trick.add(seat, card)
+        if index == _QC:
+            self._check_parties()
         if len(plays) == 4:
             self._finish_trick()
         else:
@@ -415,34 +372,38 @@ class Game:
                 nxt = (nxt + 1) & 3
             self.to_move = nxt
 
+    def _check_renege(self, seat: int, card: Card, plays: list[tuple[int, Card]]) -> None:
+        """Renege proof from played cards only: this card's suit was once not followed by this seat."""
+        suit_class = self._order.suit_class
+        cls = suit_class[card.index]
+        voids = self._voids[seat]
+        if voids and cls in voids:
+            failed = voids.pop(cls)
+            self.flags.append(
+                Flag(
+                    FlagKind.RENEGE,
+                    failed,
+                    seat,
+                    card,
+                    Message("flag.renege", seat=Seat(seat), suit=Message(f"suit.{cls}"), trick=failed + 1, card=card),
+                    (len(self.history) - 1,),
+                )
+            )
+        if plays:
+            led = suit_class[plays[0][1].index]
+            if cls != led and led not in voids:
+                voids[led] = len(self.tricks)
+
+    def _flag(self, kind: FlagKind, at_seat: int | None, at_card: Card | None, **params: Any) -> None:
+        """Append a flag about the last event; ``params`` fill the flag's message."""
+        t = len(self.tricks)
+        event = (len(self.history) - 1,) if self.history else ()
+        self.flags.append(Flag(kind, t, at_seat, at_card, Message(f"flag.{kind.value}", **params), event))
+
     def _flag_out_of_turn(self, seat: int, card: Card) -> None:
         t = len(self.tricks)
-        self.flags.append(
-            Flag(
-                "out_of_turn",
-                t,
-                seat,
-                card,
-                f"seat {seat} played {card} in trick {t + 1} but seat {self.to_move} was to move",
-            )
-        )
-
-    def _flag_third_copy(self, seat: int, card: Card) -> None:
-        n, copies = self._seen[card.index], self._copies[card.index]
-        self.flags.append(
-            Flag("third_copy", len(self.tricks), seat, card, f"{card} seen {n} times; the deck holds {copies}")
-        )
-
-    def _flag_renege(self, seat: int, card: Card, cls: int, failed: int) -> None:
-        self.flags.append(
-            Flag(
-                "renege",
-                failed,
-                seat,
-                card,
-                f"seat {seat} did not follow {SUIT_NAMES[cls]} in trick {failed + 1} but later played {card}",
-            )
-        )
+        to_move = Seat(self.to_move if self.to_move is not None else 0)
+        self._flag(FlagKind.OUT_OF_TURN, seat, card, seat=Seat(seat), card=card, trick=t + 1, to_move=to_move)
 
     def _fox_played(self, seat: int) -> bool:
         """Note a Karo-Ass; True when it proved Schweinchen and the game was rebuilt with it."""
@@ -467,23 +428,40 @@ class Game:
         winner = trick.winner()
         assert winner is not None
         if self.contract.type is ContractType.HOCHZEIT and not self._hochzeit_decided_at:
-            n = len(self.tricks)
-            declarer = self.contract.declarer
-            if winner != declarer:
-                self._hochzeit_partner = winner
-                self._hochzeit_decided_at = n
-                for seat in range(4):
-                    self._revealed[seat] = Party.RE if seat in (declarer, winner) else Party.KONTRA
-            elif n >= 3:
-                self._hochzeit_decided_at = n
-                for seat in range(4):
-                    self._revealed[seat] = Party.RE if seat == declarer else Party.KONTRA
+            self._hochzeit_trick(trick, winner)
+        if self._sau_pending:
+            self._sau_pending = False
+            self._sau_seat = winner
+            for seat in range(4):
+                self._revealed[seat] = Party.RE if seat == winner else Party.KONTRA
         self._trick_seats = 0
         if len(self.tricks) >= self._n_tricks:
             self.to_move = None
+            self._check_parties(final=True)
         else:
             self.to_move = winner
             self.current_trick = self._new_trick(winner)
+
+    def _hochzeit_trick(self, trick: Trick, winner: int) -> None:
+        """Decide the Hochzeit on a finished trick (the partner condition, within the first three)."""
+        n = len(self.tricks)
+        declarer = self.contract.declarer
+        condition = self.rules.hochzeit_partner
+        led_trump = trick.led_class() == TRUMP
+        counts = (
+            condition is HochzeitPartner.FIRST_TRICK
+            or (condition is HochzeitPartner.FIRST_PLAIN_TRICK and not led_trump)
+            or (condition is HochzeitPartner.FIRST_TRUMP_TRICK and led_trump)
+        )
+        if counts and winner != declarer:
+            self._hochzeit_partner = winner
+            self._hochzeit_decided_at = n
+            for seat in range(4):
+                self._revealed[seat] = Party.RE if seat in (declarer, winner) else Party.KONTRA
+        elif n >= 3:
+            self._hochzeit_decided_at = n
+            for seat in range(4):
+                self._revealed[seat] = Party.RE if seat == declarer else Party.KONTRA
 
     def close_trick(self) -> None:
         """Close the current trick with fewer than four cards (the camera saw it taken).
@@ -495,13 +473,146 @@ class Game:
         """
         trick = self.current_trick
         if self.is_over or not trick.plays:
-            raise IllegalPlayError("there is no trick in progress to close")
-        t = len(self.tricks)
-        self.flags.append(
-            Flag("incomplete_trick", t, None, None, f"trick {t + 1} was closed with {len(trick.plays)} of 4 cards")
-        )
+            raise IllegalPlayError(Message("no_trick_to_close"))
         self.history.append(CloseTrickEvent())
+        t = len(self.tricks)
+        self._flag(FlagKind.INCOMPLETE_TRICK, None, None, trick=t + 1, n=len(trick.plays))
         self._finish_trick()
+
+    def claim(self, seat: int) -> None:
+        """Spielabkürzung (DDV 5.4): ``seat`` shows its cards and its party takes every remaining trick.
+
+        The game is then over; the claimed tricks count for the claimer's party with the Augen of
+        the cards not played (``claimed``). Special points are scored in played tricks only.
+
+        Raises:
+            IllegalPlayError: the seat is not 0..3, the game is over, a trick is in progress, the
+                Hochzeit is not decided yet, or a schwarze Sau is still open.
+        """
+        if seat not in _SEATS:
+            raise IllegalPlayError(Message("seat_range", seat=seat))
+        if self.is_over:
+            raise IllegalPlayError(Message("claim_over"))
+        if self.current_trick.plays:
+            raise IllegalPlayError(Message("claim_mid_trick", seat=Seat(seat)))
+        if self.contract.type is ContractType.HOCHZEIT and not self._hochzeit_decided_at:
+            raise IllegalPlayError(Message("claim_hochzeit", seat=Seat(seat)))
+        if self.rules.schwarze_sau and self.contract.type is ContractType.NORMAL and self._qs_seen < 2:
+            raise IllegalPlayError(Message("claim_sau", seat=Seat(seat)))
+        self.history.append(ClaimEvent(seat))
+        self._apply_claim(seat)
+
+    def _apply_claim(self, seat: int) -> None:
+        if self._remaining is not None:
+            augen = sum(ALL_CARDS[i].augen * n for row in self._remaining for i, n in enumerate(row) if n > 0)
+        else:
+            augen = sum(
+                ALL_CARDS[i].augen * max(0, self._copies[i] - self._seen[i]) for i in range(24) if self._copies[i]
+            )
+        self.claimed = Claim(seat, self._n_tricks - len(self.tricks), augen)
+        self.to_move = None
+        self._check_parties(final=True)
+
+    # -- parties ------------------------------------------------------------------------
+
+    def _check_parties(self, *, final: bool = False) -> None:
+        """Flag the parties once the events contradict each other (camera mode: hands unknown)."""
+        conflict = self._find_conflict(final)
+        self._conflict = conflict
+        if conflict is not None and not any(
+            f.kind is FlagKind.PARTY_CONFLICT and f.text == conflict.text and f.events == conflict.events
+            for f in self.flags
+        ):
+            self.flags.append(conflict)
+
+    def _find_conflict(self, final: bool) -> Flag | None:
+        c = self.contract
+        if self._hand_counts is not None or self._sau_seat is not None:
+            return None  # the hands fix the parties (false calls are refused); the Sau decides them
+        qc = self._qc_plays
+        t = len(self.tricks)
+        if c.type in _HOCHZEITEN:
+            others = [(s, i) for s, i in qc if s != c.declarer]
+            if others:
+                seat, event = others[0]
+                why = Message("conflict.hochzeit_qc", seat=Seat(seat), declarer=Seat(c.declarer or 0), contract=c.name)
+                return self._conflict_flag(t, why, (event,))
+            return None
+        if c.type is not ContractType.NORMAL:
+            return None
+        if len(qc) > 2:
+            seats = [Seat(s) for s, _ in qc]
+            return self._conflict_flag(t, Message("conflict.third_qc", n=len(qc), seats=seats), [i for _, i in qc])
+        qc_seats = {s for s, _ in qc}
+        for record in self._calls:
+            if record.call.level == 0:
+                claimed = Party.RE if record.call is Call.RE else Party.KONTRA
+                plays = [i for s, i in qc if s == record.seat]
+                if claimed is Party.KONTRA and plays:
+                    why = Message("conflict.call", seat=Seat(record.seat), call=record.call, party=Party.RE)
+                    return self._conflict_flag(t, why, sorted([record.event, *plays]))
+        re_calls = {r.seat: r.event for r in self._calls if r.call is Call.RE}
+        silent = len(qc) == 2 and qc[0][0] == qc[1][0]
+        if silent:
+            extra = [s for s in re_calls if s != qc[0][0]]
+            if extra:
+                why = Message("conflict.call", seat=Seat(extra[0]), call=Call.RE, party=Party.KONTRA)
+                return self._conflict_flag(t, why, sorted([re_calls[extra[0]], *(i for _, i in qc)]))
+            return None
+        re = qc_seats | set(re_calls)
+        if len(re) > 2:
+            events = sorted([*(i for _, i in qc), *re_calls.values()])
+            return self._conflict_flag(t, Message("conflict.too_many_re", seats=[Seat(s) for s in sorted(re)]), events)
+        if final and len(re) < 2:
+            kontra = {r.seat for r in self._calls if r.call is Call.KONTRA}
+            if len(re) == 1 and len(kontra) == 3:
+                return None  # three said Kontra: the fourth holds both Kreuz-Damen
+            events = sorted([*(i for _, i in qc), *re_calls.values()])
+            return self._conflict_flag(t, Message("conflict.qc_missing", n=len(qc)), events)
+        return None
+
+    def _conflict_flag(self, trick: int, why: Message, events: Sequence[int]) -> Flag:
+        events = tuple(events)
+        numbers = ", ".join(str(i) for i in events)
+        text = Message("flag.party_conflict", why=why, events=numbers)
+        return Flag(FlagKind.PARTY_CONFLICT, min(trick, self._n_tricks - 1), None, None, text, events)
+
+    @property
+    def conflict(self) -> Flag | None:
+        """The ``party_conflict`` flag in force: the events cannot be resolved into two parties."""
+        return self._conflict
+
+    def final_parties(self) -> tuple[tuple[Party, ...], int | None]:
+        """Each seat's party at the end of the game and the seat playing alone (or None).
+
+        Raises:
+            UnresolvedError: the events do not resolve into two parties (``conflict``).
+        """
+        if self._conflict is not None:
+            raise UnresolvedError(Message("unresolved", flag=self._conflict.text), self._conflict)
+        alone = self.plays_alone
+        c = self.contract
+        if alone is not None:
+            return tuple(Party.RE if s == alone else Party.KONTRA for s in range(4)), alone
+        if c.type is ContractType.HOCHZEIT:
+            re = {c.declarer, self._hochzeit_partner}
+        elif c.type is ContractType.ARMUT:
+            re = {c.declarer, c.partner}
+        elif self._hand_counts is not None:
+            re = {s for s in range(4) if self._hand_counts[s][_QC]}
+            if len(re) == 1:
+                (seat,) = re
+                return tuple(Party.RE if s == seat else Party.KONTRA for s in range(4)), seat
+        else:
+            known = self.parties()
+            re = {s for s in range(4) if known[s] is Party.RE}
+            if len(re) == 1 and all(known[s] is Party.KONTRA for s in range(4) if s not in re):
+                (seat,) = re
+                return tuple(Party.RE if s == seat else Party.KONTRA for s in range(4)), seat
+        if len(re) != 2:
+            flag = self._conflict_flag(len(self.tricks), Message("conflict.qc_missing", n=len(self._qc_plays)), ())
+            raise UnresolvedError(Message("unresolved", flag=flag.text), flag)
+        return tuple(Party.RE if s in re else Party.KONTRA for s in range(4)), None
 
     # -- calls --------------------------------------------------------------------------
 
@@ -509,93 +620,114 @@ class Game:
         """Announce Re/Kontra or an Absage for ``seat``'s party.
 
         Raises:
-            IllegalCallError: too late (not enough cards held), the wrong party, the same call
-                twice, or an Absage before the party's own Re/Kontra; the message says which.
+            IllegalCallError: too late (not enough cards held, or by trick), the wrong party, the
+                same call twice, before the Hochzeit's Klärungsstich, or an Absage before the
+                party's own Re/Kontra; the message says which.
         """
         if not isinstance(call, Call):
             try:
                 call = Call(call)
             except ValueError:
-                raise IllegalCallError(
-                    f"{call!r} is not a call; expected one of {', '.join(c.value for c in Call)}"
-                ) from None
+                known = ", ".join(c.value for c in Call)
+                raise IllegalCallError(Message("not_a_call", given=call, known=known)) from None
         record = self._check_call(seat, call)
         self.history.append(CallEvent(seat, call))
+        self._add_call(record)
+
+    def _add_call(self, record: _CallRecord) -> None:
         self._calls.append(record)
         if record.party is not None:
-            self._reveal(seat, record.party)
+            self._reveal(record.seat, record.party)
+        self._check_parties()
 
-    def _limits_shift(self) -> int:
-        shift = 2 if self.rules.without_nines else 0
-        if self.contract.type is ContractType.HOCHZEIT:
-            shift += self._hochzeit_decided_at
-        return shift
+    def _hochzeit_shift(self) -> int:
+        """DDV 6.4.2: after a Hochzeit clarified in trick k, the limits move by k - 1 cards (tricks)."""
+        if self.contract.type is ContractType.HOCHZEIT and self._hochzeit_decided_at:
+            return self._hochzeit_decided_at - 1
+        return 0
 
     def required_cards(self, call: Call) -> int:
         """Cards a player must still hold to make ``call`` now (before the reply rule)."""
-        return 11 - call.level - self._limits_shift()
+        return self._n_tricks - 1 - call.level - self._hochzeit_shift()
+
+    def deadline_trick(self, call: Call) -> int:
+        """Under ``announce_by_trick``: the 1-based trick by whose end ``call`` must be said."""
+        return call.level + 1 + self._hochzeit_shift()
+
+    def _limit(self, call: Call) -> int:
+        return self.deadline_trick(call) if self.rules.announce_by_trick else self.required_cards(call)
+
+    def _in_time(self, seat: int, limit: int, late: int = 0) -> bool:
+        """Whether ``seat`` is within ``limit`` (cards or trick), ``late`` more for a reply."""
+        if self.rules.announce_by_trick:
+            deadline = limit + late
+            done = len(self.tricks)
+            return done < deadline or (done == deadline and not self.current_trick.plays)
+        return self.cards_held(seat) >= limit - late
+
+    def _too_late(self, seat: int, call: Call, limit: int, reply: _CallRecord | None = None) -> Message:
+        if self.rules.announce_by_trick:
+            if reply is not None:
+                return Message("why.trick_reply", call=call, trick=limit, reply=reply.limit + 1, other=reply.call)
+            return Message("why.trick", call=call, trick=limit)
+        held = self.cards_held(seat)
+        if reply is not None:
+            return Message(
+                "why.cards_reply",
+                seat=Seat(seat),
+                held=held,
+                call=call,
+                required=limit,
+                reply=reply.limit - 1,
+                other=reply.call,
+            )
+        return Message("why.cards", seat=Seat(seat), held=held, call=call, required=limit)
 
     def _check_call(self, seat: int, call: Call) -> _CallRecord:
-        if seat not in (0, 1, 2, 3):
-            raise IllegalCallError(f"seat must be 0..3, not {seat!r}")
-        name = call.german_name
+        if seat not in _SEATS:
+            raise IllegalCallError(Message("seat_range", seat=seat))
+
+        def refuse(why: Message) -> IllegalCallError:
+            return IllegalCallError(Message("call_refused", seat=Seat(seat), call=call, why=why))
+
         if self.is_over:
-            raise IllegalCallError(f"seat {seat} cannot say {name}: the game is over")
+            raise refuse(Message("why.over"))
         c = self.contract
-        if c.type is ContractType.HOCHZEIT and not self._hochzeit_decided_at and seat != c.declarer:
-            raise IllegalCallError(
-                f"seat {seat} cannot say {name}: the Hochzeit is not decided yet, so the parties are unknown"
-            )
-        party = self._caller_party(seat, call)
-        held = self.cards_held(seat)
-        required = self.required_cards(call)
+        if c.type is ContractType.HOCHZEIT and not self._hochzeit_decided_at:
+            raise refuse(Message("why.hochzeit_open"))
+        party = self._caller_party(seat, call, refuse)
+        limit = self._limit(call)
+        event = len(self.history)
         if party is None:
             # Both parties announced; the caller's side shows later. Check what holds for either.
-            if held < required:
-                raise IllegalCallError(
-                    f"seat {seat} cannot say {name}: it holds {held} cards, {name} needs at least {required}"
-                )
+            if not self._in_time(seat, limit):
+                raise refuse(self._too_late(seat, call, limit))
             levels = [max((r.call.level for r in self._calls if self._party_of(r) is p), default=0) for p in Party]
             if min(levels) >= call.level:
-                raise IllegalCallError(f"seat {seat} cannot say {name}: both parties already said {name} or more")
-            return _CallRecord(seat, call, None, required)
+                raise refuse(Message("why.both_said", call=call))
+            return _CallRecord(seat, call, None, limit, event)
         made = [r for r in self._calls if self._party_of(r) is party]
         if call.level == 0:
             if (call is Call.RE) != (party is Party.RE):
-                raise IllegalCallError(
-                    f"seat {seat} cannot say {name}: seat {seat} is in the {party.german_name} party"
-                )
+                raise refuse(Message("why.other_party", seat=Seat(seat), party=party))
             if any(r.call.level == 0 for r in made):
-                raise IllegalCallError(f"seat {seat} cannot say {name}: the {party.german_name} party already said it")
-            if held < required:
+                raise refuse(Message("why.said_already", party=party))
+            if not self._in_time(seat, limit):
                 opposing = [r for r in self._calls if self._party_of(r) not in (party, None)]
-                # Reply rule: answer the opponents' last call while holding at most one card fewer than it needed.
-                if not opposing or held < opposing[-1].required - 1:
-                    raise IllegalCallError(
-                        f"seat {seat} cannot say {name}: it holds {held} cards, {name} needs at least {required}"
-                        + (
-                            f" (or {opposing[-1].required - 1} to reply to {opposing[-1].call.german_name})"
-                            if opposing
-                            else ""
-                        )
-                    )
+                # Reply rule: answer the opponents' last call one card (trick) later than it needed.
+                if not opposing or not self._in_time(seat, opposing[-1].limit, late=1):
+                    raise refuse(self._too_late(seat, call, limit, opposing[-1] if opposing else None))
         else:
             if not any(r.call.level == 0 for r in made):
-                raise IllegalCallError(
-                    f"seat {seat} cannot say {name}: the {party.german_name} party has not announced {party.german_name} yet"
-                )
+                raise refuse(Message("why.not_announced", party=party))
             top = max(r.call.level for r in made)
             if top >= call.level:
-                raise IllegalCallError(
-                    f"seat {seat} cannot say {name}: the {party.german_name} party already said {_LEVEL_NAME[top]}"
-                )
-            if held < required:
-                raise IllegalCallError(
-                    f"seat {seat} cannot say {name}: it holds {held} cards, {name} needs at least {required}"
-                )
-        return _CallRecord(seat, call, party, required)
+                raise refuse(Message("why.said_higher", party=party, top=_LEVEL_NAME[top]))
+            if not self._in_time(seat, limit):
+                raise refuse(self._too_late(seat, call, limit))
+        return _CallRecord(seat, call, party, limit, event)
 
-    def _caller_party(self, seat: int, call: Call) -> Party | None:
+    def _caller_party(self, seat: int, call: Call, refuse: Any) -> Party | None:
         truth = self._true_party(seat)
         if truth is not None:
             return truth
@@ -603,22 +735,20 @@ class Game:
             claimed = Party.RE if call is Call.RE else Party.KONTRA
             known = self.parties()
             if sum(1 for s, p in enumerate(known) if p is claimed and s != seat) >= 2:
-                raise IllegalCallError(
-                    f"seat {seat} cannot say {call.german_name}: both {claimed.german_name} players are already known"
-                )
+                raise refuse(Message("why.both_known", party=claimed))
             return claimed
         announced = {r.party for r in self._calls if r.call.level == 0}
         if len(announced) == 1:
             return next(iter(announced))
         if not announced:
-            raise IllegalCallError(
-                f"seat {seat} cannot say {call.german_name}: no party has announced Re or Kontra yet"
-            )
+            raise refuse(Message("why.nobody_announced"))
         return None  # both parties announced: either side may say it
 
     def _true_party(self, seat: int) -> Party | None:
         """The party as far as anything known tells it: contract, hands, revealed cards and calls."""
         c = self.contract
+        if self._sau_seat is not None:
+            return self._revealed[seat]
         if c.type is ContractType.HOCHZEIT:
             return self._revealed[seat]
         if self._revealed[seat] is not None and c.type is not ContractType.NORMAL:
@@ -632,20 +762,30 @@ class Game:
             self._revealed[seat] = party
 
     def parties(self) -> tuple[Party | None, ...]:
-        """Per seat ``Party.RE``/``Party.KONTRA`` as far as the played cards and calls reveal it, else None."""
+        """Per seat ``Party.RE``/``Party.KONTRA`` as far as the played cards and calls reveal it, else None.
+
+        Seats whose evidence is in conflict (``conflict``) are None.
+        """
         known = list(self._revealed)
-        if self.contract.type is ContractType.NORMAL:
-            qc = self._qc_seats
+        if self.contract.type is ContractType.NORMAL and self._sau_seat is None:
+            if self._conflict is not None:
+                seats = {s for i in self._conflict.events for s in [self._event_seat(i)] if s is not None}
+                return tuple(None if s in seats else known[s] for s in range(4))
+            qc = self._qc_seats()
             if len(qc) == 2 and qc[0] == qc[1]:
                 return tuple(Party.RE if s == qc[0] else Party.KONTRA for s in range(4))
             re = [s for s in range(4) if known[s] is Party.RE]
             kontra = [s for s in range(4) if known[s] is Party.KONTRA]
-            if len(re) >= 2:
+            if len(re) == 2:
                 return tuple(Party.RE if s in re else Party.KONTRA for s in range(4))
             # Two known Kontra players prove nothing: one Re player may hold both Kreuz-Damen.
             if len(kontra) >= 3:
                 return tuple(Party.KONTRA if s in kontra else Party.RE for s in range(4))
         return tuple(known)
+
+    def _event_seat(self, index: int) -> int | None:
+        event = self.history[index] if 0 <= index < len(self.history) else None
+        return getattr(event, "seat", None)
 
     # -- history ------------------------------------------------------------------------
 
@@ -667,7 +807,7 @@ class Game:
         if schweinchen is not None:
             self._schweinchen_seat = schweinchen
             self._order = self.contract.card_order(True)
-            self.current_trick = self._new_trick(0)
+            self.current_trick = self._new_trick(self.contract.leader)
         strict, self.strict = self.strict, False
         try:
             for event in history:
@@ -692,12 +832,13 @@ class Game:
         elif isinstance(event, CallEvent):
             record = self._check_call(event.seat, event.call)
             self.history.append(event)
-            self._calls.append(record)
-            if record.party is not None:
-                self._reveal(event.seat, record.party)
-        elif type(event) is SchweinchenEvent:
+            self._add_call(record)
+        elif isinstance(event, SchweinchenEvent):
             self._check_schweinchen(event.seat)
             self.history.append(event)
+        elif isinstance(event, ClaimEvent):
+            self.history.append(event)
+            self._apply_claim(event.seat)
         else:
             self.close_trick()
 
@@ -719,17 +860,19 @@ class Game:
             self._rebuild()
 
     def _check_schweinchen(self, seat: int) -> None:
-        if seat not in (0, 1, 2, 3):
-            raise IllegalCallError(f"seat must be 0..3, not {seat!r}")
+        if seat not in _SEATS:
+            raise IllegalCallError(Message("seat_range", seat=seat))
+
+        def refuse(why: Message) -> IllegalCallError:
+            return IllegalCallError(Message("schweinchen_refused", seat=Seat(seat), why=why))
+
         if not (self.rules.schweinchen and self.contract.allows_schweinchen):
-            raise IllegalCallError(
-                f"seat {seat} cannot say Schweinchen: not played under these rules in a {self.contract.name}"
-            )
+            raise refuse(Message("why.schweinchen_off", contract=self.contract.name))
         others = [s for s in self._fox_seats if s != seat]
         if others:
-            raise IllegalCallError(f"seat {seat} cannot say Schweinchen: seat {others[0]} played a Karo-Ass")
+            raise refuse(Message("why.fox_played", other=Seat(others[0])))
         if self._hand_counts is not None and self._hand_counts[seat][_FOX] != 2:
-            raise IllegalCallError(f"seat {seat} cannot say Schweinchen: it does not hold both Karo-Asse")
+            raise refuse(Message("why.fox_missing", seat=Seat(seat)))
 
     @classmethod
     def replay(
@@ -739,20 +882,28 @@ class Game:
         players: Sequence[str],
         history: Iterable[Event],
         hands: Sequence[Iterable[Card | str]] | None = None,
-        **kwargs: object,
+        *,
+        strict: bool = False,
+        bock: int = 0,
     ) -> Game:
         """A new game with ``history`` applied event by event.
 
         Raises:
             IllegalCallError / IllegalPlayError: an event breaks a rule (as when it was first made).
         """
-        game = cls(rules, contract, players, hands, **kwargs)  # type: ignore[arg-type]
+        game = cls(rules, contract, players, hands, strict=strict, bock=bock)
         fast = not game.strict
         n_tricks = game._n_tricks
         for event in history:
             if type(event) is PlayEvent:
                 # Fast path for the common case; play() repeats every check with its message.
-                if fast and type(event.card) is Card and event.seat in _SEATS and len(game.tricks) < n_tricks:
+                if (
+                    fast
+                    and type(event.card) is Card
+                    and event.seat in _SEATS
+                    and len(game.tricks) < n_tricks
+                    and game.claimed is None
+                ):
                     game.history.append(event)
                     game._apply_play(event.seat, event.card)
                     continue
@@ -771,6 +922,8 @@ class Game:
             self.call(event.seat, event.call)
         elif isinstance(event, SchweinchenEvent):
             self.announce_schweinchen(event.seat)
+        elif isinstance(event, ClaimEvent):
+            self.claim(event.seat)
         else:
             self.close_trick()
 
@@ -783,7 +936,7 @@ class Game:
             ValueError: the hands are not known.
         """
         if self._remaining is None:
-            raise ValueError("legal cards need the hands; build the game with hands=...")
+            raise ValueError(Message("hands_unknown").en)
         hand = [card for card, n in zip(ALL_CARDS, self._remaining[seat]) if n > 0]
         led = self.current_trick.led_class()
         if led is None or seat in {s for s, _ in self.current_trick.plays}:
@@ -795,7 +948,7 @@ class Game:
     def hand(self, seat: int) -> Counter[Card]:
         """What ``seat`` still holds (hands known only)."""
         if self._remaining is None:
-            raise ValueError("the hands are not known")
+            raise ValueError(Message("hands_unknown").en)
         return Counter({card: n for card, n in zip(ALL_CARDS, self._remaining[seat]) if n > 0})
 
     # -- result --------------------------------------------------------------------------
@@ -808,16 +961,32 @@ class Game:
 
         Raises:
             ValueError: the game is not over.
+            UnresolvedError: the parties are in conflict (a ``party_conflict`` flag); no result.
         """
-        from dokocam.engine.scoring import score_game
-
         return score_game(self, penalties=penalties)
 
-    def to_dict(self) -> dict[str, object]:
-        """The game as a ``dokocam-game/1`` record object."""
-        from dokocam.engine.record import GameRecord
+    def special_points(self) -> list[ScoreItem]:
+        """The special points the finished tricks show so far, as the rules count them.
 
-        return GameRecord.from_game(self).to_dict()
+        A finished game's result holds the same items; during play an item's party is None
+        while the cards have not revealed it, and a Fuchs counts once both parties are known.
+        """
+        return special_points(self)
+
+    def to_dict(self) -> dict[str, object]:
+        """The game as a ``dokocam-game/1`` record object (``record.load_record`` reads it)."""
+        out: dict[str, object] = {
+            "format": RECORD_FORMAT,
+            "players": list(self.players),
+            "rules": self.rules.to_dict(),
+            "contract": self.contract.to_dict(),
+            "events": [event.to_dict() for event in self.history],
+        }
+        if self.hands is not None:
+            out["hands"] = [[str(c) for c in sorted(h.elements(), key=lambda c: c.index)] for h in self.hands]
+        if self.bock:
+            out["bock"] = self.bock
+        return out
 
     def __repr__(self) -> str:
         return (
@@ -830,24 +999,28 @@ _SEATS = frozenset(range(4))
 _LEVEL_NAME = {0: "Re/Kontra", 1: "keine 90", 2: "keine 60", 3: "keine 30", 4: "schwarz"}
 
 
+def _card(card: Card | str) -> Card:
+    return card if type(card) is Card else Card.parse(card)  # type: ignore[arg-type]
+
+
 def _parse_hands(hands: Sequence[Iterable[Card | str]], rules: Rules) -> tuple[list[int], ...]:
     """Count each hand per card index, checking sizes and copies against the deck."""
     if len(hands) != 4:
-        raise RulesError(f"hands must list 4 hands, got {len(hands)}")
+        raise RulesError(Message("hands_four", n=len(hands)))
     counts = []
     total = [0] * 24
     for seat, hand in enumerate(hands):
         row = [0] * 24
         for c in hand:
-            i = (c if type(c) is Card else Card.parse(c)).index  # type: ignore[arg-type]
+            i = _card(c).index
             row[i] += 1
             total[i] += 1
         size = sum(row)
         if size != rules.hand_size:
-            raise RulesError(f"hand of seat {seat} has {size} cards; expected {rules.hand_size}")
+            raise RulesError(Message("hand_size", seat=Seat(seat), size=size, expected=rules.hand_size))
         counts.append(row)
     copies = rules.copies_of
     if total != list(copies):
         i = next(i for i in range(24) if total[i] != copies[i])
-        raise RulesError(f"the hands hold {ALL_CARDS[i]} {total[i]} times; the deck holds {copies[i]}")
+        raise RulesError(Message("hands_copies", card=ALL_CARDS[i], n=total[i], copies=copies[i]))
     return tuple(counts)

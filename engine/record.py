@@ -12,8 +12,15 @@ Seats 0-3 go clockwise; seat 0 is Vorhand and leads the first trick. Optional ke
 (four lists of card codes, the hands the trick play starts from, after any Armut exchange) and
 ``bock`` (Bocks on the game, default 0). Other extra keys (e.g. ``expected``) are kept but ignored.
 Besides plays and calls an event may be ``{"close_trick": true}`` (the camera saw a trick taken
-with fewer than four cards, ``Game.close_trick``) or ``{"seat": S, "announce": "schweinchen"}``
-(``Game.announce_schweinchen``).
+with fewer than four cards, ``Game.close_trick``), ``{"seat": S, "announce": "schweinchen"}``
+(``Game.announce_schweinchen``) or ``{"seat": S, "claim": "rest"}`` (a Spielabkürzung, DDV 5.4:
+the seat's party takes every remaining trick, ``Game.claim``).
+
+A solo's contract may say ``"pflichtsolo": true`` (``{"type": "solo", "kind": "queens",
+"declarer": 2, "pflichtsolo": true}``): the soloist leads the first trick (DDV 4.2). Without
+the key a solo is a Lustsolo, led by seat 0, as every record written before the key was. The
+score sheet is the source of truth for it and writes it into each game it deals
+(``Partie.new_game``).
 
 >>> record = load_record({"format": "dokocam-game/1", "players": ["A", "B", "C", "D"],
 ...     "rules": {"preset": "tournament"}, "contract": {"type": "normal"},
@@ -39,12 +46,23 @@ from typing import Any
 from dokocam.engine.cards import Card
 from dokocam.engine.contract import Contract
 from dokocam.engine.errors import EngineError, RecordError
-from dokocam.engine.game import Call, CallEvent, CloseTrickEvent, Event, Game, PlayEvent, SchweinchenEvent
+from dokocam.engine.game import Game
+from dokocam.engine.messages import Message
 from dokocam.engine.rules import Rules
+from dokocam.engine.types import (
+    RECORD_FORMAT,
+    Call,
+    CallEvent,
+    ClaimEvent,
+    CloseTrickEvent,
+    Event,
+    PlayEvent,
+    SchweinchenEvent,
+)
 
 __all__ = ["FORMAT", "GameRecord", "load_record", "save_record"]
 
-FORMAT = "dokocam-game/1"
+FORMAT = RECORD_FORMAT
 _KNOWN_KEYS = {"format", "players", "rules", "contract", "events", "hands", "bock"}
 
 
@@ -69,22 +87,16 @@ class GameRecord:
         try:
             game = Game(self.rules, self.contract, self.players, self.hands, strict=strict, bock=self.bock)
         except EngineError as exc:
-            raise RecordError(f"record: {exc}") from None
+            raise RecordError(Message("record.setup", why=exc.message)) from None
         for i, event in enumerate(self.events):
             try:
-                if type(event) is PlayEvent:
-                    game.play(event.seat, event.card)
-                elif type(event) is CallEvent:
-                    game.call(event.seat, event.call)
-                elif type(event) is SchweinchenEvent:
-                    game.announce_schweinchen(event.seat)
-                else:
-                    game.close_trick()
+                game.apply(event)
             except EngineError as exc:
-                raise RecordError(f"event {i}: {exc}") from None
+                raise RecordError(Message("record.event", i=i, why=exc.message)) from None
         return game
 
     def to_dict(self) -> dict[str, Any]:
+        """The record as a JSON object (``load_record`` reads it back)."""
         out: dict[str, Any] = {
             "format": FORMAT,
             "players": list(self.players),
@@ -101,10 +113,12 @@ class GameRecord:
 
     @classmethod
     def from_game(cls, game: Game, **extra: Any) -> GameRecord:
+        """The record of ``game`` so far; ``extra`` keys are kept beside the standard ones."""
         hands = None
         if game.hands is not None:
             hands = [sorted(h.elements(), key=lambda c: c.index) for h in game.hands]
-        return cls(game.players, game.rules, game.contract, list(game.history), hands, game.bock, dict(extra))  # type: ignore[arg-type]
+        a, b, c, d = game.players
+        return cls((a, b, c, d), game.rules, game.contract, list(game.history), hands, game.bock, dict(extra))
 
 
 def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> GameRecord:
@@ -120,67 +134,79 @@ def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> GameRecor
         try:
             data = json.loads(Path(source).read_text(encoding="utf-8"))
         except OSError as exc:
-            raise RecordError(f"cannot read {source}: {exc.strerror or exc}") from None
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"{source} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+            raise RecordError(Message("record.unreadable", path=str(source), why=exc.strerror or exc)) from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            if isinstance(exc, UnicodeDecodeError):
+                raise RecordError(Message("record.unreadable", path=str(source), why=exc.reason)) from None
+            raise RecordError(
+                Message("record.not_json", path=str(source), why=exc.msg, line=exc.lineno, column=exc.colno)
+            ) from None
     if not isinstance(data, Mapping):
-        raise RecordError("a game record must be a JSON object")
+        raise RecordError(Message("record.not_object"))
     if data.get("format") != FORMAT:
-        raise RecordError(f"format must be {FORMAT!r}, not {data.get('format')!r}")
+        raise RecordError(Message("record.format", expected=FORMAT, given=data.get("format")))
     players = data.get("players")
     if not isinstance(players, list) or len(players) != 4 or not all(isinstance(p, str) for p in players):
-        raise RecordError(f"players must be a list of 4 names, not {players!r}")
+        raise RecordError(Message("record.players", given=players))
+    raw_rules = data.get("rules")
     try:
-        rules = Rules.from_dict(data.get("rules") or {"preset": "tournament"})
+        rules = Rules.from_dict({"preset": "tournament"} if raw_rules is None else raw_rules)
     except EngineError as exc:
-        raise RecordError(f"rules: {exc}") from None
+        raise RecordError(Message("record.field", field="rules", why=exc.message)) from None
+    raw_contract = data.get("contract")
     try:
-        contract = Contract.from_dict(data.get("contract") or {"type": "normal"})
+        contract = Contract.from_dict({"type": "normal"} if raw_contract is None else raw_contract)
     except EngineError as exc:
-        raise RecordError(f"contract: {exc}") from None
+        raise RecordError(Message("record.field", field="contract", why=exc.message)) from None
     raw_events = data.get("events")
     if not isinstance(raw_events, list):
-        raise RecordError("events must be a list")
+        raise RecordError(Message("record.events"))
     events = [_parse_event(i, raw) for i, raw in enumerate(raw_events)]
     hands = None
     if data.get("hands") is not None:
         raw_hands = data["hands"]
         if not isinstance(raw_hands, list) or len(raw_hands) != 4 or not all(isinstance(h, list) for h in raw_hands):
-            raise RecordError("hands must be 4 lists of card codes")
+            raise RecordError(Message("record.hands"))
         try:
             hands = [[Card.parse(c) for c in hand] for hand in raw_hands]
         except EngineError as exc:
-            raise RecordError(f"hands: {exc}") from None
+            raise RecordError(Message("record.field", field="hands", why=exc.message)) from None
     bock = data.get("bock", 0)
     if isinstance(bock, bool) or not isinstance(bock, int) or bock < 0:
-        raise RecordError(f"bock must be a whole number >= 0, not {bock!r}")
+        raise RecordError(Message("record.bock", given=bock))
     extra = {k: v for k, v in data.items() if k not in _KNOWN_KEYS}
-    return GameRecord(tuple(players), rules, contract, events, hands, bock, extra)  # type: ignore[arg-type]
+    a, b, c, d = players
+    return GameRecord((a, b, c, d), rules, contract, events, hands, bock, extra)
 
 
 def _parse_event(i: int, raw: Any) -> Event:
+    def error(why: Message | str) -> RecordError:
+        return RecordError(Message("record.event", i=i, why=why))
+
     if not isinstance(raw, Mapping):
-        raise RecordError(f"event {i}: must be an object like {{'seat': 0, 'play': 'AC'}}, not {raw!r}")
-    if raw.get("close_trick") is True and "play" not in raw and "call" not in raw:
+        raise error(Message("record.event_object", given=raw))
+    kinds = [key for key in ("play", "call", "announce", "claim") if key in raw]
+    if raw.get("close_trick") is True and not kinds:
         return CloseTrickEvent()
     seat = raw.get("seat")
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
-        raise RecordError(f"event {i}: seat must be 0..3, not {seat!r}")
-    if raw.get("announce") == "schweinchen" and "play" not in raw and "call" not in raw:
+        raise error(Message("record.event_seat", given=seat))
+    if kinds == ["announce"] and raw["announce"] == "schweinchen":
         return SchweinchenEvent(seat)
-    if "play" in raw and "call" not in raw:
+    if kinds == ["claim"] and raw["claim"] == "rest":
+        return ClaimEvent(seat)
+    if kinds == ["play"]:
         try:
             return PlayEvent(seat, Card.parse(raw["play"]))
         except EngineError as exc:
-            raise RecordError(f"event {i}: {exc}") from None
-    if "call" in raw and "play" not in raw:
+            raise error(exc.message) from None
+    if kinds == ["call"]:
         try:
             return CallEvent(seat, Call(raw["call"]))
         except ValueError:
-            raise RecordError(
-                f"event {i}: {raw['call']!r} is not a call; expected one of {', '.join(c.value for c in Call)}"
-            ) from None
-    raise RecordError(f"event {i}: needs exactly one of 'play' or 'call'")
+            known = ", ".join(c.value for c in Call)
+            raise error(Message("not_a_call", given=raw["call"], known=known)) from None
+    raise error(Message("record.event_kind"))
 
 
 def save_record(record: GameRecord, path: str | os.PathLike[str]) -> None:

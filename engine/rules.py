@@ -1,7 +1,10 @@
-"""House rules as switches on one frozen value, with the presets ``tournament`` and ``pub``.
+"""House rules as switches on one frozen value, with the presets ``tournament``, ``pub`` and ``family``.
 
 ``tournament`` follows the DDV Turnierspielregeln; ``pub`` is the "Kneipendoppelkopf" preset
-of the rule documents (zweite Dulle, Schweinchen, Schmeißen, Bockrunden).
+of the rule documents (zweite Dulle, Schweinchen, Schmeißen, Bockrunden); ``family`` is the
+family's rules of seed 000 (without nines, schwarze Sau, the Hochzeit partner is the first
+other player to win a trick led with a plain suit, announcements by trick, Armut, Schmeißen with
+five kings).
 
 >>> Rules.tournament().second_dulle_beats_first
 False
@@ -9,19 +12,42 @@ False
 {'preset': 'pub', 'schweinchen': False}
 >>> Rules.from_dict({"preset": "tournament", "fuchs_am_end": True}).fuchs_am_end
 True
+>>> Rules.from_dict({"preset": "family"}).hochzeit_partner
+<HochzeitPartner.FIRST_PLAIN_TRICK: 'first_plain_trick'>
+>>> Rules.from_dict(["pub"])
+Traceback (most recent call last):
+...
+dokocam.engine.errors.RulesError: rules must be an object like {'preset': 'tournament'}, not ['pub']
 """
 
 from __future__ import annotations
 
+import enum
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from dokocam.engine.cards import Card, Rank
 from dokocam.engine.errors import RulesError
+from dokocam.engine.messages import Message
 
-__all__ = ["Rules", "PRESETS", "schmeissen_reason", "armut_possible"]
+__all__ = ["Rules", "PRESETS", "HochzeitPartner", "schmeissen_reason", "armut_possible"]
+
+
+class HochzeitPartner(enum.StrEnum):
+    """Which trick makes its winner the Hochzeit partner (the Klärungsstich), among the first three.
+
+    A trick that does not meet the condition decides nothing; when none of the first three
+    tricks is won by another player under the condition, the Hochzeit player plays alone.
+    """
+
+    FIRST_TRICK = "first_trick"
+    """Any trick (DDV 6.4.2)."""
+    FIRST_PLAIN_TRICK = "first_plain_trick"
+    """A trick led with a plain suit (Fehlstich)."""
+    FIRST_TRUMP_TRICK = "first_trump_trick"
+    """A trick led with trump."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +73,15 @@ class Rules:
         pflichtsolo: every player owes one solo per Partie (score sheet).
         solo_special_points: count Doppelkopf/Fuchs/Karlchen in solos too (not DDV).
         gegen_die_alten_in_solo: Kontra winning a solo gets "gegen die Alten" (not DDV).
+        schwarze_sau: who wins the trick holding the second Pik-Dame plays alone against the
+            other three (normal games only). Read from seed 000's "not tripled": the game keeps
+            the normal game's value and items (special points count, no "gegen die Alten"),
+            and is written one against three like a solo (the Sau player 3x, each other 1x),
+            the only split that keeps every game's entries summing to zero (DDV 7.3.3).
+        hochzeit_partner: the Hochzeit's partner condition (``HochzeitPartner``).
+        announce_by_trick: announcements are timed by tricks, not by cards held: Re/Kontra
+            until the end of the first trick, keine 90 until the end of the second, ...,
+            schwarz until the end of the fifth (a reply one trick later).
     """
 
     preset: str = "tournament"
@@ -66,6 +101,9 @@ class Rules:
     pflichtsolo: bool = False
     solo_special_points: bool = False
     gegen_die_alten_in_solo: bool = False
+    schwarze_sau: bool = False
+    hochzeit_partner: HochzeitPartner = HochzeitPartner.FIRST_TRICK
+    announce_by_trick: bool = False
 
     @classmethod
     def tournament(cls) -> Rules:
@@ -78,31 +116,50 @@ class Rules:
         return PRESETS["pub"]
 
     @classmethod
+    def family(cls) -> Rules:
+        """The family's rules of seed 000 (see the module docstring)."""
+        return PRESETS["family"]
+
+    @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> Rules:
         """Build from ``{"preset": ..., <switch>: value, ...}`` (the record's ``rules``).
 
         Raises:
-            RulesError: unknown preset, unknown switch or a non-boolean value.
+            RulesError: not an object, an unknown preset or switch, or a value the switch does not take.
         """
-        data = dict(data or {})
+        if data is None:
+            data = {}
+        if not isinstance(data, Mapping):
+            raise RulesError(Message("rules_object", given=data))
+        data = dict(data)
         preset = data.pop("preset", "tournament")
-        if preset not in PRESETS:
-            raise RulesError(f"unknown rules preset {preset!r}; expected one of {sorted(PRESETS)}")
+        if not isinstance(preset, str) or preset not in PRESETS:
+            raise RulesError(Message("rules_preset", preset=preset, known=sorted(PRESETS)))
         known = {f.name for f in fields(cls)} - {"preset"}
+        values: dict[str, Any] = {}
         for key, value in data.items():
             if key not in known:
-                raise RulesError(f"unknown rule switch {key!r}; known switches: {', '.join(sorted(known))}")
-            if not isinstance(value, bool):
-                raise RulesError(f"rule switch {key!r} must be true or false, not {value!r}")
-        return replace(PRESETS[preset], **data)
+                raise RulesError(Message("rules_switch", switch=key, known=", ".join(sorted(known))))
+            if key == "hochzeit_partner":
+                try:
+                    values[key] = HochzeitPartner(value)
+                except ValueError:
+                    choices = [p.value for p in HochzeitPartner]
+                    raise RulesError(Message("rules_choice", switch=key, known=choices, value=value)) from None
+            elif not isinstance(value, bool):
+                raise RulesError(Message("rules_bool", switch=key, value=value))
+            else:
+                values[key] = value
+        return replace(PRESETS[preset], **values)
 
     def to_dict(self) -> dict[str, Any]:
         """The preset plus every switch that differs from it."""
-        base = asdict(PRESETS[self.preset])
+        base = PRESETS[self.preset]
         out: dict[str, Any] = {"preset": self.preset}
-        for key, value in asdict(self).items():
-            if key != "preset" and base[key] != value:
-                out[key] = value
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name != "preset" and getattr(base, f.name) != value:
+                out[f.name] = value.value if isinstance(value, HochzeitPartner) else value
         return out
 
     @property
@@ -138,6 +195,15 @@ PRESETS: dict[str, Rules] = {
         schweinchen=True,
         schmeissen=True,
         bockrunden=True,
+    ),
+    "family": Rules(
+        preset="family",
+        without_nines=True,
+        armut=True,
+        schmeissen=True,
+        schwarze_sau=True,
+        hochzeit_partner=HochzeitPartner.FIRST_PLAIN_TRICK,
+        announce_by_trick=True,
     ),
 }
 

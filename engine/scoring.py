@@ -13,7 +13,12 @@ opponents' keine 90/60/30/schwarz (winning against schwarz takes one trick, the 
 Karo-Ass), Karlchen (the Kreuz-Bube wins the last trick), plus the house rules Fuchs am End and
 Karlchen fangen. The special points of both parties are netted, so the winner's value may
 become negative. A solo (also a silent or unresolved Hochzeit) has no special points and counts
-three times for the soloist. Each Bock doubles the value.
+three times for the soloist. Each Bock doubles the value. A schwarze Sau (house rule) is written
+one against three like a solo but keeps the normal game's special points.
+
+Every item is a ``ScoreItem`` with an ``ItemKind`` (German and English names). A game whose
+parties are in conflict (a ``party_conflict`` flag) has no result: ``score_game`` raises
+``UnresolvedError`` instead of writing points that break DDV 7.3.3.
 
 >>> from dokocam.engine import Game
 >>> game = Game()
@@ -27,40 +32,69 @@ three times for the soloist. Each Bock doubles the value.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Protocol
 
 from dokocam.engine.cards import Card, Rank, Suit
-from dokocam.engine.contract import ContractType
-from dokocam.engine.game import Call, Flag, Party
+from dokocam.engine.contract import CardOrder, Contract, ContractType
+from dokocam.engine.errors import EngineError
+from dokocam.engine.messages import Message
+from dokocam.engine.rules import Rules
+from dokocam.engine.trick import Trick
+from dokocam.engine.types import Call, Flag, FlagKind, ItemKind, Party, ScoreItem
 
-if TYPE_CHECKING:
-    from dokocam.engine.game import Game
-
-__all__ = ["ScoreItem", "GameResult", "score_game"]
+__all__ = ["ScoreItem", "ItemKind", "GameResult", "ScoredGame", "score_game", "special_points"]
 
 _JC = Card(Rank.JACK, Suit.CLUBS).index
 _AD = Card(Rank.ACE, Suit.DIAMONDS).index
 _HEARTS = 2  # suit class id of plain Herz
 _TARGET = {0: 121, 1: 151, 2: 181, 3: 211}
-_AGAINST = {
-    1: ("120 gegen keine 90", 120),
-    2: ("90 gegen keine 60", 90),
-    3: ("60 gegen keine 30", 60),
-    4: ("30 gegen schwarz", 30),
-}
-_UNDER = ((90, "unter 90"), (60, "unter 60"), (30, "unter 30"))
+_AGAINST_AUGEN = {1: 120, 2: 90, 3: 60, 4: 30}
+_UNDER = ((90, ItemKind.UNDER_90), (60, ItemKind.UNDER_60), (30, ItemKind.UNDER_30))
 
 
-class ScoreItem(NamedTuple):
-    """One line of the game value: ``name`` earned by ``party`` worth ``value`` points."""
+class _Claim(Protocol):
+    @property
+    def seat(self) -> int: ...
 
-    name: str
-    party: Party
-    value: int = 1
+    @property
+    def tricks(self) -> int: ...
 
-    def to_dict(self) -> dict[str, object]:
-        return {"name": self.name, "party": self.party.value, "value": self.value}
+    @property
+    def augen(self) -> int: ...
+
+
+class ScoredGame(Protocol):
+    """What scoring reads from a game (``engine.Game`` fits): public state only."""
+
+    rules: Rules
+    contract: Contract
+    tricks: list[Trick]
+    flags: list[Flag]
+    bock: int
+
+    @property
+    def is_over(self) -> bool: ...
+
+    @property
+    def calls(self) -> list[tuple[int, Call, Party | None]]: ...
+
+    @property
+    def order(self) -> CardOrder: ...
+
+    @property
+    def schweinchen_seat(self) -> int | None: ...
+
+    @property
+    def schwarze_sau(self) -> int | None: ...
+
+    @property
+    def claimed(self) -> _Claim | None: ...
+
+    def parties(self) -> tuple[Party | None, ...]: ...
+
+    def final_parties(self) -> tuple[tuple[Party, ...], int | None]: ...
 
 
 @dataclass(frozen=True)
@@ -71,7 +105,7 @@ class GameResult:
         winner: the winning party, or None when both parties missed their Absagen.
         augen: Augen per party.
         tricks_won: tricks per party.
-        items: every point with its name and party (special points of both parties included).
+        items: every point with its kind and party (special points of both parties included).
         base_value: the netted value for ``winner`` (for Re when there is no winner), before Bock.
         game_value: ``base_value * 2**bock``.
         solo: the seat playing alone (points count three times for it), or None.
@@ -83,6 +117,7 @@ class GameResult:
         penalty: the DDV ruling applied on request, if any: a proven renege makes its party lose
             (DDV 9.3), unless the game was already decided before that trick (DDV 9.4: it counts
             as played).
+        claimed: tricks taken by a Spielabkürzung (DDV 5.4), 0 when every trick was played.
     """
 
     winner: Party | None
@@ -98,6 +133,12 @@ class GameResult:
     parties: tuple[Party, ...]
     flags: list[Flag] = field(default_factory=list)
     penalty: str | None = None
+    claimed: int = 0
+
+    @property
+    def special_items(self) -> list[ScoreItem]:
+        """The special points among the items (Doppelkopf, Fuchs gefangen, Karlchen, ...)."""
+        return [item for item in self.items if item.kind.is_special]
 
     def to_dict(self) -> dict[str, object]:
         """The ``--json`` form of ``dokocam score``."""
@@ -115,34 +156,22 @@ class GameResult:
             "parties": [p.value for p in self.parties],
             "flags": [flag.to_dict() for flag in self.flags],
             "penalty": self.penalty,
+            "claimed": self.claimed,
         }
 
 
-def _final_parties(game: Game) -> tuple[tuple[Party, ...], int | None]:
-    alone = game.plays_alone
-    c = game.contract
-    if alone is not None:
-        return tuple(Party.RE if s == alone else Party.KONTRA for s in range(4)), alone
-    if c.type is ContractType.HOCHZEIT:
-        re = {c.declarer, game.hochzeit_partner}
-    elif c.type is ContractType.ARMUT:
-        re = {c.declarer, c.partner}
-    else:
-        known = game.parties()
-        re = {s for s in range(4) if known[s] is Party.RE}
-    return tuple(Party.RE if s in re else Party.KONTRA for s in range(4)), None
-
-
-def score_game(game: Game, *, penalties: bool = False) -> GameResult:
+def score_game(game: ScoredGame, *, penalties: bool = False) -> GameResult:
     """Score ``game`` (see the module docstring for the rules applied).
 
     Raises:
         ValueError: the game is not over.
+        UnresolvedError: the events do not resolve into two parties (a ``party_conflict`` flag).
     """
     if not game.is_over:
-        raise ValueError(f"the game is not over: {len(game.tricks)} of {game.rules.hand_size} tricks played")
+        raise EngineError(Message("not_over", done=len(game.tricks), total=game.rules.hand_size))
     rules = game.rules
-    parties, solo = _final_parties(game)
+    parties, solo = game.final_parties()
+    sau = game.schwarze_sau is not None
     # Parties as indices (0 = Re, 1 = Kontra): enum-keyed dicts are slow on this hot path.
     side = [0 if p is Party.RE else 1 for p in parties]
     augen = [0, 0]
@@ -150,7 +179,7 @@ def score_game(game: Game, *, penalties: bool = False) -> GameResult:
     suit_class = game.order.suit_class
     heart_trick = False
     for trick in game.tricks:
-        w = side[trick.plays[trick._winner_pos][0]]
+        w = side[_winner(trick)]
         augen[w] += trick.augen
         tricks_won[w] += 1
         if (
@@ -160,6 +189,10 @@ def score_game(game: Game, *, penalties: bool = False) -> GameResult:
             and all(suit_class[c.index] == _HEARTS for _, c in trick.plays)
         ):
             heart_trick = True
+    claim = game.claimed
+    if claim is not None:
+        augen[side[claim.seat]] += claim.augen
+        tricks_won[side[claim.seat]] += claim.tricks
 
     # Announcements: the highest level per party (an Absage includes the lower ones).
     announced = [False, False]
@@ -189,13 +222,16 @@ def score_game(game: Game, *, penalties: bool = False) -> GameResult:
 
     penalty = None
     winner: int | None
-    renege = next((f for f in game.flags if f.kind == "renege"), None) if penalties else None
-    if renege is not None and _decided_before(game, side, renege.trick, announced, level):
+    renege = next((f for f in game.flags if f.kind is FlagKind.RENEGE), None) if penalties else None
+    if renege is not None and renege.seat is not None and _decided_before(game, side, renege.trick, announced, level):
         # DDV 9.4: a rule broken when the game was already decided does not change its result.
-        penalty = f"renege: seat {renege.seat} in trick {renege.trick + 1} (DDV 9.4: the game was already decided and counts as played)"
+        penalty = (
+            f"renege: seat {renege.seat} in trick {renege.trick + 1} "
+            "(DDV 9.4: the game was already decided and counts as played)"
+        )
         renege = None
-    if renege is not None:
-        winner = 1 - side[renege.seat]  # type: ignore[index]
+    if renege is not None and renege.seat is not None:
+        winner = 1 - side[renege.seat]
         penalty = f"renege: seat {renege.seat} in trick {renege.trick + 1} (DDV 9.3: the game is lost for its party)"
     elif level[0] or level[1]:
         re_ok = reached(0) if level[0] else against(0)
@@ -208,36 +244,36 @@ def score_game(game: Game, *, penalties: bool = False) -> GameResult:
     penalized = renege is not None
     items: list[ScoreItem] = []
     add = items.append
-    is_solo = solo is not None
+    is_solo = solo is not None and not sau
     if winner is not None:
         wp = _PARTY[winner]
         loser = 1 - winner
-        add(ScoreItem("gewonnen", wp))
+        add(ScoreItem(ItemKind.WON, wp))
         if not penalized:
-            for limit, name in _UNDER:
+            for limit, kind in _UNDER:
                 if augen[loser] < limit:
-                    add(ScoreItem(name, wp))
+                    add(ScoreItem(kind, wp))
             if tricks_won[loser] == 0:
-                add(ScoreItem("schwarz", wp))
+                add(ScoreItem(ItemKind.SCHWARZ, wp))
         else:
             # DDV 9.3: the Absagen of the innocent party count as made.
             for lvl in range(1, level[winner] + 1):
-                add(ScoreItem(("unter 90", "unter 60", "unter 30", "schwarz")[lvl - 1], wp))
+                add(ScoreItem(_MADE[lvl - 1], wp))
         for i in (0, 1):
             if announced[i]:
-                add(ScoreItem(_ANNOUNCED[i], wp, 2))
+                add(ScoreItem(ItemKind.RE_SAID if i == 0 else ItemKind.KONTRA_SAID, wp, 2))
         for i in (0, 1):
             for lvl in range(1, level[i] + 1):
-                add(ScoreItem(f"{_ABSAGE_NAME[lvl]} abgesagt ({_PARTY[i].german_name})", wp))
+                add(ScoreItem(ItemKind.absage(_PARTY[i], lvl), wp))
     if not penalized:
         for i in (0, 1):
             for k in range(1, level[1 - i] + 1):
-                if augen[i] >= _AGAINST[k][1]:
-                    add(ScoreItem(_AGAINST[k][0], _PARTY[i]))
-    if winner == 1 and (not is_solo or rules.gegen_die_alten_in_solo):
-        add(ScoreItem("gegen die Alten", Party.KONTRA))
+                if augen[i] >= _AGAINST_AUGEN[k]:
+                    add(ScoreItem(ItemKind.against(k), _PARTY[i]))
+    if winner == 1 and (solo is None or rules.gegen_die_alten_in_solo):
+        add(ScoreItem(ItemKind.GEGEN_DIE_ALTEN, Party.KONTRA))
     if not penalized and (not is_solo or rules.solo_special_points):
-        _special_points(game, side, items)
+        items += _special_points(game, [_PARTY[s] for s in side], final=True)
 
     reference = winner if winner is not None else 0
     ref_party = _PARTY[reference]
@@ -267,20 +303,27 @@ def score_game(game: Game, *, penalties: bool = False) -> GameResult:
         game_value=value,
         solo=solo,
         bock=game.bock,
-        points=points,  # type: ignore[arg-type]
+        points=(points[0], points[1], points[2], points[3]),
         bock_trigger=bock_trigger,
         parties=parties,
         flags=list(game.flags),
         penalty=penalty,
+        claimed=0 if claim is None else claim.tricks,
     )
 
 
-def _decided_before(game: Game, side: list[int], trick: int, announced: list[bool], level: list[int]) -> bool:
+def _winner(trick: Trick) -> int:
+    seat = trick.winner()
+    assert seat is not None  # a finished trick holds at least one card
+    return seat
+
+
+def _decided_before(game: ScoredGame, side: list[int], trick: int, announced: list[bool], level: list[int]) -> bool:
     """Whether a party had already reached its winning target before ``trick`` (0-based)."""
     augen = [0, 0]
     tricks = [0, 0]
     for t in game.tricks[:trick]:
-        w = side[t.plays[t._winner_pos][0]]
+        w = side[_winner(t)]
         augen[w] += t.augen
         tricks[w] += 1
     for i in (0, 1):
@@ -303,33 +346,57 @@ def _decided_before(game: Game, side: list[int], trick: int, announced: list[boo
 
 
 _PARTY = (Party.RE, Party.KONTRA)
-_ANNOUNCED = ("Re angesagt", "Kontra angesagt")
-_ABSAGE_NAME = {1: Call.NO90.german_name, 2: Call.NO60.german_name, 3: Call.NO30.german_name, 4: Call.BLACK.german_name}
+_MADE = (ItemKind.UNDER_90, ItemKind.UNDER_60, ItemKind.UNDER_30, ItemKind.SCHWARZ)
 
 
-def _special_points(game: Game, side: list[int], items: list[ScoreItem]) -> None:
-    """Append the special points of the normal game (both parties; netted by the caller)."""
+def special_points(game: ScoredGame) -> list[ScoreItem]:
+    """The special points the finished tricks show so far, under the game's rules.
+
+    During play a party is None while the cards have not revealed it; a Fuchs counts once the
+    parties of its owner and of the trick's winner are known and differ. In a solo there are
+    none unless the rules give them (``solo_special_points``); a schwarze Sau keeps them.
+    """
+    c = game.contract
+    alone = c.type in (ContractType.SOLO, ContractType.SILENT_HOCHZEIT)
+    if alone and not game.rules.solo_special_points:
+        return []
+    if game.is_over:
+        try:
+            parties, solo = game.final_parties()
+        except EngineError:
+            return []
+        if solo is not None and game.schwarze_sau is None and not game.rules.solo_special_points:
+            return []
+        return _special_points(game, list(parties), final=True)
+    return _special_points(game, list(game.parties()), final=False)
+
+
+def _special_points(game: ScoredGame, party: Sequence[Party | None], *, final: bool) -> list[ScoreItem]:
+    """The special points of the normal game in the played tricks (both parties; netted by the caller)."""
     rules = game.rules
     foxes = game.schweinchen_seat is None  # Schweinchen are no Füchse
+    items: list[ScoreItem] = []
     tricks = game.tricks
-    last = len(tricks) - 1
+    last = rules.hand_size - 1
     for t, trick in enumerate(tricks):
         plays = trick.plays
-        w = side[plays[trick._winner_pos][0]]
-        party = _PARTY[w]
+        top_seat = _winner(trick)
+        winner = party[top_seat]
         if trick.augen >= 40:
-            items.append(ScoreItem("Doppelkopf", party))
+            items.append(ScoreItem(ItemKind.DOPPELKOPF, winner, 1, t))
         if foxes:
             for seat, card in plays:
-                if card.index == _AD and side[seat] != w:
-                    items.append(ScoreItem("Fuchs gefangen", party))
+                if card.index == _AD and winner is not None and party[seat] not in (None, winner):
+                    items.append(ScoreItem(ItemKind.FUCHS_GEFANGEN, winner, 1, t))
         if t == last and len(plays) == 4:
-            top = plays[trick._winner_pos][1].index
-            if top == _JC:
-                items.append(ScoreItem("Karlchen", party))
-            if rules.fuchs_am_end and foxes and top == _AD:
-                items.append(ScoreItem("Fuchs am End", party))
+            top = trick.winning_card()
+            assert top is not None
+            if top.index == _JC:
+                items.append(ScoreItem(ItemKind.KARLCHEN, winner, 1, t))
+            if rules.fuchs_am_end and foxes and top.index == _AD:
+                items.append(ScoreItem(ItemKind.FUCHS_AM_END, winner, 1, t))
             if rules.karlchen_fangen:
                 for seat, card in plays:
-                    if card.index == _JC and side[seat] != w:
-                        items.append(ScoreItem("Karlchen gefangen", party))
+                    if card.index == _JC and winner is not None and party[seat] not in (None, winner):
+                        items.append(ScoreItem(ItemKind.KARLCHEN_GEFANGEN, winner, 1, t))
+    return items

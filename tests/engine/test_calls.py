@@ -102,15 +102,15 @@ def deal_with_queens_at(a, b):
 
 def test_hochzeit_calls_wait_for_the_partner_and_shift_the_limits():
     game = Game(contract=Contract.hochzeit(0))
-    with pytest.raises(IllegalCallError, match="Hochzeit is not decided"):
+    with pytest.raises(IllegalCallError, match="before the Hochzeit's Klärungsstich"):
         game.call(1, Call.KONTRA)
     play_line(game, "AC 9C 10C KC | AC 9C 10C KC | 9S AS KS 10S")  # seat 1 wins trick 3: partner
     assert game.hochzeit_partner == 1 and game.parties() == (Party.RE, Party.RE, Party.KONTRA, Party.KONTRA)
-    # Decided in trick 3: Re/Kontra until 11 - 3 = 8 cards; everyone holds 9 now.
+    # Clarified in trick 3 (DDV 6.4.2): the limits drop by two, Re/Kontra until 9 cards; everyone holds 9.
     game.call(2, Call.KONTRA)
     game.call(0, Call.RE)
-    game.call(0, Call.NO90)  # needs 7
-    assert game.required_cards(Call.RE) == 8
+    game.call(0, Call.NO90)  # needs 8
+    assert game.required_cards(Call.RE) == 9
 
 
 def test_game_record_replay_checks_calls_too():

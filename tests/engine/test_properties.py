@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Callable
+from dataclasses import replace
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -105,7 +106,9 @@ def test_parties_follow_the_contract(game: Game) -> None:
     result = game.result()
     re_seats = {s for s in range(4) if result.parties[s] is Party.RE}
     contract = game.contract
-    if contract.type is ContractType.NORMAL:
+    if game.schwarze_sau is not None:
+        assert re_seats == {game.schwarze_sau} and result.solo == game.schwarze_sau
+    elif contract.type is ContractType.NORMAL:
         assert re_seats == {s for s, hand in enumerate(hands_of(game)) if Card.parse("QC") in hand}
     elif contract.type in (ContractType.SOLO, ContractType.SILENT_HOCHZEIT):
         assert re_seats == {contract.declarer}
@@ -211,7 +214,7 @@ def ddv_value(game: Game) -> tuple[Party | None, int]:
     for party in (RE, KONTRA):
         for k, reached in zip(range(1, level[party.other] + 1), (120, 90, 60, 30)):
             points[party] += augen[party] >= reached
-    if result.solo is None or rules.solo_special_points:
+    if result.solo is None or rules.solo_special_points or game.schwarze_sau is not None:
         foxes = game.schweinchen_seat is None
         last = game.tricks[-1]
         for trick in game.tricks:
@@ -291,13 +294,12 @@ def test_a_partie_of_random_games_keeps_the_sheet_balanced(seed: int, five: bool
 
 
 def test_thirty_augen_against_schwarz() -> None:
-    # Kreuzsolo, Kontra says Kontra, keine 60 and schwarz; Re (the soloist) takes 2 tricks with
-    # 28 Augen: Re wins (one trick beats schwarz) but earns no point for 30 against schwarz
-    # (DDV 7.2.2; issue 2: "reaching 120/90/60/30 against an Absage").
-    game = random_game(random.Random(128), call_chance=0.15)
+    # Kontra says schwarz; Re takes 2 tricks with 28 Augen: Re wins (one trick beats schwarz)
+    # but earns no point for 30 against schwarz (DDV 7.2.2: "reaching 120/90/60/30 against an Absage").
+    game = random_game(random.Random(8653), call_chance=0.15)
     result = game.result()
     if not (result.augen[RE] == 28 and result.tricks_won[RE] == 2 and _thirty_against_black_question(game)):
-        raise RuntimeError("random_game changed: seed 128 no longer gives this case; pick another seed")
+        raise RuntimeError("random_game changed: seed 8653 no longer gives this case; pick another seed")
     assert (result.winner, result.base_value) == ddv_value(game)
     assert result.winner is RE and "30 gegen schwarz" not in [item.name for item in result.items]
 
@@ -412,18 +414,18 @@ def test_every_renege_flag_is_a_real_renege_and_every_provable_one_is_flagged(rn
 def call_allowed(
     game: Game, hands: list[list[Card]], made: list[tuple[Call, Party, int]], decided_at: int, seat: int, call: Call
 ) -> bool:
-    """Whether ``seat`` may make ``call`` now, per the rules of issue 2 (written apart from the engine).
+    """Whether ``seat`` may make ``call`` now, per DDV 6 (written apart from the engine).
 
     Args:
-        made: the calls so far as (call, party, cards the call needed).
+        made: the calls so far as (call, party, the limit the call had: cards or trick).
         decided_at: 1-based trick that decided a Hochzeit (0: none or not yet).
     """
     contract = game.contract
     if game.is_over:
         return False
     hochzeit = contract.type is ContractType.HOCHZEIT
-    if hochzeit and not decided_at and seat != contract.declarer:
-        return False  # nobody but the declarer knows a party before the Hochzeit is decided
+    if hochzeit and not decided_at:
+        return False  # DDV 6.4.2: no announcement before the Klärungsstich, the declarer's neither
     if contract.type is ContractType.NORMAL:
         party = RE if Card.parse("QC") in hands[seat] else KONTRA
     elif contract.type is ContractType.ARMUT:
@@ -432,25 +434,36 @@ def call_allowed(
         party = RE if seat == game.hochzeit_partner else KONTRA
     else:
         party = RE if seat == contract.declarer else KONTRA
-    held = game.cards_held(seat)
     own = [c for c, p, _ in made if p is party]
     other = [need for _, p, need in made if p is not party]
+    limit = needed(game, call, decided_at)
     if call in (Call.RE, Call.KONTRA):
         if (call is Call.RE) != (party is RE) or Call.RE in own or Call.KONTRA in own:
             return False
-        # In time, or the reply rule: one card fewer than the opponents' last call needed.
-        return held >= needed(game, call, decided_at) or bool(other) and held >= other[-1] - 1
+        # In time, or the reply rule: one card (trick) later than the opponents' last call could be.
+        return in_time(game, seat, limit) or bool(other) and in_time(game, seat, other[-1], late=1)
     if Call.RE not in own and Call.KONTRA not in own:
         return False
     if any(_LEVEL.get(c, 0) >= _LEVEL[call] for c in own):
         return False
-    return held >= needed(game, call, decided_at)
+    return in_time(game, seat, limit)
 
 
 def needed(game: Game, call: Call, decided_at: int) -> int:
-    """Cards a caller must hold: 11 for Re/Kontra, one fewer per Absage level, two fewer without
-    nines, and later by the tricks a Hochzeit took to be decided."""
-    return 11 - _LEVEL.get(call, 0) - (2 if game.rules.without_nines else 0) - decided_at
+    """The call's limit. By cards: 11 for Re/Kontra, one fewer per Absage level, two fewer without
+    nines. By trick: the end of trick 1 for Re/Kontra, one trick later per Absage level. A
+    Hochzeit clarified in trick k moves either by k - 1."""
+    shift = max(0, decided_at - 1)
+    if game.rules.announce_by_trick:
+        return 1 + _LEVEL.get(call, 0) + shift
+    return 11 - _LEVEL.get(call, 0) - (2 if game.rules.without_nines else 0) - shift
+
+
+def in_time(game: Game, seat: int, limit: int, late: int = 0) -> bool:
+    if game.rules.announce_by_trick:
+        done = game.trick_number
+        return done < limit + late or (done == limit + late and not game.current_trick.plays)
+    return game.cards_held(seat) >= limit - late
 
 
 @FAST
@@ -458,7 +471,9 @@ def needed(game: Game, call: Call, decided_at: int) -> int:
 def test_announcements_are_accepted_exactly_when_allowed(rng: random.Random) -> None:
     template = random_game(rng, call_chance=0.0)
     hands = hands_of(template)
-    game = Game(template.rules, template.contract, hands=hands, strict=True)
+    # The schwarze Sau moves the parties during play; its calls have their own test.
+    rules = replace(template.rules, schwarze_sau=False)
+    game = Game(rules, template.contract, hands=hands, strict=True)
     made: list[tuple[Call, Party, int]] = []
     decided_at = accepted = 0
     while not game.is_over:
@@ -645,8 +660,15 @@ def test_trick_winners_follow_the_card_order_of_the_rule_texts(game: Game) -> No
         assert trick.winner() == expected_winner(game, t), (t, trick)
     contract = game.contract
     if contract.type is ContractType.HOCHZEIT:
-        # The partner is the first other player to win one of the first three tricks.
-        others = [trick.winner() for trick in game.tricks[:3] if trick.winner() != contract.declarer]
+        # The partner is the first other player to win one of the first three tricks that meets
+        # the rules' condition (any trick, a trick led with a plain suit, or with trump).
+        condition = game.rules.hochzeit_partner.value
+        others = [
+            trick.winner()
+            for trick in game.tricks[:3]
+            if trick.winner() != contract.declarer
+            and (condition == "first_trick" or (trick.led_suit() == "trump") == (condition == "first_trump_trick"))
+        ]
         assert game.hochzeit_partner == (others[0] if others else None)
 
 

@@ -38,7 +38,7 @@ def test_the_issue_example_loads():
         ({"contract": {"type": "solo", "kind": "x", "declarer": 0}}, "contract: unknown solo kind"),
         ({"events": [{"seat": 0, "play": "AC"}, {"seat": 7, "play": "AC"}]}, "event 1: seat must be 0..3"),
         ({"events": [{"seat": 0, "play": "QQ"}]}, "event 0: 'QQ' is not a card code"),
-        ({"events": [{"seat": 0}]}, "event 0: needs exactly one of 'play' or 'call'"),
+        ({"events": [{"seat": 0}]}, "event 0: needs exactly one of 'play', 'call', 'announce' or 'claim'"),
         ({"events": [{"seat": 0, "call": "hurra"}]}, "event 0: 'hurra' is not a call"),
         ({"events": "AC"}, "events must be a list"),
         ({"hands": [["AC"]]}, "hands must be 4 lists"),

@@ -38,7 +38,8 @@ def test_score_json(finished, capsys):
     assert code == 0
     assert data["winner"] == "re" and data["augen"] == {"re": 158, "kontra": 82}
     assert data["points"] == [6, -6, 6, -6] and data["flags"] == []
-    assert {"name": "Re angesagt", "party": "re", "value": 2} in data["items"]
+    said = next(item for item in data["items"] if item["kind"] == "re_said")
+    assert (said["name"], said["party"], said["value"]) == ("Re angesagt", "re", 2)
     assert len(data["tricks"]) == 12 and data["tricks"][0]["winner"] == 0
 
 

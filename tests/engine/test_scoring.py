@@ -1,9 +1,12 @@
 """Scoring per DDV 7.1-7.3 on hand-built games (Augen per trick are listed in doko_builders)."""
 
+import random
+
 import pytest
 from doko_builders import GAME_120, GAME_158, GAME_TWO_FOXES, OPENING, make_game
 
 from dokocam.engine import Contract, Party, Rules, SoloKind
+from dokocam.engine.bench import random_game
 
 RE, KONTRA = Party.RE, Party.KONTRA
 # Tournament rules with Bockrunden (the pub preset would also turn Schweinchen on).
@@ -163,14 +166,19 @@ def test_unannounced_silent_hochzeit_is_scored_as_a_solo():
 
 
 def test_hochzeit_without_partner_is_a_solo_for_the_declarer():
-    game = make_game(GAME_158, contract=Contract.hochzeit(0))
+    # Seat 0 holds both Kreuz-Damen (trick 8 puts the second one in its hand, as a Hochzeit needs).
+    game = make_game(GAME_158.replace("QS QD QC KD", "QC QD QS KD"), contract=Contract.hochzeit(0))
     # Seat 0 wins tricks 1 and 2, seat 1 trick 3: seat 1 is the partner.
     assert game.hochzeit_partner == 1 and game.result().solo is None
-    alone = make_game(
-        "AC 9C 10C KC | AC 9C 10C KC | AS 9S KS 10S | " + GAME_158.split("| ", 3)[3], contract=Contract.hochzeit(0)
-    )
+    alone = make_game("AC 9C 10C KC | AC 9C 10C KC | AS 9S KS 10S", contract=Contract.hochzeit(0))
     assert alone.hochzeit_partner is None and alone.plays_alone == 0
-    assert alone.result().solo == 0
+    # A whole game without a partner: the declarer's result counts three times.
+    for seed in range(100):
+        game = random_game(random.Random(seed), Rules.tournament(), Contract.hochzeit(0))
+        if game.hochzeit_partner is None:
+            break
+    assert game.hochzeit_partner is None and game.result().solo == 0
+    assert game.result().points[0] == -3 * game.result().points[1]
 
 
 def test_bock_trigger_under_pub_rules_after_120():
@@ -199,7 +207,8 @@ def test_result_to_dict_is_json_ready():
     data = make_game(GAME_158).result().to_dict()
     assert json.loads(json.dumps(data))["points"] == [4, -4, 4, -4]
     assert data["winner"] == "re" and data["augen"] == {"re": 158, "kontra": 82}
-    assert {"name": "unter 90", "party": "re", "value": 1} in data["items"]
+    under = next(item for item in data["items"] if item["kind"] == "under_90")
+    assert (under["name"], under["name_en"], under["party"], under["value"]) == ("unter 90", "under 90", "re", 1)
 
 
 def test_against_schwarz_takes_one_trick_to_win_and_30_augen_for_the_point():
