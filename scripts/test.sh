@@ -10,6 +10,7 @@ missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -d /usr/share/carddecks ] || missing+=(kdegames-card-data-kf5)
 command -v rsvg-convert >/dev/null || missing+=(librsvg2-bin)
+[ -d /usr/share/fonts/truetype/liberation ] || missing+=(fonts-liberation)  # the held-out designs' fonts
 if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null; then
   echo "installing Debian's ${missing[*]}" >&2
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null) \
