@@ -125,6 +125,16 @@ class FollowsGame(Protocol):
     def game_abandoned(self) -> None: ...
 
 
+@runtime_checkable
+class Resumes(Protocol):
+    """A file the pipeline reads again after a restart: it can start at a time, following a given game.
+
+    The table calls ``resume_at`` before iterating (see ``Scorekeeper.attach``).
+    """
+
+    def resume_at(self, seconds: float, game: Any = None) -> None: ...
+
+
 class RecordedFeed:
     """A recorded list of pipeline events played back as if a camera saw them.
 

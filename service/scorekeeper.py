@@ -18,7 +18,7 @@ from typing import Any
 from dokocam.engine import Call, Card, Game, Rules
 from dokocam.engine.sheet import Partie
 from dokocam.service import table as t
-from dokocam.service.feed import CARD_PLAYED, NEEDS_CONFIRMATION, Feed, FeedEvent, FeedFrame, FollowsGame
+from dokocam.service.feed import CARD_PLAYED, NEEDS_CONFIRMATION, Feed, FeedEvent, FeedFrame, FollowsGame, Resumes
 from dokocam.service.hub import Hub
 from dokocam.service.store import EventStore, StoredEvent
 from dokocam.service.texts import Text, TextError
@@ -343,8 +343,15 @@ class Scorekeeper:
         if isinstance(feed, FollowsGame):
             feed.game_factory = self.new_game  # the pipeline follows the game really played
             feed.seating = self.seating
-        skip = self.state.source_seq if resume else 0
-        self._feed_thread = threading.Thread(target=self._consume, args=(feed, skip), name="feed", daemon=True)
+        skip, skip_until = (self.state.source_seq if resume else 0), None
+        if resume and isinstance(feed, Resumes) and self.state.source_time > 0:
+            # A video picks up at the start of the last game its camera saw, not at its own start.
+            start, game = t.resume_point(self.state)
+            feed.resume_at(start, Game(game.rules, game.contract, game.deal_seats) if game is not None else None)
+            skip, skip_until = 0, self.state.source_time
+            self.hub.publish("feed", {"state": "resumed", **_texts(Text("feed_resumed", seconds=start))})
+        args = (feed, skip, skip_until)
+        self._feed_thread = threading.Thread(target=self._consume, args=args, name="feed", daemon=True)
         self._feed_thread.start()
 
     def detach(self) -> None:
@@ -353,17 +360,24 @@ class Scorekeeper:
         if self._feed_thread is not None:
             self._feed_thread.join(timeout=5)
 
-    def _consume(self, feed: Feed, skip: int) -> None:
-        seq = 0
+    def _consume(self, feed: Feed, skip: int, skip_until: float | None = None) -> None:
+        """Logs the feed's events; the first ``skip`` of them, or those up to ``skip_until`` seconds, are in the log."""
+        seq = self.state.source_seq if skip_until is not None else 0
         pacer = getattr(feed, "pacer", None)
         realtime = pacer is not None and pacer.realtime
-        if skip and pacer is not None:
+        if (skip or skip_until is not None) and pacer is not None:
             pacer.realtime = False  # catch up with the log at full speed, then play on in real time
         try:
             for item in feed:
                 if isinstance(item, FeedFrame):
                     self.show_frame(item)
                     continue
+                if skip_until is not None:
+                    if item.time <= skip_until:
+                        continue
+                    if pacer is not None:
+                        pacer.realtime = realtime
+                    skip_until = None
                 seq += 1
                 if seq > skip:
                     self.observe(item, seq)

@@ -95,6 +95,7 @@ class PlayRef:
         uncertain: the pipeline asked for a person's look and nobody confirmed it yet.
         corrected: a person changed the card or the seat.
         manual: a person entered it (the camera did not see it).
+        source_time: seconds into the source when the camera saw it; None for a card entered by hand.
     """
 
     event_id: int
@@ -104,6 +105,7 @@ class PlayRef:
     uncertain: bool
     corrected: bool
     manual: bool = False
+    source_time: float | None = None
 
 
 def table_players(seating: Sequence[str], playing: Iterable[str]) -> tuple[str, ...]:
@@ -197,6 +199,7 @@ class TableState:
     last_event_id: int = 0
     applied_at: float = 0.0
     source_seq: int = 0  # the last feed event in the log (its ordinal), to resume a file source
+    source_time: float = 0.0  # the latest source time of a feed event in the log
     past: list[PastPartie] = field(default_factory=list)  # earlier Parties, oldest first
 
     @property
@@ -258,6 +261,7 @@ class Replayer:
             replayer.state.last_event_id = events[-1].id
         # Undone camera events count too: the camera did see them, a resumed feed must not repeat them.
         replayer.state.source_seq = max((int(e.payload.get("source_seq", 0)) for e in events), default=0)
+        replayer.state.source_time = max((float(e.payload.get("source_time", 0.0)) for e in events), default=0.0)
         return replayer
 
     def apply(self, event: StoredEvent) -> None:
@@ -266,6 +270,7 @@ class Replayer:
         state.last_event_id = event.id
         state.applied_at = time.time()
         state.source_seq = max(state.source_seq, int(event.payload.get("source_seq", 0)))
+        state.source_time = max(state.source_time, float(event.payload.get("source_time", 0.0)))
         try:
             handler = _HANDLERS.get(event.kind)
             if handler is not None:
@@ -297,6 +302,7 @@ class Replayer:
             notes=old.notes,
             pipeline_flags=old.pipeline_flags,
             source_seq=old.source_seq,
+            source_time=old.source_time,
         )
         self._next_game()
 
@@ -323,6 +329,7 @@ class Replayer:
                 and not fix,
                 corrected=bool(fix),
                 manual=payload.get("source") == "manual",
+                source_time=float(payload["source_time"]) if payload.get("source") == "camera" else None,
             )
         )
         self._finish_if_over()
@@ -460,6 +467,26 @@ def last_undoable(events: Sequence[StoredEvent]) -> StoredEvent | None:
     """The person's action "Rückgängig" takes back now, or None: never a camera event."""
     actions = person_actions(events)
     return actions[0] if actions else None
+
+
+# A resumed file starts this long before the first card of the game it picks up again.
+RESUME_LEAD = 1.0
+
+
+def resume_point(state: TableState) -> tuple[float, GameState | None]:
+    """Where a file source picks up after a restart: a time, and the game the pipeline follows from there.
+
+    That is the start of the last game the camera saw a card of (its first camera card, less
+    ``RESUME_LEAD``), so the pipeline sees that game's tricks again; feed events up to
+    ``state.source_time`` are in the log already and are skipped. The game is None when it is the
+    table's current one, else the finished game (the pipeline moves on to the current one after it).
+    Time 0 when the camera saw no card yet.
+    """
+    for game in reversed(state.games()):
+        seen = [p.source_time for p in game.plays if p.source_time is not None]
+        if seen:
+            return max(0.0, min(seen) - RESUME_LEAD), (None if game is state.current else game)
+    return 0.0, None
 
 
 def contract_from_payload(data: Mapping[str, Any], current: GameState) -> Contract:

@@ -25,18 +25,18 @@ _MAX_WIDTH = 960  # pages need no more; smaller JPEGs reach phones sooner
 class TruthDetector:
     """Stands in for the card detector with a rendered video's ground truth (``*.frames.jsonl``).
 
-    Gives the true cards of each frame in turn, so it must see the same frames as the source
-    (same ``stride``). For the demo without a trained model, and for tests.
+    Gives the true cards of the frame with the index asked for. For the demo without a trained
+    model, and for tests.
     """
 
     def __init__(self, frames_jsonl: str | Path, *, stride: int = 1) -> None:
         from dokocam.vision.table.pipeline import truth_frames
 
-        self._frames = iter(truth_frames(frames_jsonl, stride=stride))
+        self._frames = {index: found for index, _, found in truth_frames(frames_jsonl, stride=stride)}
 
-    def update(self, image: Any) -> Detections:
-        found = next(self._frames, None)
-        return found[2] if found is not None else Detections.empty()
+    def at(self, index: int) -> Detections:
+        """The true cards of frame ``index`` (none for a frame without truth)."""
+        return self._frames.get(index, Detections.empty())
 
 
 class VisionFeed:
@@ -84,6 +84,18 @@ class VisionFeed:
         self._restart = False
         self._places: tuple[str, ...] | None = None  # players clockwise from place 0
         self._closed = False
+        self._start_time = 0.0  # frames before it are skipped undetected (a resumed file)
+        self._first_game: Any = None  # the game the pipeline follows first, when not the table's current one
+        self.frames_detected = 0
+
+    def resume_at(self, seconds: float, game: Any = None) -> None:
+        """Starts detecting at ``seconds`` into the file, following ``game`` first (None: the table's current game).
+
+        The table resumes a file after a restart here: at the start of the last game the camera
+        saw, so the pipeline knows that game's tricks again without detecting the whole file.
+        """
+        self._start_time = max(0.0, seconds)
+        self._first_game = game
 
     def contract_changed(self, contract: Any) -> None:
         """Replays the pipeline's game under ``contract`` before the next frame."""
@@ -100,12 +112,14 @@ class VisionFeed:
         for frame in self.source:
             if self._closed:
                 return
+            if frame.time < self._start_time:
+                continue
             if self.pacer is not None:
                 self.pacer.wait(frame.time, lambda: self._closed)
             if pipeline is None:
                 height, width = frame.image.shape[:2]
                 pipeline = TablePipeline.for_video(width, height, detector=self.detector)
-                self._use_current_game(pipeline)
+                self._use_current_game(pipeline, self._first_game)
             if self._restart:
                 self._restart = False
                 self._use_current_game(pipeline)
@@ -114,7 +128,7 @@ class VisionFeed:
             if contract is not None:
                 old = pipeline.follower.game
                 pipeline.follower.game = Game.replay(old.rules, contract, old.players, old.history)
-            detections = self.detector.update(frame.image)
+            detections = self._detect(frame)
             for event in pipeline.update(detections, frame.index, frame.time):
                 data = event.to_dict()
                 kind = data.pop("type")
@@ -131,12 +145,20 @@ class VisionFeed:
                 last_sent = frame.time
                 yield self._encode(frame.image, detections, frame.index, frame.time)
 
-    def _use_current_game(self, pipeline: TablePipeline) -> None:
+    def _detect(self, frame: Any) -> Detections:
+        self.frames_detected += 1
+        if isinstance(self.detector, TruthDetector):
+            return self.detector.at(frame.index)
+        return self.detector.update(frame.image)  # type: ignore[no-any-return]
+
+    def _use_current_game(self, pipeline: TablePipeline, game: Any = None) -> None:
         if self.game_factory is None:
             return
         follower = pipeline.follower
         follower.game_factory = self.game_factory
         follower.reset()
+        if game is not None:
+            follower.game = game
         players = tuple(follower.game.players)
         seating = tuple(self.seating()) if self.seating is not None else ()
         if len(seating) == 5 and players[0] in seating:

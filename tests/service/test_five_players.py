@@ -74,8 +74,8 @@ def test_two_games_of_five_rotate_the_dealer_and_who_sits_out(client: TestClient
     assert sheet[-1]["totals"] == partie["totals"]
     assert state["last_game"]["result"]["points"] == sheet[1]["points"]
 
-    rows = list(csv.reader(io.StringIO(client.get("/partie/sheet.csv").text)))
-    assert rows[0][6:] == FIVE + [f"total {p}" for p in FIVE]
+    rows = list(csv.reader(io.StringIO(client.get("/partie/sheet.csv").content.decode("utf-8-sig")), delimiter=";"))
+    assert rows[0][6:] == FIVE + [f"Stand {p}" for p in FIVE]
     assert rows[1][6:11] == [str(sheet[0]["points"][p]) if p != "Emil" else "" for p in FIVE]
     assert rows[2][11:] == [str(partie["totals"][p]) for p in FIVE]
 

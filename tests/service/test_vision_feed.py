@@ -92,3 +92,71 @@ def test_with_five_at_the_table_the_dealers_place_is_skipped(video: Path) -> Non
         places.append([geometry.place_of_seat(seat) for seat in range(4)])
         assert geometry.places == 5 and pipeline.follower.game.players == players
     assert places == [[0, 1, 2, 3], [1, 2, 3, 4], [3, 4, 0, 1]]
+
+
+@pytest.fixture(scope="module")
+def two_games(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A rendered video of three tricks."""
+    from dokocam.service.cli import main
+
+    out = tmp_path_factory.mktemp("video") / "tricks.mp4"
+    args = ["dataset", "render-game", str(out), "--seed", "5", "--tricks", "3", "--size", "480x270", "--fps", "8"]
+    assert main(args) == 0
+    return out
+
+
+def _cards(store_path: Path) -> list[tuple[int, str, float]]:
+    from dokocam.service.store import EventStore
+
+    store = EventStore(store_path)
+    cards = [
+        (e.payload["seat"], e.payload["card"], e.payload["source_time"])
+        for e in store.events()
+        if e.kind == "card_observed"
+    ]
+    store.close()
+    return cards
+
+
+def _run(feed: object, db: Path, players: list[str], *, resume: bool = False, cards: int = 12) -> None:
+    from dokocam.service.scorekeeper import Scorekeeper
+    from dokocam.service.store import EventStore
+    from dokocam.service.table import PARTIE_STARTED
+
+    store = EventStore(db)
+    table = Scorekeeper(store)
+    if table.state.partie is None:
+        rules = table.state.rules.to_dict()
+        table.submit(PARTIE_STARTED, {"players": players, "first_dealer": players[-1], "rules": rules, "length": {}})
+    table.attach(feed, resume=resume)  # type: ignore[arg-type]
+    table._feed_thread.join(timeout=60)  # type: ignore[union-attr]
+    table.detach()
+    store.close()
+
+
+def test_a_video_resumes_at_the_last_game_without_detecting_it_from_the_start(tmp_path: Path, two_games: Path) -> None:
+    """Killed after the second trick, it picks up at the game's start: the same cards, none twice, fewer frames."""
+    from dokocam.service.vision_feed import TruthDetector, VisionFeed
+
+    truth = json.loads(two_games.with_suffix(".json").read_text())
+    frames = two_games.with_suffix(".frames.jsonl")
+
+    def feed() -> VisionFeed:
+        return VisionFeed(str(two_games), realtime=False, stride=STRIDE, detector=TruthDetector(frames, stride=STRIDE))
+
+    whole = feed()
+    _run(whole, tmp_path / "whole.db", truth["players"])
+    expected = _cards(tmp_path / "whole.db")
+    assert len(expected) == 12
+
+    first = feed()
+    cut = expected[7][2] + 0.2  # the process dies just after the eighth card (the second trick's last)
+    first.source = (f for f in first.source if f.time <= cut)  # type: ignore[assignment]
+    _run(first, tmp_path / "resumed.db", truth["players"])
+    assert len(_cards(tmp_path / "resumed.db")) == 8
+
+    again = feed()
+    _run(again, tmp_path / "resumed.db", truth["players"], resume=True)
+    got = _cards(tmp_path / "resumed.db")
+    assert [(s, c) for s, c, _ in got] == [(s, c) for s, c, _ in expected]  # every card once, in order
+    assert again.frames_detected < whole.frames_detected
