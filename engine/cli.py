@@ -2,7 +2,9 @@
 
 ``dokocam score GAME.json`` prints the tricks, their winners, the Augen, the itemized game value,
 the points per player and any flags; ``--json`` prints one JSON object instead. A broken record
-gets an error naming the event and the reason, and exit status 2.
+gets an error naming the event and the reason, and exit status 2; a game that is not over, or
+whose parties are in conflict (a ``party_conflict`` flag), has no result: its flags and exit
+status 1.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from dokocam.engine.errors import EngineError
+from dokocam.engine.errors import EngineError, UnresolvedError
 
 __all__ = ["register", "score_command", "bench_command", "format_result"]
 
@@ -47,7 +49,7 @@ def register(groups: Mapping[str, Any]) -> None:
 
 
 def score_command(args: argparse.Namespace) -> int:
-    """Exit status: 0 scored, 1 the game is not over, 2 the record is broken."""
+    """Exit status: 0 scored, 1 the game is not over or its parties are in conflict, 2 the record is broken."""
     from dokocam.engine.record import load_record
 
     try:
@@ -65,7 +67,16 @@ def score_command(args: argparse.Namespace) -> int:
                 print(f"  flag {flag.kind}: {flag.message}")
         print(f"dokocam score: {args.game}: the game is not over", file=sys.stderr)
         return 1
-    result = game.result(penalties=args.penalties)
+    try:
+        result = game.result(penalties=args.penalties)
+    except UnresolvedError as exc:
+        if args.json:
+            print(json.dumps({"over": True, "result": None, "flags": [f.to_dict() for f in game.flags]}))
+        else:
+            for flag in game.flags:
+                print(f"  flag {flag.kind}: {flag.message}")
+        print(f"dokocam score: {args.game}: {exc}", file=sys.stderr)
+        return 1
     if args.json:
         out = result.to_dict()
         out["contract"] = game.contract.to_dict()
@@ -89,7 +100,8 @@ def format_result(game: Any, result: Any) -> str:
     names = game.players
     lines = [f"{game.contract.name}  ({', '.join(f'{i}={n}' for i, n in enumerate(names))})"]
     for seat, call, party in game.calls:
-        lines.append(f"  {names[seat]} ({party.german_name}) says {call.german_name}")
+        side = "party unknown" if party is None else party.german_name
+        lines.append(f"  {names[seat]} ({side}) says {call.german_name}")
     lines.append("Tricks:")
     for i, trick in enumerate(game.tricks, 1):
         cards = "  ".join(f"{names[seat]}:{card}" for seat, card in trick.plays)
@@ -100,13 +112,16 @@ def format_result(game: Any, result: Any) -> str:
     lines.append(f"Augen: Re ({', '.join(re_names)}) {augen['re']} : Kontra ({', '.join(ko_names)}) {augen['kontra']}")
     winner = "nobody (both Absagen missed)" if result.winner is None else result.winner.german_name
     lines.append(f"Winner: {winner}")
+    if result.claimed:
+        lines.append(f"Claimed: the last {result.claimed} tricks (Spielabkürzung, DDV 5.4)")
     if result.penalty:
         lines.append(f"Penalty: {result.penalty}")
     lines.append("Game value (sign: for or against the winner; party: who earned it):")
     reference = result.winner.value if result.winner is not None else "re"
     for item in result.items:
         sign = "+" if item.party.value == reference else "-"
-        lines.append(f"  {sign}{item.value}  {item.party.german_name:<7} {item.name}")
+        party = "?" if item.party is None else item.party.german_name
+        lines.append(f"  {sign}{item.value}  {party:<7} {item.name}")
     lines.append(f"  = {result.base_value}")
     if result.bock:
         lines.append(f"  x{2**result.bock} Bock = {result.game_value}")

@@ -518,12 +518,13 @@ class Game:
     def _check_parties(self, *, final: bool = False) -> None:
         """Flag the parties once the events contradict each other (camera mode: hands unknown)."""
         conflict = self._find_conflict(final)
+        if conflict is not None:
+            same = [f for f in self.flags if f.text == conflict.text and f.events == conflict.events]
+            if same:
+                conflict = same[0]
+            else:
+                self.flags.append(conflict)
         self._conflict = conflict
-        if conflict is not None and not any(
-            f.kind is FlagKind.PARTY_CONFLICT and f.text == conflict.text and f.events == conflict.events
-            for f in self.flags
-        ):
-            self.flags.append(conflict)
 
     def _find_conflict(self, final: bool) -> Flag | None:
         c = self.contract
@@ -674,14 +675,13 @@ class Game:
         if reply is not None:
             return Message(
                 "why.cards_reply",
-                seat=Seat(seat),
                 held=held,
                 call=call,
                 required=limit,
                 reply=reply.limit - 1,
                 other=reply.call,
             )
-        return Message("why.cards", seat=Seat(seat), held=held, call=call, required=limit)
+        return Message("why.cards", held=held, call=call, required=limit)
 
     def _check_call(self, seat: int, call: Call) -> _CallRecord:
         if seat not in _SEATS:
@@ -872,7 +872,7 @@ class Game:
         if others:
             raise refuse(Message("why.fox_played", other=Seat(others[0])))
         if self._hand_counts is not None and self._hand_counts[seat][_FOX] != 2:
-            raise refuse(Message("why.fox_missing", seat=Seat(seat)))
+            raise refuse(Message("why.fox_missing"))
 
     @classmethod
     def replay(

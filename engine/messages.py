@@ -175,11 +175,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "no announcement before the Hochzeit's Klärungsstich (DDV 6.4.2)",
     ),
     "why.cards": (
-        "{seat} hat {held} Karten, {call} braucht mindestens {required}",
+        "nur noch {held} Karten auf der Hand, {call} braucht mindestens {required}",
         "it holds {held} cards, {call} needs at least {required}",
     ),
     "why.cards_reply": (
-        "{seat} hat {held} Karten, {call} braucht mindestens {required} (oder {reply}, um auf {other} zu antworten)",
+        "nur noch {held} Karten auf der Hand, {call} braucht mindestens {required} "
+        "(oder {reply}, um auf {other} zu antworten)",
         "it holds {held} cards, {call} needs at least {required} (or {reply} to reply to {other})",
     ),
     "why.trick": (
@@ -215,7 +216,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "not played under these rules in a {contract}",
     ),
     "why.fox_played": ("{other} hat ein Karo-Ass gespielt", "{other} played a Karo-Ass"),
-    "why.fox_missing": ("{seat} hat nicht beide Karo-Asse", "it does not hold both Karo-Asse"),
+    "why.fox_missing": ("nicht beide Karo-Asse auf der Hand", "it does not hold both Karo-Asse"),
     # -- flags --------------------------------------------------------------------------------
     "flag.out_of_turn": (
         "{seat} spielte {card} in Stich {trick}, aber {to_move} war am Zug",

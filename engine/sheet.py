@@ -47,7 +47,7 @@ import csv
 import enum
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from dokocam.engine.contract import Contract, ContractType
@@ -378,13 +378,37 @@ class Partie:
     def new_game(self, contract: Contract | None = None, hands: Sequence[Sequence[object]] | None = None) -> Game:
         """An `engine.Game` for the current deal: its players in seat order, the rules, its Bocks.
 
+        The contract is marked as the sheet knows it (`contract_for`): a Pflichtsolo is led by
+        the soloist, and the game's record says so.
+
         Raises:
             PartieOverError: When the Partie is over.
         """
         deal = self.deal
         if deal is None:
             raise PartieOverError("the Partie is over; no more games can be dealt")
-        return Game(self.rules, contract, deal.seats, hands, bock=deal.bocks)  # type: ignore[arg-type]
+        marked = self.contract_for(contract) if contract is not None else None
+        return Game(self.rules, marked, deal.seats, hands, bock=deal.bocks)  # type: ignore[arg-type]
+
+    def is_pflichtsolo(self, contract: Contract | None) -> bool:
+        """Whether `contract`, played in the current deal, is its declarer's Pflichtsolo.
+
+        Only a declared solo counts, and only under the `pflichtsolo` rule, for a player who has
+        not played one yet in this Partie.
+        """
+        deal = self.deal
+        if not self.pflichtsolo or deal is None or contract is None or contract.type is not ContractType.SOLO:
+            return False
+        assert contract.declarer is not None
+        return deal.seats[contract.declarer] not in self._state.solos_played
+
+    def contract_for(self, contract: Contract) -> Contract:
+        """`contract` as the sheet says it is played in the current deal: marked `pflichtsolo`
+        (led by the soloist) exactly when it is the declarer's Pflichtsolo."""
+        wanted = self.is_pflichtsolo(contract)
+        if contract.pflichtsolo == wanted:
+            return contract
+        return replace(contract, pflichtsolo=wanted)
 
     def record(self, result: ScoredResult, contract: Contract | None = None) -> SheetEntry:
         """Score a finished game under the current deal.

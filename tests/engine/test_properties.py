@@ -23,13 +23,14 @@ from dokocam.engine import (
     Card,
     Contract,
     ContractType,
+    FlagKind,
     Game,
     Party,
     PlayEvent,
     Rules,
 )
 from dokocam.engine.bench import random_game
-from dokocam.engine.errors import IllegalCallError
+from dokocam.engine.errors import IllegalCallError, IllegalPlayError, UnresolvedError
 from dokocam.engine.sheet import Partie, check_entries
 
 # A game draws a few hundred choices; the suppressed checks only say that this is a lot of data.
@@ -328,18 +329,26 @@ def test_camera_view_knows_schweinchen_when_it_is_said() -> None:
 
 # -- what a camera sees: noisy input and renege proofs ------------------------------------------
 
-CARDS = st.sampled_from(list(range(24))).map(Card.from_index)
+# Any card, and the queens that decide the parties (misread as each other) more often.
+CARDS = st.one_of(
+    st.sampled_from(list(range(24))).map(Card.from_index),
+    st.sampled_from([Card.parse("QC"), Card.parse("QS")]),
+)
 NOISY_EVENT = st.one_of(
+    st.tuples(st.just("play"), st.integers(0, 3), CARDS),
     st.tuples(st.just("play"), st.integers(0, 3), CARDS),
     st.tuples(st.just("call"), st.integers(0, 3), st.sampled_from(list(Call))),
     st.tuples(st.just("close"), st.just(0), st.just(None)),
+    st.tuples(st.just("claim"), st.integers(0, 3), st.just(None)),
 )
 
 
 @FAST
 @given(randoms, st.lists(NOISY_EVENT, max_size=70))
 def test_noisy_camera_input_never_crashes(rng: random.Random, events: list) -> None:
-    """Any stream of plays (wrong seat, any card), calls and early trick closes is followed."""
+    """Any stream of plays (wrong seat, any card, misread queens), calls (false ones too), early
+    trick closes and claims, under every preset and contract, is followed: a finished game has
+    points that sum to zero with one parity (DDV 7.3.3), or a party_conflict flag and no result."""
     game = random_game(rng)  # only for random rules and a random contract
     seen = Game(game.rules, game.contract)
     counts = [0] * 24
@@ -350,18 +359,29 @@ def test_noisy_camera_input_never_crashes(rng: random.Random, events: list) -> N
                 counts[card.index] += 1
             elif kind == "call":
                 seen.call(seat, card)
+            elif kind == "claim":
+                seen.claim(seat)
             else:
                 seen.close_trick()
         except IllegalCallError:
             pass
-        except ValueError as exc:  # IllegalPlayError: only after the end, or closing no trick
-            assert kind == "close" or seen.is_over, exc
+        except IllegalPlayError as exc:  # after the end, closing no trick, or a claim the game refuses
+            assert kind in ("close", "claim") or seen.is_over, exc
     assert len(seen.tricks) <= game.rules.hand_size
     assert seen.to_move in (0, 1, 2, 3) or (seen.to_move is None and seen.is_over)
     third = [f for f in seen.flags if f.kind == "third_copy"]
     assert len(third) == sum(max(0, n - c) for n, c in zip(counts, game.rules.copies_of))
     if seen.is_over:
-        check_entries(seen.result().points)
+        try:
+            result = seen.result()
+        except UnresolvedError as exc:
+            event("no result: parties in conflict")
+            assert exc.flag is not None and exc.flag.kind is FlagKind.PARTY_CONFLICT
+            assert seen.conflict is exc.flag and exc.flag in seen.flags
+        else:
+            event("scored")
+            check_entries(result.points)
+            assert result.solo is None or result.points[result.solo] == -3 * result.points[(result.solo + 1) % 4]
     again = Game(game.rules, game.contract)
     for ev in seen.history:
         again.apply(ev)
@@ -369,6 +389,51 @@ def test_noisy_camera_input_never_crashes(rng: random.Random, events: list) -> N
     while seen.history:
         seen.undo()
     assert state(seen) == state(Game(game.rules, game.contract))
+
+
+@settings(max_examples=EXAMPLES * 3, deadline=None, suppress_health_check=SLOW_OK)
+@given(randoms, st.floats(0.0, 0.15), st.floats(0.0, 0.2))
+def test_misread_whole_games_score_zero_sum_or_flag_a_conflict(
+    rng: random.Random, misread: float, false_call: float
+) -> None:
+    """A whole legal game as a noisy camera reports it (misread cards, Kreuz- and Pik-Dame read as
+    each other, plays given to the wrong seat, false calls by any seat) under every preset and
+    contract: either points that sum to zero with one parity, or a party_conflict flag and no result."""
+    game = random_game(rng)
+    seen = Game(game.rules, game.contract)
+    for ev in game.history:
+        if rng.random() < false_call:
+            try:
+                seen.call(rng.randrange(4), rng.choice(list(Call)))
+            except IllegalCallError:
+                pass
+        if isinstance(ev, PlayEvent):
+            seat, card = ev.seat, ev.card
+            if rng.random() < misread:
+                swap = {"QC": "QS", "QS": "QC"}.get(str(card))
+                card = Card.parse(swap) if swap and rng.random() < 0.7 else Card.from_index(rng.randrange(24))
+            if rng.random() < misread / 3:
+                seat = rng.randrange(4)
+            if seen.is_over:
+                break
+            seen.play(seat, card)
+        else:
+            try:
+                seen.apply(ev)
+            except (IllegalCallError, IllegalPlayError):
+                pass  # a call or claim the noisy game no longer allows: refused, nothing lost
+    if not seen.is_over:
+        return
+    try:
+        result = seen.result()
+    except UnresolvedError as exc:
+        event("no result: parties in conflict")
+        assert exc.flag is not None and exc.flag.kind is FlagKind.PARTY_CONFLICT
+    else:
+        event("scored")
+        check_entries(result.points)
+        if result.solo is None:
+            assert list(result.parties).count(Party.RE) == 2
 
 
 @FAST
