@@ -79,7 +79,7 @@ class Detections:
             return cls.empty()
         tracker = None
         if all(p.tracker_id is not None for p in parts):
-            tracker = np.concatenate([p.tracker_id for p in parts])  # type: ignore[misc]
+            tracker = np.concatenate([p.tracker_id for p in parts])
         keys = set.intersection(*(set(p.data) for p in parts))
         return cls(
             xyxy=np.concatenate([p.xyxy for p in parts]),
@@ -117,7 +117,7 @@ class Detections:
 
     def with_columns(self, **changes: Any) -> Detections:
         """A copy with some columns replaced, e.g. ``det.with_columns(tracker_id=ids)``."""
-        values = {
+        values: dict[str, Any] = {
             "xyxy": self.xyxy,
             "confidence": self.confidence,
             "class_id": self.class_id,
@@ -130,8 +130,12 @@ class Detections:
     @property
     def center(self) -> np.ndarray:
         """``(n, 2)`` box centres in pixels."""
-        return np.stack([(self.xyxy[:, 0] + self.xyxy[:, 2]) / 2, (self.xyxy[:, 1] + self.xyxy[:, 3]) / 2], axis=1)
+        x = (self.xyxy[:, 0] + self.xyxy[:, 2]) / 2
+        y = (self.xyxy[:, 1] + self.xyxy[:, 3]) / 2
+        centres: np.ndarray = np.stack([x, y], axis=1)
+        return centres
 
     @property
     def area(self) -> np.ndarray:
-        return (self.xyxy[:, 2] - self.xyxy[:, 0]).clip(0) * (self.xyxy[:, 3] - self.xyxy[:, 1]).clip(0)
+        area: np.ndarray = (self.xyxy[:, 2] - self.xyxy[:, 0]).clip(0) * (self.xyxy[:, 3] - self.xyxy[:, 1]).clip(0)
+        return area

@@ -282,7 +282,7 @@ class LiveSource:
 def _cv2_opener(target: int | str) -> Capture:
     import cv2
 
-    return cv2.VideoCapture(target)  # type: ignore[return-value]
+    return cv2.VideoCapture(target)
 
 
 def open_source(spec: str | int | Path, *, stride: int | None = None, fps: float = 10.0, **live: Any) -> FrameSource:

@@ -17,6 +17,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -116,7 +117,7 @@ def read_ignore_file(path: Path) -> np.ndarray:
     return np.array(boxes, dtype=np.float64).reshape(-1, 4)
 
 
-def read_meta(path: Path) -> dict:
+def read_meta(path: Path) -> dict[str, Any]:
     """A generated image's ``meta/`` JSON, read once for :func:`read_blurred` and :func:`read_visibility`;
     empty when there is none or it is damaged (photos, older datasets)."""
     try:
@@ -126,7 +127,7 @@ def read_meta(path: Path) -> dict:
     return meta if isinstance(meta, dict) else {}
 
 
-def read_blurred(meta: dict) -> bool | None:
+def read_blurred(meta: dict[str, Any]) -> bool | None:
     """Whether a generated image was blurred, from its ``meta/`` JSON (:func:`read_meta`; ``look.blurred``,
     written by ``dokocam dataset generate``); ``None`` when there is no such file or it does not say
     (photos, older datasets, a damaged file).
@@ -136,11 +137,12 @@ def read_blurred(meta: dict) -> bool | None:
     return blurred if isinstance(blurred, bool) else None
 
 
-def read_indices(meta: dict) -> np.ndarray | None:
+def read_indices(meta: dict[str, Any]) -> np.ndarray | None:
     """``(n, 4)`` pixel boxes of every Doppelkopf index a generated image shows at all, labelled or too
     hidden to be (its ``meta/`` JSON, :func:`read_meta`); ``None`` when the file cannot say.
 
-    >>> read_indices({"cards": [{"class_id": 3, "index_boxes": [[1, 2, 5, 9], None], "index_visibility": [0.2, 0.0]}]}).tolist()
+    >>> card = {"class_id": 3, "index_boxes": [[1, 2, 5, 9], None], "index_visibility": [0.2, 0.0]}
+    >>> read_indices({"cards": [card]}).tolist()
     [[1.0, 2.0, 5.0, 9.0]]
     """
     try:
@@ -156,7 +158,7 @@ def read_indices(meta: dict) -> np.ndarray | None:
         return None
 
 
-def read_visibility(meta: dict, label_cxcywh: np.ndarray, tolerance: float = 1.5) -> np.ndarray | None:
+def read_visibility(meta: dict[str, Any], label_cxcywh: np.ndarray, tolerance: float = 1.5) -> np.ndarray | None:
     """Per label row, the visible fraction the generator recorded for it in its ``meta/`` JSON
     (:func:`read_meta`): ``index_visibility`` for a corner-index box, ``visible_fraction`` for a
     whole-card box. A row is found by its box (within ``tolerance`` pixels); one that is not found
@@ -303,7 +305,8 @@ def derived_data_yaml(source: Path, out: Path, images: str, comment: str) -> str
     source_yaml = source / "data.yaml" if source.is_dir() else source
     meta = (yaml.safe_load(source_yaml.read_text()) or {}) if source_yaml.is_file() else {}
     meta.update(path=str(out.resolve()), train=images, val=images)
-    return f"# {comment}\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
+    text: str = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
+    return f"# {comment}\n" + text
 
 
 # -- crop geometry --------------------------------------------------------------------------

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeAlias
 
 from dokocam.engine import cli as engine_cli
 from dokocam.service import commands
@@ -77,7 +78,17 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "table-setup": ("table", "setup"),
 }
 
-_Subparsers = argparse._SubParsersAction  # type: ignore[type-arg]
+_Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+def _help_of(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:
+    """The handler of a group given without a verb: prints the group's help and fails."""
+
+    def show(args: argparse.Namespace) -> int:
+        parser.print_help()
+        return 2
+
+    return show
 
 
 def _group(top: _Subparsers, name: str, help: str, examples: str) -> tuple[argparse.ArgumentParser, _Subparsers]:
@@ -89,7 +100,7 @@ def _group(top: _Subparsers, name: str, help: str, examples: str) -> tuple[argpa
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     verbs = parser.add_subparsers(dest=f"{name}_verb", metavar="VERB")
-    parser.set_defaults(func=lambda args: parser.print_help() or 2)
+    parser.set_defaults(func=_help_of(parser))
     return parser, verbs
 
 
@@ -125,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     groups["train"] = detector_parser.add_subparsers(dest="train_part", metavar="PART")
-    detector_parser.set_defaults(func=lambda args: detector_parser.print_help() or 2)
+    detector_parser.set_defaults(func=_help_of(detector_parser))
 
     for module in (commands, table, engine_cli, detector, dataset, deck):
         module.register(groups)

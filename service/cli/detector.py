@@ -1,4 +1,5 @@
-"""``dokocam detector train locator | train-classifier | mine-crops | train-refiner | detect | eval | export | bench-detect``.
+"""``dokocam detector``: train locator | train-classifier | mine-crops | train-refiner | detect | eval | export |
+bench-detect.
 
 Heavy libraries (torch, Ultralytics, OpenCV) are imported inside the handlers only.
 """
@@ -531,7 +532,8 @@ def _fine_scale(text: str) -> float:
 
 
 def _views(args: argparse.Namespace) -> dict[str, Any]:
-    """The options :func:`_add_views` adds, as ``CardDetector.load`` and ``benchmark`` take them (``None``: the model card's)."""
+    """The options :func:`_add_views` adds, as ``CardDetector.load`` and ``benchmark`` take them (``None``: the
+    model card's)."""
     return {
         "scales": tuple(args.scales) if args.scales else None,
         "turned_scales": None if args.turned is None else tuple(args.turned),
@@ -545,7 +547,7 @@ def _views(args: argparse.Namespace) -> dict[str, Any]:
 # The build's options, one per Recipe field; a time of 0 means "no time limit: the epochs decide".
 RECIPE_HELP = {
     "seed": "seeds the data and both trainings",
-    "scenes": "generated scenes; a tenth are the synthetic val split the build is scored on",
+    "scenes": "training scenes, drawn with the training designs only",
     "scene_size": "scene side in pixels",
     "closeup_fraction": "share of phone-style close-ups",
     "near_fraction": "share of close-ups held over one card's corner",
@@ -559,13 +561,18 @@ RECIPE_HELP = {
     "locator_epochs": "the locator's epochs",
     "locator_hours": "the locator's time budget in hours (0: none)",
     "locator_init": "a locator .pt this project trained, to continue (e.g. models/dokocam-corners.pt)",
-    "locator_val_images": "val scenes the locator is checked on each epoch",
+    "locator_val_images": "held-out-design scenes the locator is checked on each epoch (its best epoch by them)",
+    "webcam_fraction": "share of table scenes seen by a webcam (small, tilted, distorted, compressed)",
+    "odd_print": "share of scenes with a deck reprinted oddly (light on dark, inverted, hue-turned ...)",
+    "heldout_scenes": "validation scenes drawn with the held-out designs only, and as many with training designs",
     "classifier_width": "channels of the classifier's first layer",
     "classifier_epochs": "the classifier's epochs",
     "classifier_minutes": "the classifier's time budget in minutes (0: none)",
     "classifier_batch": "the classifier's batch",
     "classifier_lr": "the classifier's peak learning rate",
-    "classifier_init": "a classifier checkpoint to continue (same crop size; a narrower one is widened to --classifier-width)",
+    "classifier_init": (
+        "a classifier checkpoint to continue (same crop size; a narrower one is widened to --classifier-width)"
+    ),
     "refiner_epochs": "the box refiner's epochs (0: a model without one)",
     "refiner_minutes": "the box refiner's time budget in minutes (0: none)",
     "refiner_lr": "the box refiner's peak learning rate",
@@ -591,7 +598,8 @@ def _recipe_options(parser: argparse.ArgumentParser) -> None:
         if spec.name == "faces":
             parser.add_argument(flag, action="append", default=[], metavar="DIR", help=RECIPE_HELP[spec.name])
             continue
-        kind = {"int": int, "float": _number}.get(type(default).__name__, str)
+        kinds: dict[str, Callable[[str], Any]] = {"int": int, "float": _number}
+        kind = kinds.get(type(default).__name__, str)
         parser.add_argument(flag, type=kind, default=default, help=f"{RECIPE_HELP[spec.name]} (default {default})")
 
 

@@ -8,11 +8,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dokocam.service.cli.dataset import LIGHT_KINDS
+
+if TYPE_CHECKING:
+    from dokocam.vision.detections import Detections
 
 
 def register(groups: Mapping[str, Any]) -> None:
@@ -226,6 +229,7 @@ def _analyze(args: argparse.Namespace) -> int:
         spec = _spec(args)
         timer = None
         detector = None
+        frames: Iterable[tuple[int, float, Detections]]
         if args.detections:
             header, frames = load_detections(args.detections)
             frames = every_nth(frames, args.stride)
@@ -433,7 +437,8 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _bench_live(args: argparse.Namespace) -> int:
-    from dokocam.vision.bench.live import DEMO_TRUTH, DEMO_VIDEO, format_table, run_live_bench, write_report
+    from dokocam.demo import DEMO_TRUTH, DEMO_VIDEO
+    from dokocam.vision.bench.live import format_table, run_live_bench, write_report
 
     if args.stride is not None and args.stride < 1:
         return _error(f"--stride must be at least 1, got {args.stride}")

@@ -1,4 +1,5 @@
-"""The grey-level stretch before detection: which frames it stretches and how, and that the detector reads the stretched frame."""
+"""The grey-level stretch before detection: which frames it stretches and how, and that the detector reads the
+stretched frame."""
 
 from __future__ import annotations
 

@@ -400,7 +400,7 @@ def test_train_refiner_learns_from_the_locators_boxes_and_ships_beside_the_model
 
 
 def test_train_refiner_refuses_a_foreign_init_and_a_missing_folder(tiny: dict[str, Path], tmp_path: Path):
-    with pytest.raises(SystemExit, match="train-refiner: .*not a dokocam box refiner"):
+    with pytest.raises(SystemExit, match="train refiner: .*not a dokocam box refiner"):
         main(
             [
                 "detector",
@@ -416,7 +416,7 @@ def test_train_refiner_refuses_a_foreign_init_and_a_missing_folder(tiny: dict[st
                 str(next(tiny["model"].parent.glob("*.classifier.pt"))),
             ]
         )
-    with pytest.raises(SystemExit, match="train-refiner: "):
+    with pytest.raises(SystemExit, match="train refiner: "):
         main(
             [
                 "detector",

@@ -1,4 +1,5 @@
-"""Several looks at one photo: the locator's passes (sizes, merged boxes), the classifier's stretched views, the table settings."""
+"""Several looks at one photo: the locator's passes (sizes, merged boxes), the classifier's stretched views, the
+table settings."""
 
 from __future__ import annotations
 

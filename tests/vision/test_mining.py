@@ -122,5 +122,5 @@ def test_cli_mines_a_generated_folder_and_refuses_bad_input(tmp_path: Path, caps
     assert report["background"] == int((y == BACKGROUND).sum())
     with pytest.raises(SystemExit, match="--variants"):
         main(["dataset", "mine", str(tmp_path / "scenes"), "--out", str(tmp_path / "x.npz"), "--variants", "0"])
-    with pytest.raises(SystemExit, match="mine-crops:"):
+    with pytest.raises(SystemExit, match="dataset mine:"):
         main(["dataset", "mine", str(tmp_path / "nowhere"), "--out", str(tmp_path / "x.npz")])

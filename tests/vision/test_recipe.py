@@ -37,6 +37,7 @@ TINY = Recipe(
     locator_epochs=1,
     locator_hours=None,
     locator_val_images=2,
+    heldout_scenes=2,
     classifier_epochs=1,
     classifier_minutes=None,
     refiner_epochs=1,
@@ -68,21 +69,23 @@ def test_build_runs_every_stage_then_skips_them(tmp_path: Path):
         != (tmp_path / "b" / "dokocam-corners.classifier.pt").read_bytes()
     )
     assert detector.cards(np.full((120, 160, 3), 90, np.uint8)).xyxy.shape[1] == 4
-    scores = first.metrics["synthetic-val"]
+    # Every validation set is scored with both profiles: held-out designs beside unseen scenes of training designs.
+    assert list(first.metrics) == ["heldout/photo", "heldout/table", "train-designs/photo", "train-designs/table"]
+    scores = first.metrics["heldout/photo"]
     assert (
         set(scores) >= {"precision", "recall", "f1", "map50", "map50_by_size", "map50_visible"}
         and 0 <= scores["f1"] <= 1
     )
     # mAP50 is counted at the model card's low threshold, not at the model's own.
     ranked = evaluate(
-        CardDetector.load(first.model, conf=MAP_CONF), read_folder(tmp_path / "b" / "scenes", split="val")
+        CardDetector.load(first.model, conf=MAP_CONF), read_folder(tmp_path / "b" / "heldout", split="val")
     )
     assert (
         scores["map50_conf"] == MAP_CONF
         and scores["map50"] == ranked.map50
         and scores["map50_visible"] == ranked.visible.map50
     )
-    assert json.loads((tmp_path / "b" / "eval" / "synthetic-val" / "metrics.json").read_text())["images"] == 1
+    assert json.loads((tmp_path / "b" / "eval" / "heldout" / "photo" / "metrics.json").read_text())["images"] == 2
 
     again = build(tmp_path / "b", TINY, log=logged.append)
     assert again.skipped == list(STAGES) and not again.seconds
@@ -99,8 +102,8 @@ def test_build_runs_every_stage_then_skips_them(tmp_path: Path):
 
     # Another folder to score runs the eval stage again, and only it.
     third = build(tmp_path / "b", TINY, eval_folders=(str(tmp_path / "b" / "scenes"),), log=logged.append)
-    assert list(third.seconds) == ["eval"] and set(third.metrics) == {"synthetic-val", "scenes"}
-    assert third.metrics["synthetic-val"] == first.metrics["synthetic-val"]
+    assert list(third.seconds) == ["eval"] and set(third.metrics) == {*first.metrics, "scenes"}
+    assert third.metrics["heldout/photo"] == first.metrics["heldout/photo"]
 
     # A stage made again makes what follows it again: a refiner retrained is shipped and scored.
     (tmp_path / "b" / ".done" / "refiner").unlink()
@@ -146,15 +149,13 @@ def test_a_build_killed_in_the_locator_resumes_its_last_epoch(tmp_path: Path):
     recipe = replace(TINY, locator_epochs=40)
     build(out, recipe, until="crops", log=lambda _: None)
     script = (
-        "import sys; from vision.detector.recipe import Recipe, build; import json; "
+        "import sys; from dokocam.vision.detector.recipe import Recipe, build; import json; "
         "build(sys.argv[1], Recipe.from_json(json.loads(open(sys.argv[2]).read())), until='locator')"
     )
     recipe_file = tmp_path / "recipe.json"
     recipe_file.write_text(json.dumps(recipe.to_json()))
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     child = subprocess.Popen(
         [sys.executable, "-c", script, str(out), str(recipe_file)],
-        env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -193,9 +194,9 @@ def test_another_recipe_in_the_same_folder_is_refused(tmp_path: Path):
 
 
 def test_recipe_values_and_the_cli_say_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
-    with pytest.raises(RecipeError, match="--scenes must be at least 2.*--closeup-fraction must be in"):
-        Recipe(scenes=1, closeup_fraction=1.5)
-    with pytest.raises(SystemExit, match="build-detector: --crop-size must be at least 8"):
+    with pytest.raises(RecipeError, match="--scenes must be at least 1.*--closeup-fraction must be in"):
+        Recipe(scenes=0, closeup_fraction=1.5)
+    with pytest.raises(SystemExit, match="detector build: --crop-size must be at least 8"):
         main(["detector", "build", str(tmp_path / "b"), "--crop-size", "4"])
     with pytest.raises(SystemExit, match="--locator-init nope.pt: not a local .pt file"):
         main(["detector", "build", str(tmp_path / "c"), "--locator-init", "nope.pt"])
@@ -208,7 +209,7 @@ def test_recipe_values_and_the_cli_say_what_is_wrong(tmp_path: Path, capsys: pyt
 def test_classifier_training_on_a_missing_gpu_is_a_clear_error(tmp_path: Path):
     with pytest.raises(DeviceError, match="no CUDA device"):
         train_classifier([tmp_path], tmp_path / "c.pt", device="cuda")
-    with pytest.raises(SystemExit, match="train-classifier: --device 'tpu': not a torch device"):
+    with pytest.raises(SystemExit, match="train classifier: --device 'tpu': not a torch device"):
         main(
             [
                 "detector",

@@ -75,7 +75,8 @@ def test_an_untrained_refiner_leaves_boxes_where_they_are() -> None:
 
 
 def _rectangles(root: Path, n: int, seed: int) -> Path:
-    """A YOLO folder of dark images with one to three grey-framed white rectangles each: "indices" whose box is plain to see."""
+    """A YOLO folder of dark images with one to three grey-framed white rectangles each: "indices" whose box is
+    plain to see."""
     rng = np.random.default_rng(seed)
     (root / "images").mkdir(parents=True)
     (root / "labels").mkdir()

@@ -88,7 +88,8 @@ def _one_feature_decides(
     blind_names: tuple[str, ...],
     seeing_names: tuple[str, ...],
 ) -> tuple[np.ndarray, np.ndarray, Rescorer, Rescorer]:
-    """Readings right exactly when feature ``name`` says so: a fit that reads it ranks them (AP > 0.9), one blind to it cannot."""
+    """Readings right exactly when feature ``name`` says so: a fit that reads it ranks them (AP > 0.9), one blind
+    to it cannot."""
     rng = np.random.default_rng(seed)
     n = 3000
     features = rng.normal(size=(n, len(FEATURES)))

@@ -9,10 +9,10 @@ import pytest
 
 from dokocam.engine.record import load_record
 from dokocam.service.cli import main
+from dokocam.service.cli import table as table_cli
 from dokocam.vision.bench.table import noisy
 from dokocam.vision.detector.model import DEFAULT_MODEL
 from dokocam.vision.synth.video import GameVideo
-from dokocam.service.cli import table as table_cli
 from dokocam.vision.table.pipeline import TablePipeline, analyze_stream, truth_frames
 
 

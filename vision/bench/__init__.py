@@ -1,1 +1,2 @@
-"""Benchmarks of the vision stages: dataset generation speed, whole rendered games through the table pipeline, memory over hours of live play."""
+"""Benchmarks of the vision stages: dataset generation speed, whole rendered games through the table pipeline,
+memory over hours of live play."""

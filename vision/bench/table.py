@@ -106,7 +106,7 @@ def run_bench(
         model = table_detector(None if detector == "model" else detector)
         if whole_frame:
             model = model.detector  # every frame whole, as before the trick-area crop
-    rows = []
+    rows: list[dict[str, Any]] = []
     tricks_total = tricks_exact = games_exact = 0
     pipeline_seconds = detect_seconds = render_seconds = 0.0
     frames_total = 0
@@ -128,7 +128,7 @@ def run_bench(
             else None
         )
 
-        def detected() -> Iterator[tuple[int, float, Detections]]:
+        def detected(video: GameVideo, rng: np.random.Generator) -> Iterator[tuple[int, float, Detections]]:
             nonlocal frames_total, render_seconds, detect_seconds
             for index, t in video.frame_times():
                 frames_total += 1
@@ -163,9 +163,9 @@ def run_bench(
                 target=model.card.target if model else "cards",
                 frames=sum(1 for _ in video.frame_times()),
             )
-            frames = save_detections(recording, header, detected())
+            frames = save_detections(recording, header, detected(video, rng))
         else:
-            frames = detected()
+            frames = detected(video, rng)
         for index, t, det in frames:
             t2 = time.perf_counter()
             events = pipeline.update(det, index, t)

@@ -13,7 +13,7 @@ import hashlib
 import logging
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -89,7 +89,8 @@ def inference_network(model: nn.Module) -> nn.Module:
     return net.to(memory_format=torch.channels_last)
 
 
-class IndexClassifier(nn.Module):
+# torch is not followed by mypy (pyproject), so nn.Module is Any there.
+class IndexClassifier(nn.Module):  # type: ignore[misc, unused-ignore]
     """Four small conv stages and a linear head over a ``CROP_SIZE`` RGB crop (about 0.1 M parameters).
 
     Kept to ~10 M multiply-adds per crop so it trains on tens of thousands of crops per CPU-minute.
@@ -165,7 +166,8 @@ def crop(image: np.ndarray, box: Sequence[float], size: int = CROP_SIZE) -> np.n
     scale = size / max(x2 - x1, 1e-3)
     matrix = np.array([[scale, 0, -x1 * scale], [0, size / max(y2 - y1, 1e-3), -y1 * size / max(y2 - y1, 1e-3)]])
     interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-    return cv2.warpAffine(image, matrix, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+    cropped: np.ndarray = cv2.warpAffine(image, matrix, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+    return cropped
 
 
 def stretch_boxes(xyxy: np.ndarray, factor: float, axis: int) -> np.ndarray:
@@ -254,13 +256,15 @@ class IndexReader:
     def probabilities(
         self, image: np.ndarray, xyxy: np.ndarray, pool: Executor | None = None, shares: int = 1
     ) -> np.ndarray:
-        """``(n, 25)`` class probabilities for the boxes ``xyxy`` of ``image`` (``pool``, ``shares``: see :meth:`read`)."""
+        """``(n, 25)`` class probabilities for the boxes ``xyxy`` of ``image`` (``pool``, ``shares``: see
+        :meth:`read`)."""
         boxes = square_boxes(xyxy, self.pad)
         if not len(boxes):
             return np.zeros((0, NUM_CLASSES), np.float32)
         windows = [boxes, *(stretch_boxes(boxes, a, axis) for a in self.stretches for axis in (0, 1))]
         batch = to_tensor(np.stack([crop(image, b, self.crop_size) for views in windows for b in views]))
-        return self.read(batch, pool, shares).reshape(len(windows), len(boxes), NUM_CLASSES).mean(axis=0)
+        probs: np.ndarray = self.read(batch, pool, shares).reshape(len(windows), len(boxes), NUM_CLASSES).mean(axis=0)
+        return probs
 
     def read(self, batch: torch.Tensor, pool: Executor | None = None, shares: int = 1) -> np.ndarray:
         """``(n, 25)`` class probabilities of crops already made into the network's input.
@@ -277,7 +281,8 @@ class IndexReader:
             else:
                 logits = self._logits(views)
             probs = F.softmax(logits, dim=1).reshape(-1, len(batch), NUM_CLASSES)
-            return probs.mean(dim=0).numpy()
+            mean: np.ndarray = probs.mean(dim=0).numpy()
+            return mean
 
     def _logits(self, views: torch.Tensor) -> torch.Tensor:
         if self.session is None:
@@ -382,8 +387,9 @@ def extract_crops(
             for box, cls in zip(boxes, item.label_class):
                 if max(box[2] - box[0], box[3] - box[1]) < min_size:
                     continue
-                small = small_variants is not None and min(box[2] - box[0], box[3] - box[1]) < SMALL_INDEX
-                for v in range(small_variants if small else variants):
+                small = min(box[2] - box[0], box[3] - box[1]) < SMALL_INDEX
+                copies = small_variants if small_variants is not None and small else variants
+                for v in range(copies):
                     jittered = box if v == 0 else jitter_box(box, rng, 0.08)
                     crops.append(crop(image, square_boxes(jittered, pad)[0], size))
                     labels.append(int(cls))
@@ -510,7 +516,7 @@ def train_classifier(
     device: str | None = None,
     defocus: Sequence[float] = (),
     pad: float = CROP_PAD,
-    log=print,
+    log: Callable[[str], None] = print,
 ) -> dict[str, float]:
     """Trains the index classifier on the labelled boxes of YOLO folders and saves it to ``out``.
 
@@ -722,7 +728,8 @@ def export_source_digest(exported: str | Path) -> str | None:
 
 
 class CropFileError(ValueError):
-    """A crops file is missing, not written by ``dokocam dataset crops``, of another crop size, or given to a classifier framed with another pad."""
+    """A crops file is missing, not written by ``dokocam dataset crops``, of another crop size, or given to a
+    classifier framed with another pad."""
 
 
 def load_crops(path: str | Path, size: int = CROP_SIZE, pad: float = CROP_PAD) -> tuple[np.ndarray, np.ndarray]:

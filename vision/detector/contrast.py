@@ -69,4 +69,5 @@ def stretch_contrast(image: np.ndarray, min_range: float) -> np.ndarray:
     lut = contrast_lut(np.ascontiguousarray(grey), min_range)
     if lut is None:
         return image
-    return cv2.LUT(image, lut)
+    stretched: np.ndarray = cv2.LUT(image, lut)
+    return stretched

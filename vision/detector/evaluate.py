@@ -336,10 +336,8 @@ class EvalReport:
                 f"{name.replace('_', '-')} {'n/a' if value is None else f'{value:.4f}'}"
                 for name, value in self.map50_if.items()
             ]
-            lines.append(
-                f"mAP50 without each kind of mistake ({', '.join(f'{n} {int(v)}' for n, v in self.mistake_counts().items())}): "
-                + ", ".join(parts)
-            )
+            counts = ", ".join(f"{n} {int(v)}" for n, v in self.mistake_counts().items())
+            lines.append(f"mAP50 without each kind of mistake ({counts}): " + ", ".join(parts))
         if self.map50 is not None and self.by_blur:
             parts = [
                 f"{name} {'n/a' if part.map50 is None else f'{part.map50:.4f}'} ({part.images} images, "
@@ -349,8 +347,9 @@ class EvalReport:
             lines.append("mAP50 by image blur (generated data): " + ", ".join(parts))
         if self.map50 is not None and self.visible is not None:
             part = self.visible
+            visible_map = "n/a" if part.map50 is None else f"{part.map50:.4f}"
             lines.append(
-                f"mAP50 of the fully visible labels (generated data, >= {FULLY_VISIBLE:.0%} visible): {'n/a' if part.map50 is None else f'{part.map50:.4f}'} "
+                f"mAP50 of the fully visible labels (generated data, >= {FULLY_VISIBLE:.0%} visible): {visible_map} "
                 f"({part.images} images, {int(part.labels.sum())} labels; {self.hidden_labels} partly hidden ones not "
                 f"scored)"
             )
@@ -375,8 +374,9 @@ def mistake_kinds(
     ``KIND_MISNAMED`` (IoU >= 0.5 with a label of another card), ``KIND_BACKGROUND`` (IoU under
     ``BACKGROUND_IOU`` with every label) or ``KIND_OFF_LABEL`` (the rest).
 
-    >>> mistake_kinds(np.array([[0, 0, 10, 10], [0, 0, 10, 10], [50, 50, 60, 60], [0, 0, 10, 16]]), np.array([1, 2, 1, 1]),
-    ...               np.array([0, -1, -1, -1]), np.array([[0, 0, 10, 10]]), np.array([1])).tolist()
+    >>> pred = np.array([[0, 0, 10, 10], [0, 0, 10, 10], [50, 50, 60, 60], [0, 0, 10, 16]])
+    >>> assigned, labels = np.array([0, -1, -1, -1]), np.array([[0, 0, 10, 10]])
+    >>> mistake_kinds(pred, np.array([1, 2, 1, 1]), assigned, labels, np.array([1])).tolist()
     [0, 1, 2, 3]
     """
     iou = box_iou(pred_xyxy, label_xyxy)

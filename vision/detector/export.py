@@ -1,4 +1,5 @@
-"""Exporting the detector for fast CPU inference (the locator to ONNX or OpenVINO, its classifier to ONNX) and the speed benchmark."""
+"""Exporting the detector for fast CPU inference (the locator to ONNX or OpenVINO, its classifier to ONNX) and the
+speed benchmark."""
 
 from __future__ import annotations
 

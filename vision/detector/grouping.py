@@ -77,7 +77,9 @@ def every_reading(corners: Detections, conf: float, weight: float = 0.5) -> Dete
     without those or ``data["probs"]`` and ``data["located"]`` stay as they are. A box's first
     reading is always kept.
 
-    >>> d = Detections(xyxy=[[0, 0, 8, 8]], confidence=[0.6], class_id=[1], data={"probs": [[0.3, 0.6, 0.1]], "located": [0.6]})
+    >>> d = Detections(
+    ...     xyxy=[[0, 0, 8, 8]], confidence=[0.6], class_id=[1], data={"probs": [[0.3, 0.6, 0.1]], "located": [0.6]}
+    ... )
     >>> e = every_reading(d, conf=0.3)
     >>> e.class_id.tolist(), [round(float(c), 2) for c in e.confidence]
     ([1, 0], [0.6, 0.42])
@@ -113,7 +115,8 @@ def drop_twins(corners: Detections, iou: float = TWIN_IOU, fuse_power: float = T
     index (a false positive for mAP). Averaging the boxes places the kept one better on small
     indices. Boxes of different cards are never dropped.
 
-    >>> d = drop_twins(Detections(xyxy=[[0, 0, 10, 10], [2, 0, 12, 10], [2, 0, 12, 10]], confidence=[0.5, 0.5, 0.7], class_id=[3, 3, 4]))
+    >>> boxes = [[0, 0, 10, 10], [2, 0, 12, 10], [2, 0, 12, 10]]
+    >>> d = drop_twins(Detections(xyxy=boxes, confidence=[0.5, 0.5, 0.7], class_id=[3, 3, 4]))
     >>> d.xyxy.tolist(), d.class_id.tolist()
     ([[1.0, 0.0, 11.0, 10.0], [2.0, 0.0, 12.0, 10.0]], [3, 4])
     """
@@ -455,7 +458,7 @@ def group_corners(corners: Detections, *, locate_weight: float = 0.5, **kwargs: 
     )
     return Detections(
         xyxy=xyxy,
-        confidence=scores,
-        class_id=names,
+        confidence=np.array(scores, dtype=np.float32),
+        class_id=np.array(names, dtype=np.int64),
         data={"corners": np.array([len(g) for g in groups], dtype=np.int64)},
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 # A card has two corner indices, so one prediction may recall at most two labels (more when it joins
 # more corners, on a deck printing its index in all four).
@@ -66,7 +67,7 @@ def on_ignored(pred_xyxy: np.ndarray, ignore_xyxy: np.ndarray) -> np.ndarray:
     ignore_xyxy = np.asarray(ignore_xyxy, dtype=np.float64).reshape(-1, 4)
     if not len(ignore_xyxy):
         return np.zeros(len(pred_xyxy), bool)
-    return covers(pred_xyxy, centers(ignore_xyxy)).any(1) | covers(ignore_xyxy, centers(pred_xyxy)).any(0)
+    return np.asarray(covers(pred_xyxy, centers(ignore_xyxy)).any(1) | covers(ignore_xyxy, centers(pred_xyxy)).any(0))
 
 
 def match_image(
@@ -134,7 +135,8 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     inter = w * h
     area_a = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1])
     area_b = (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
-    return inter / np.maximum(area_a + area_b - inter, 1e-9)
+    iou: np.ndarray = inter / np.maximum(area_a + area_b - inter, 1e-9)
+    return iou
 
 
 def iou_assign(
@@ -171,7 +173,7 @@ def short_side(xyxy: np.ndarray) -> np.ndarray:
     return np.minimum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
 
 
-def average_precision(confidence: np.ndarray, hit: np.ndarray, n_labels: int) -> float:
+def average_precision(confidence: ArrayLike, hit: ArrayLike, n_labels: int) -> float:
     """Area under the interpolated precision-recall curve (COCO's 101 recall points).
 
     >>> average_precision([0.9, 0.8], [True, True], 2)

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from dokocam.models import DEFAULT_MODEL as DEFAULT_MODEL
 from dokocam.vision.detections import Detections
 from dokocam.vision.detector.grouping import corner_score, drop_twins, group_corners
 from dokocam.vision.detector.matching import box_iou, short_side
@@ -30,8 +31,6 @@ from dokocam.vision.detector.matching import box_iou, short_side
 os.environ.setdefault("YOLO_OFFLINE", "1")
 
 log = logging.getLogger(__name__)
-
-from dokocam.models import DEFAULT_MODEL
 
 OPENVINO_SUFFIX = "_openvino_model"
 
@@ -247,16 +246,23 @@ class ModelCard:
         return path
 
     def for_table(self) -> ModelCard:
-        """The settings for whole table frames: the ``table_*`` values where given, one locator pass, one classifier view.
+        """The settings for whole table frames: the ``table_*`` values where given, one locator pass, one
+        classifier view.
 
         The table pipeline shows the locator only the trick area at its own size (``vision.table.focus``),
         so it has no use for a fine pass.
 
-        >>> card = ModelCard(imgsz=320, conf=0.35, table_imgsz=640, locate_conf=0.05, table_conf=0.4, table_locate_conf=0.2, scales=(1.2, 1.0), stretches=(1.3,), fine_scale=2.0)
+        >>> card = ModelCard(
+        ...     imgsz=320, conf=0.35, table_imgsz=640, locate_conf=0.05, table_conf=0.4, table_locate_conf=0.2,
+        ...     scales=(1.2, 1.0), stretches=(1.3,), fine_scale=2.0,
+        ... )
         >>> table = card.for_table()
-        >>> table.imgsz, table.conf, table.locate_conf, table.locate_weight, table.scales, table.stretches, table.fine_scale
-        (640, 0.4, 0.2, 0.5, (1.0,), (), None)
-        >>> table = ModelCard(classifier="c.pt", table_classifier="t.pt", rescorer="r.json", context_classifier="x.pt").for_table()
+        >>> table.imgsz, table.conf, table.locate_conf, table.locate_weight
+        (640, 0.4, 0.2, 0.5)
+        >>> table.scales, table.stretches, table.fine_scale
+        ((1.0,), (), None)
+        >>> card = ModelCard(classifier="c.pt", table_classifier="t.pt", rescorer="r.json", context_classifier="x.pt")
+        >>> table = card.for_table()
         >>> table.classifier, table.rescorer, table.context_classifier
         ('t.pt', None, None)
         """
@@ -313,8 +319,10 @@ def pass_size(imgsz: int, scale: float) -> int:
 def fine_pass_size(imgsz: int, fine_scale: float, side: int, zoom: float = 1.0) -> int:
     """The fine pass's size: ``fine_scale`` of ``imgsz``, but at most ``zoom`` times the photo's long ``side``.
 
-    >>> fine_pass_size(320, 2.0, 1280), fine_pass_size(320, 2.0, 480), fine_pass_size(320, 3.0, 640, zoom=2.0), fine_pass_size(320, 3.0, 400, zoom=2.0)
-    (640, 480, 960, 800)
+    >>> fine_pass_size(320, 2.0, 1280), fine_pass_size(320, 2.0, 480)
+    (640, 480)
+    >>> fine_pass_size(320, 3.0, 640, zoom=2.0), fine_pass_size(320, 3.0, 400, zoom=2.0)
+    (960, 800)
     """
     return min(pass_size(imgsz, fine_scale), pass_size(side, zoom))
 
@@ -340,7 +348,11 @@ def wants_fine_pass(found: Detections, image_side: int, imgsz: int, below: float
     the surely located boxes, in pixels of an ``imgsz`` pass over the photo's long side
     ``image_side``, is under ``below``; or no box was located surely.
 
-    >>> boxes = Detections(xyxy=np.array([[0.0, 0, 14, 20], [50, 50, 66, 70], [9, 9, 90, 90]]), confidence=np.array([0.9, 0.8, 0.1]), class_id=np.zeros(3, np.int64))
+    >>> boxes = Detections(
+    ...     xyxy=np.array([[0.0, 0, 14, 20], [50, 50, 66, 70], [9, 9, 90, 90]]),
+    ...     confidence=np.array([0.9, 0.8, 0.1]),
+    ...     class_id=np.zeros(3, np.int64),
+    ... )
     >>> wants_fine_pass(boxes, 640, 320, 12.0), wants_fine_pass(boxes, 640, 320, 6.0)
     (True, False)
     >>> wants_fine_pass(Detections.empty(), 640, 320, 12.0)
@@ -394,11 +406,11 @@ def merge_passes(passes: list[Detections], iou: float, sizes: list[int] | None =
         if len(cluster) and size[cluster].max() > size[i]:
             finest = cluster[size[cluster] == size[cluster].max()]
             xyxy[i] = found.xyxy[finest[np.argmax(found.confidence[finest])]]
-    keep = np.sort(np.asarray(keep, np.int64))
+    rows = np.sort(np.asarray(keep, np.int64))
     votes = np.array(
-        [len(np.unique(origin[(overlap[i] > iou) | (np.arange(len(found)) == i)])) for i in keep], np.float64
+        [len(np.unique(origin[(overlap[i] > iou) | (np.arange(len(found)) == i)])) for i in rows], np.float64
     )
-    return found.with_columns(xyxy=xyxy)[keep].with_columns(data={**found[keep].data, "votes": votes})
+    return found.with_columns(xyxy=xyxy)[rows].with_columns(data={**found[rows].data, "votes": votes})
 
 
 def _one_core_session(yolo: Any, path: Path) -> None:
@@ -411,7 +423,7 @@ def _one_core_session(yolo: Any, path: Path) -> None:
     Ultralytics version) the default session stays, only slower.
     """
     backend = getattr(getattr(getattr(yolo, "predictor", None), "model", None), "backend", None)
-    if getattr(backend, "session", None) is None:
+    if backend is None or getattr(backend, "session", None) is None:
         return
     import onnxruntime
 
@@ -432,7 +444,7 @@ def read_image(path: str | Path) -> np.ndarray:
 
     if not Path(path).is_file():
         raise UnreadableImageError(f"{path}: no such file")
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    image: np.ndarray | None = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if image is None:
         raise UnreadableImageError(f"{path}: not an image OpenCV can read")
     return image
@@ -775,9 +787,12 @@ class CardDetector:
         return found[: len(sizes)] + [f.with_columns(xyxy=turned_back(f.xyxy, width)) for f in found[len(sizes) :]]
 
     def _read(self, image: np.ndarray, xyxy: np.ndarray, reader: Any = None) -> np.ndarray:
-        """``reader``'s (default: the classifier's) probabilities for ``xyxy``, its views shared by the workers' threads."""
+        """``reader``'s (default: the classifier's) probabilities for ``xyxy``, its views shared by the workers'
+        threads."""
         pool = self._executor() if self.workers > 1 else None
-        return (self.reader if reader is None else reader).probabilities(image, xyxy, pool=pool, shares=self.workers)
+        reader = self.reader if reader is None else reader
+        probs: np.ndarray = reader.probabilities(image, xyxy, pool=pool, shares=self.workers)
+        return probs
 
     def _executor(self) -> ThreadPoolExecutor:
         if self._pool is None:

@@ -44,9 +44,12 @@ class Recipe:
 
     Attributes:
         seed: seeds the scenes, tiles, crops and both trainings.
-        scenes: generated scenes (a tenth go to ``val``: the synthetic validation set the build is scored on).
+        scenes: training scenes, drawn only with the training designs (:mod:`~dokocam.vision.synth.designs`).
         scene_size: side of the generated scenes in pixels.
-        closeup_fraction, near_fraction: as ``dokocam dataset generate``.
+        closeup_fraction, near_fraction, webcam_fraction, odd_print: as ``dokocam dataset generate``.
+        heldout_scenes: validation scenes drawn only with the held-out designs (``OUT/heldout``): every
+            choice the build makes (the locator's best epoch, the classifiers' checks) and its scores are on
+            them; as many drawn with training designs (``OUT/train-designs``, never trained on) show the gap.
         faces: face folders mixed into the scenes and crops (e.g. the English-pattern folder).
         tiles_per_image: native-resolution tiles of each training scene (0: none).
         crops: drawn index crops for the classifier, beside the scenes' own boxes (0: none).
@@ -74,6 +77,9 @@ class Recipe:
     scene_size: int = 640
     closeup_fraction: float = 0.3
     near_fraction: float = 0.0
+    webcam_fraction: float = 0.3
+    odd_print: float = 0.2
+    heldout_scenes: int = 300
     faces: tuple[str, ...] = ()
     tiles_per_image: int = 1
     crops: int = 50_000
@@ -107,7 +113,8 @@ class Recipe:
         problems = [
             f"--{name.replace('_', '-')} must be {rule}"
             for name, ok, rule in (
-                ("scenes", self.scenes >= 2, "at least 2 (one val, one train)"),
+                ("scenes", self.scenes >= 1, "at least 1"),
+                ("heldout_scenes", self.heldout_scenes >= 1, "at least 1"),
                 ("scene_size", self.scene_size >= 64, "at least 64"),
                 ("tiles_per_image", self.tiles_per_image >= 0, "0 or more"),
                 ("crops", self.crops >= 0, "0 or more"),
@@ -123,6 +130,8 @@ class Recipe:
                 ("workers", self.workers >= 0, "0 or more"),
                 ("closeup_fraction", 0 <= self.closeup_fraction <= 1, "in [0, 1]"),
                 ("near_fraction", 0 <= self.near_fraction <= 1, "in [0, 1]"),
+                ("webcam_fraction", 0 <= self.webcam_fraction <= 1, "in [0, 1]"),
+                ("odd_print", 0 <= self.odd_print <= 1, "in [0, 1]"),
             )
             if not ok
         ]
@@ -258,22 +267,35 @@ def build(
     return report
 
 
+# The build's scene sets: (folder, designs, seed offset, all of it validation).
+SCENE_SETS = (("scenes", "train", 0, False), ("heldout", "heldout", 1, True), ("train-designs", "train", 2, True))
+
+
 def _scenes(out: Path, recipe: Recipe) -> None:
+    from dataclasses import replace
+
     from dokocam.vision.synth.dataset import SceneConfig, write_dataset
 
     config = SceneConfig(
-        imgsz=recipe.scene_size, closeup_fraction=recipe.closeup_fraction, near_fraction=recipe.near_fraction
+        imgsz=recipe.scene_size,
+        closeup_fraction=recipe.closeup_fraction,
+        near_fraction=recipe.near_fraction,
+        webcam_fraction=recipe.webcam_fraction,
+        odd_print=recipe.odd_print,
     )
-    _consume(
-        write_dataset(
-            out / "scenes",
-            recipe.scenes,
-            recipe.seed,
-            config=config,
-            folders=recipe.faces,
-            workers=max(recipe.workers, 1),
+    for folder, designs, offset, validation in SCENE_SETS:
+        # A user's own --faces folders are training material: the validation sets draw only designs.
+        _consume(
+            write_dataset(
+                out / folder,
+                recipe.heldout_scenes if validation else recipe.scenes,
+                recipe.seed + offset,
+                config=replace(config, designs=designs),
+                val_fraction=1.0 if validation else 0.0,
+                folders=() if validation else recipe.faces,
+                workers=max(recipe.workers, 1),
+            )
         )
-    )
 
 
 def _tiles(out: Path, recipe: Recipe) -> None:
@@ -288,6 +310,7 @@ def _tiles(out: Path, recipe: Recipe) -> None:
 
 def _crops(out: Path, recipe: Recipe) -> None:
     from dokocam.vision.synth.crops import CropConfig, write_crops
+    from dokocam.vision.synth.dataset import design_folders
 
     if recipe.crops:
         _consume(
@@ -296,18 +319,18 @@ def _crops(out: Path, recipe: Recipe) -> None:
                 recipe.crops,
                 recipe.seed,
                 CropConfig(size=recipe.crop_size),
-                recipe.faces,
+                [str(folder) for folder in design_folders(recipe.faces, "train")],
                 max(recipe.workers, 1),
             )
         )
 
 
 def locator_data(out: Path, recipe: Recipe) -> Path:
-    """Writes the locator's dataset file: the scenes' and tiles' train splits, a few val scenes."""
+    """Writes the locator's dataset file: the scenes' and tiles' train splits, a few held-out-design scenes."""
     from dokocam.vision.synth.faces import CARD_CODES
     from dokocam.vision.yolo import read_folder
 
-    val = sorted(item.image.resolve() for item in read_folder(out / "scenes", split="val").items)[
+    val = sorted(item.image.resolve() for item in read_folder(out / "heldout", split="val").items)[
         : recipe.locator_val_images
     ]
     (out / "locator-val.txt").write_text("".join(f"{path}\n" for path in val))
@@ -317,7 +340,8 @@ def locator_data(out: Path, recipe: Recipe) -> Path:
     names = "".join(f"  {i}: {code}\n" for i, code in enumerate(CARD_CODES))
     path = out / "locator-data.yaml"
     path.write_text(
-        f"# dokocam detector build: the locator's data\ntrain: {json.dumps(train)}\nval: {(out / 'locator-val.txt').resolve()}\nnames:\n{names}"
+        f"# dokocam detector build: the locator's data\ntrain: {json.dumps(train)}\n"
+        f"val: {(out / 'locator-val.txt').resolve()}\nnames:\n{names}"
     )
     return path
 
@@ -332,7 +356,7 @@ def _locator(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
         train_locator(data, out=run, resume=True, device=recipe.device, workers=recipe.workers)
         return
     # Continuing a trained locator wants a gentle, warm start; a fresh one the usual warm-up.
-    tuning: dict[str, object] = (
+    tuning: dict[str, Any] = (
         dict(optimizer="AdamW", lr0=0.0005, lrf=0.2, warmup_epochs=0) if recipe.locator_init else dict(warmup_epochs=1)
     )
     train_locator(
@@ -363,7 +387,7 @@ def _classifier(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
     train_classifier(
         [out / "scenes"],
         out / f"{MODEL_NAME}.classifier.pt",
-        val=[out / "scenes"],
+        val=[out / "heldout"],
         epochs=recipe.classifier_epochs,
         batch=recipe.classifier_batch,
         width=recipe.classifier_width,
@@ -379,7 +403,8 @@ def _classifier(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
 
 
 def _card(recipe: Recipe) -> Any:
-    """The model card of a build: the shipped model's operating points (passes, thresholds, the table's own) at this build's size."""
+    """The model card of a build: the shipped model's operating points (passes, thresholds, the table's own) at
+    this build's size."""
     from dataclasses import replace
 
     from dokocam.vision.detector.model import DEFAULT_MODEL, ModelCard
@@ -437,7 +462,7 @@ def _refiner(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
         return
     # The boxes the refiner learns to move are this build's locator's, read by its classifier.
     detector = _detector(out, recipe, refiner=False)
-    train, val = train_split(out / "scenes"), read_folder(out / "scenes", split="val")
+    train, val = train_split(out / "scenes"), read_folder(out / "heldout", split="val")
     train = replace(train, items=train.items[: recipe.refiner_scenes])
     locate = lambda image: detector.locate(image).xyxy  # noqa: E731
     pairs, val_pairs = make_pairs(train, locate, seed=recipe.seed), make_pairs(val, locate, seed=recipe.seed + 1)
@@ -475,7 +500,7 @@ def _hard(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
     train_classifier(
         [out / "scenes"],
         target,
-        val=[out / "scenes"],
+        val=[out / "heldout"],
         epochs=recipe.hard_epochs,
         batch=recipe.classifier_batch,
         width=recipe.classifier_width,
@@ -507,9 +532,15 @@ def _model(out: Path, recipe: Recipe) -> None:
     )
 
 
+# What the eval stage scores with each profile: the held-out designs (what every choice is made on) and
+# scenes of the training designs never trained on, side by side so the gap shows.
+EVAL_SETS = ("heldout", "train-designs")
+PROFILES = ("photo", "table")
+
+
 def _eval_names(extra: tuple[str, ...]) -> list[str]:
-    """What the eval stage scores, by name: the build's own val split, then each extra folder."""
-    return ["synthetic-val", *(Path(folder).name for folder in extra)]
+    """What the eval stage scores, by name: each validation set under each profile, then each extra folder."""
+    return [f"{name}/{profile}" for name in EVAL_SETS for profile in PROFILES] + [Path(f).name for f in extra]
 
 
 def _eval(out: Path, extra: tuple[str, ...], log: Callable[[str], None]) -> dict[str, Any]:
@@ -518,11 +549,14 @@ def _eval(out: Path, extra: tuple[str, ...], log: Callable[[str], None]) -> dict
     from dokocam.vision.yolo import read_folder
 
     model = out / "model" / f"{MODEL_NAME}.pt"
-    detector = CardDetector.load(model)
-    folders = [read_folder(out / "scenes", split="val"), *(read_folder(folder) for folder in extra)]
-    targets = zip(_eval_names(extra), folders, strict=True)
+    photo, table = CardDetector.load(model), CardDetector.load(model, table=True)
+    targets = [
+        (f"{name}/{profile}", read_folder(out / name, split="val"), photo if profile == "photo" else table)
+        for name in EVAL_SETS
+        for profile in PROFILES
+    ] + [(Path(folder).name, read_folder(folder), photo) for folder in extra]
     metrics: dict[str, Any] = {}
-    for name, folder in targets:
+    for name, folder, detector in targets:
         # F1 where the model's detections are used; mAP50 as the model card counts it (one detection run).
         report = evaluate(detector, folder, out=out / "eval" / name, examples=4, map_conf=MAP_CONF)
         p, r, f1 = report.overall

@@ -53,7 +53,8 @@ class RefinerCheckpointError(ClassifierCheckpointError):
     """A file is not a dokocam box-refiner checkpoint."""
 
 
-class BoxRefiner(nn.Module):
+# torch is not followed by mypy (pyproject), so nn.Module is Any there.
+class BoxRefiner(nn.Module):  # type: ignore[misc, unused-ignore]
     """The classifier's four conv stages, then a small MLP over the whole feature map and the box.
 
     Unlike the classifier it keeps the map's layout (no global pooling): where an edge lies is
@@ -71,7 +72,8 @@ class BoxRefiner(nn.Module):
         self.width, self.crop_size = width, crop_size
 
     def forward(self, crops: torch.Tensor, boxes: torch.Tensor) -> torch.Tensor:
-        """Refined boxes ``(n, 4)`` in crop units, for float crops ``(n, 3, s, s)`` and their located boxes ``(n, 4)``."""
+        """Refined boxes ``(n, 4)`` in crop units, for float crops ``(n, 3, s, s)`` and their located boxes
+        ``(n, 4)``."""
         features = self.features(crops).flatten(1)
         return boxes + self.head(torch.cat([features, (boxes - 0.5) * 4], dim=1)) * 0.25
 
@@ -91,14 +93,16 @@ def to_crop_units(xyxy: np.ndarray, windows: np.ndarray, size: int = CROP_SIZE) 
     """
     windows = np.asarray(windows, np.float64)
     origin, side = windows[:, [0, 1, 0, 1]], (windows[:, 2] - windows[:, 0])[:, None]
-    return ((np.asarray(xyxy, np.float64) - 0.5 - origin) / side + 0.5 / size).astype(np.float32)
+    units: np.ndarray = ((np.asarray(xyxy, np.float64) - 0.5 - origin) / side + 0.5 / size).astype(np.float32)
+    return units
 
 
 def from_crop_units(units: np.ndarray, windows: np.ndarray, size: int = CROP_SIZE) -> np.ndarray:
     """The inverse of :func:`to_crop_units`."""
     windows = np.asarray(windows, np.float64)
     origin, side = windows[:, [0, 1, 0, 1]], (windows[:, 2] - windows[:, 0])[:, None]
-    return ((np.asarray(units, np.float64) - 0.5 / size) * side + origin + 0.5).astype(np.float32)
+    xyxy: np.ndarray = ((np.asarray(units, np.float64) - 0.5 / size) * side + origin + 0.5).astype(np.float32)
+    return xyxy
 
 
 def dihedral(
@@ -203,7 +207,8 @@ class BoxReader:
         out = self._run(torch.cat([v[0] for v in views]), torch.cat([v[1] for v in views]))
         # Each view's answer flipped back (a flip is its own inverse) before averaging.
         back = [dihedral(torch.zeros(n, 1, 1, 1), part, fx, fy, no)[1] for part, (fx, fy) in zip(out.split(n), flips)]
-        return torch.stack(back).mean(0).numpy()
+        refined: np.ndarray = torch.stack(back).mean(0).numpy()
+        return refined
 
     def _run(self, crops: torch.Tensor, units: torch.Tensor) -> torch.Tensor:
         if self.session is None:
@@ -218,7 +223,8 @@ class BoxReader:
 
 @dataclass
 class Pairs:
-    """Training examples: crops ``(n, s, s, 3)`` uint8 BGR, their located boxes and the labels' boxes, both ``(n, 4)`` in crop units."""
+    """Training examples: crops ``(n, s, s, 3)`` uint8 BGR, their located boxes and the labels' boxes, both
+    ``(n, 4)`` in crop units."""
 
     crops: np.ndarray
     located: np.ndarray

@@ -46,7 +46,8 @@ FEATURES = (
     "log_aspect",  # short side over long side
     "log_locator",  # the locator's own score
     "log_votes",  # how many locator passes found the box (the photo at several sizes, and turned)
-    "log_relative_size",  # the box's size over the median of the photo's sure boxes (a cluster of pips is larger than an index)
+    # the box's size over the median of the photo's sure boxes (a cluster of pips is larger than an index)
+    "log_relative_size",
     "log_context_probability",  # the context classifier's probability of this card (a window 4x the box)
     "log_context_background",  # ... that no index is there
 )
@@ -82,8 +83,11 @@ def reading_features(
     ``context`` the context classifier's probabilities (``(n, cards + 1)``, background last; ``None``:
     no context classifier, and the :data:`CONTEXT_FEATURES` are NaN).
 
-    >>> f = reading_features(np.array([[0, 0, 10, 14], [50, 0, 60, 14]]), np.array([[0.7, 0.2], [0.9, 0.05]]), np.array([0.8, 0.9]), 0.35)
-    >>> f.shape, float(f[0, 0, FEATURES.index("is_best")]), round(float(np.exp(f[0, 0, FEATURES.index("log_partner")])), 2)
+    >>> f = reading_features(
+    ...     np.array([[0, 0, 10, 14], [50, 0, 60, 14]]), np.array([[0.7, 0.2], [0.9, 0.05]]), np.array([0.8, 0.9]), 0.35
+    ... )
+    >>> partner = float(np.exp(f[0, 0, FEATURES.index("log_partner")]))
+    >>> f.shape, float(f[0, 0, FEATURES.index("is_best")]), round(partner, 2)
     ((2, 2, 18), 1.0, 0.81)
     >>> bool(np.isnan(f[..., FEATURES.index("log_context_probability")]).all())
     True
@@ -124,7 +128,7 @@ def reading_features(
         "log_located": each_card(np.log(located + EPS)),
         "log_short_side": each_card(np.log(short + 1)),
         "log_partner": np.log(partner_support + 1e-3),
-        "has_partner": each_card(partner.any(1).astype(np.float64)),
+        "has_partner": each_card(np.asarray(partner.any(1), np.float64)),
         "log_background": each_card(np.log(background + EPS)),
         "log_twin": np.log(twin_support + 1e-3),
         "log_second_probability": each_card(np.log(second + EPS)),
@@ -145,7 +149,8 @@ def reading_features(
 
 
 def features_for(context: bool) -> tuple[str, ...]:
-    """The :data:`FEATURES` a detector can give: all, or without a context classifier those but :data:`CONTEXT_FEATURES`.
+    """The :data:`FEATURES` a detector can give: all, or without a context classifier those but
+    :data:`CONTEXT_FEATURES`.
 
     >>> len(features_for(True)) - len(features_for(False))
     2
@@ -164,9 +169,9 @@ def feature_columns(names: tuple[str, ...]) -> list[int]:
 
 def readings_mask(features: np.ndarray, floor: float) -> np.ndarray:
     """Which readings count: a box's likeliest card, and any card whose plain score reaches ``floor``."""
-    return (features[..., FEATURES.index("is_best")] > 0) | (
-        features[..., FEATURES.index("log_corner_score")] >= np.log(floor + EPS)
-    )
+    best = features[..., FEATURES.index("is_best")] > 0
+    sure: np.ndarray = features[..., FEATURES.index("log_corner_score")] >= np.log(floor + EPS)
+    return np.asarray(best | sure)
 
 
 def collect_readings(
@@ -277,7 +282,8 @@ class Rescorer:
         """Probabilities for features (:data:`FEATURES`, all of them) of any leading shape."""
         x = (np.asarray(features, np.float64)[..., feature_columns(self.features)] - self.mean) / self.std
         hidden = np.maximum(x @ self.w1 + self.b1, 0.0)
-        return 1.0 / (1.0 + np.exp(-(hidden @ self.w2 + self.b2)))
+        probs: np.ndarray = 1.0 / (1.0 + np.exp(-(hidden @ self.w2 + self.b2)))
+        return probs
 
     def save(self, path: str | Path) -> Path:
         path = Path(path)

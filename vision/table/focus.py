@@ -58,14 +58,15 @@ class TrickAreaDetector:
             if x2 - x1 >= MIN_SIDE and y2 - y1 >= MIN_SIDE:
                 self.box = (x1, y1, x2, y2)
         if self.box is None:
-            return self.detector.update(image)
+            whole: Detections = self.detector.update(image)
+            return whole
         x1, y1, x2, y2 = self.box
         full = getattr(self.detector, "imgsz", None)
         if full is not None:
             # Never enlarge the crop: interpolated pixels show the detector details it misreads.
             self.detector.imgsz = min(full, 32 * -(-max(x2 - x1, y2 - y1) // 32))
         try:
-            found = self.detector.update(image[y1:y2, x1:x2])
+            found: Detections = self.detector.update(image[y1:y2, x1:x2])
         finally:
             if full is not None:
                 self.detector.imgsz = full

@@ -232,8 +232,8 @@ class GameFollower:
                     None,
                     card,
                     f"a third {card} (read at {event.confidence:.2f}) was played into trick {trick_number + 1}; the "
-                    f"{card} "
-                    f"of trick {number + 1} (read at {confidence:.2f}) is likely a misreading; check trick {number + 1}",
+                    f"{card} of trick {number + 1} (read at {confidence:.2f}) is likely a misreading; "
+                    f"check trick {number + 1}",
                     candidates=((str(card), event.confidence), (str(card), confidence)),
                 )
             )
@@ -302,6 +302,7 @@ class GameFollower:
         if len(plays) != 4 or any(s != ts for (s, _), (_, ts, _) in zip(plays, trick.plays, strict=True)):
             return []
         leader = game.tricks[trick.number - 1].winner() if trick.number else 0
+        assert leader is not None  # the trick before this one is complete
         turn = [(leader + k) % 4 for k in range(4)]
         off = [self.geometry.seat_offsets(c) for _, _, c in trick.plays]
 
@@ -649,7 +650,9 @@ class GameFollower:
         for past in history[:first]:
             game.apply(past)
         for seat, card in plays:
-            game.play(game.to_move if seat is None else seat, card)
+            mover = game.to_move if seat is None else seat
+            assert mover is not None  # these plays were made before, so the game was not over
+            game.play(mover, card)
         for past in history[first:]:
             if not isinstance(past, PlayEvent):
                 game.apply(past)

@@ -113,7 +113,7 @@ def parse_players(text: str | None) -> tuple[str, str, str, str]:
     names = tuple(n.strip() for n in text.split(","))
     if len(names) != 4 or not all(names):
         raise SpecError(f"--players needs four names separated by commas (seat 0 = Vorhand first), got {text!r}")
-    return names  # type: ignore[return-value]
+    return names
 
 
 @dataclass

@@ -4,8 +4,8 @@ Running the detector over a video costs tens of milliseconds a frame; the tracke
 cost well under one. A recording keeps every analysed frame's detections as JSON lines, so the
 table pipeline can be tuned and tested on real detector output in seconds:
 
-    {"format": "dokocam-detections/1", "width": 960, "height": 540, "target": "corners", "frames": 624}
-    {"frame": 9, "time": 2.25, "xyxy": [[503.0, 474.0, 554.0, 540.0]], "class_id": [7], "confidence": [0.91], "corners": [2]}
+  {"format": "dokocam-detections/1", "width": 960, "height": 540, "target": "corners", "frames": 624}
+  {"frame": 9, "time": 2.25, "xyxy": [[53.0, 74.0, 98.0, 140.0]], "class_id": [7], "confidence": [0.91], "corners": [2]}
 
 The first line says what found the boxes (``target``: ``"corners"`` for a corner-index detector,
 ``"cards"`` for whole cards); ``corners`` (optional) is how many corner indices each box joins.

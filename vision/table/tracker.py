@@ -342,8 +342,8 @@ class CardTracker:
         corners = det.data["corners"]
         return Detections(
             xyxy=np.array(boxes, dtype=np.float32).reshape(-1, 4),
-            confidence=[float(det.confidence[g].max()) for g in groups],
-            class_id=[int(det.class_id[g[0]]) for g in groups],
+            confidence=np.array([float(det.confidence[g].max()) for g in groups], dtype=np.float32),
+            class_id=np.array([int(det.class_id[g[0]]) for g in groups], dtype=np.int64),
             data={"corners": np.array([int(corners[g].sum()) for g in groups], dtype=np.int64)},
         )
 
@@ -549,13 +549,13 @@ class CardTracker:
                     cost += self.class_penalty
                 pairs.append((cost, k, int(d)))
         pairs.sort()
-        for _cost, k, d in pairs:
+        for _cost, k, row in pairs:
             track = self.tracks[k]
-            if used[d] or track.id in matched:
+            if used[row] or track.id in matched:
                 continue
-            used[d] = True
+            used[row] = True
             matched.add(track.id)
-            self._observe(track, det, d, centers[d], sizes[d], time)
+            self._observe(track, det, row, centers[row], sizes[row], time)
         for d in np.nonzero(~used)[0]:
             if parts and self._on_landed(int(det.class_id[d]), centers[d]):
                 continue  # a second part of a landed card in this frame (or a misplaced strip of it)
@@ -629,7 +629,7 @@ class CardTracker:
     def _footprint(self, track: Track) -> np.ndarray:
         """Where a card's parts may be found: for a landed card lying still, what is seen of it
         now joined with where it came to rest (the corner seen a moment ago still belongs to it)."""
-        if track.landed and not track.moved and self._still(track):
+        if track.landed and not track.moved and track.landed_box is not None and self._still(track):
             return _union(track.box, track.landed_box)
         return track.box
 
@@ -652,7 +652,8 @@ class CardTracker:
         if t1 - t0 <= 0 or time - t1 > 0.5:
             return track.center
         # Damped: a sliding card slows down as it comes to rest.
-        return c1 + 0.6 * (c1 - c0) * ((time - t1) / (t1 - t0))
+        predicted: np.ndarray = c1 + 0.6 * (c1 - c0) * ((time - t1) / (t1 - t0))
+        return predicted
 
     def _observe(self, track: Track, det: Detections, d: int, center: np.ndarray, size: float, time: float) -> None:
         box = det.xyxy[d].astype(np.float64)
@@ -699,7 +700,7 @@ class CardTracker:
             recent = [part for k, part in enumerate(recent) if k == 0 or again[k]]
             agree = [sum(self._fits(p, q, track.size) for q in recent) for p in recent]
             seed = int(np.argmax(agree))
-        box = recent[seed]
+        box: np.ndarray = recent[seed]
         for k, part in enumerate(recent):
             if k != seed and self._fits(box, part, track.size):
                 box = _union(box, part)
@@ -890,7 +891,8 @@ def _seen_again(parts: list[np.ndarray]) -> np.ndarray:
     [True, True, False]
     """
     boxes = np.array(parts, dtype=np.float64).reshape(-1, 4)
-    return (box_iou(boxes, boxes) >= SAME_PLACE_IOU).sum(1) > 1
+    again: np.ndarray = (box_iou(boxes, boxes) >= SAME_PLACE_IOU).sum(1) > 1
+    return again
 
 
 def _center(box: np.ndarray) -> np.ndarray:
@@ -899,7 +901,8 @@ def _center(box: np.ndarray) -> np.ndarray:
 
 
 def _diagonal(xyxy: np.ndarray) -> np.ndarray:
-    return np.hypot(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1]).astype(np.float64)
+    diagonal: np.ndarray = np.hypot(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1]).astype(np.float64)
+    return diagonal
 
 
 def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
@@ -915,11 +918,13 @@ def _outside(points: np.ndarray, box: np.ndarray) -> np.ndarray:
     """How far each point lies outside ``box`` (0 inside)."""
     dx = np.maximum(np.maximum(box[0] - points[:, 0], points[:, 0] - box[2]), 0.0)
     dy = np.maximum(np.maximum(box[1] - points[:, 1], points[:, 1] - box[3]), 0.0)
-    return np.hypot(dx, dy)
+    distance: np.ndarray = np.hypot(dx, dy)
+    return distance
 
 
 def _shift_to_hold(box: np.ndarray, part: np.ndarray) -> np.ndarray:
     """``box`` moved only as far as needed to hold ``part`` (which is smaller)."""
     low = np.minimum(part[:2] - box[:2], 0.0)
     high = np.maximum(part[2:] - box[2:], 0.0)
-    return box + np.tile(low + high, 2)
+    shifted: np.ndarray = box + np.tile(low + high, 2)
+    return shifted
