@@ -160,7 +160,7 @@ class Deal:
     @property
     def multiplier(self) -> int:
         """The factor the game's points are multiplied with on the sheet."""
-        return 2**self.bocks
+        return 1 << self.bocks
 
     @property
     def vorhand(self) -> str:

@@ -320,3 +320,20 @@ def test_the_catalogue_takes_more_keys_and_names_the_players() -> None:
         "Anna kann nicht keine 90 sagen: noch keine Partei hat Re oder Kontra angesagt"
     )
     assert isinstance(error.message, Message) and str(error) == error.en
+
+
+# -- what the dashboard shows: the engine's items -------------------------------------------------
+
+
+def test_special_points_during_play_and_in_a_solo_by_the_house_rule() -> None:
+    nine = " | ".join(GAME_158.split(" | ")[:9])
+    game = make_game(nine)  # trick 9: Re (seat 2) catches the Fuchs of seat 1
+    items = game.special_points()
+    assert [(i.kind, i.party, i.trick) for i in items] == [(ItemKind.FUCHS_GEFANGEN, Party.RE, 8)]
+    assert items[0].to_dict()["name"] == "Fuchs gefangen" and items[0].to_dict()["special"] is True
+    done = make_game(GAME_158)
+    assert done.special_points() == done.result().special_items
+    solo = Contract.solo(SoloKind.DIAMONDS, 2)  # seat 2 catches the Füchse of seat 1
+    assert make_game(GAME_158, contract=solo).special_points() == []
+    house = make_game(GAME_158, contract=solo, rules=Rules.from_dict({"solo_special_points": True}))
+    assert house.special_points() and house.special_points() == house.result().special_items
