@@ -11,6 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from dokocam.engine.messages import Message
 from dokocam.service.texts import Text, TextError, error_body
 
 log = logging.getLogger(__name__)
@@ -44,10 +45,17 @@ _PROBLEMS: dict[str, tuple[str, str]] = {
 class ApiError(Exception):
     """A refusal with its HTTP status and message; nothing was changed."""
 
-    def __init__(self, status_code: int, text: Text, headers: Mapping[str, str] | None = None) -> None:
-        super().__init__(text.de)
+    def __init__(
+        self,
+        status_code: int,
+        text: Message,
+        headers: Mapping[str, str] | None = None,
+        names: Sequence[str] | None = None,
+    ) -> None:
+        super().__init__(text.text("de", names))
         self.status_code = status_code
         self.text = text
+        self.names = names
         self.headers = dict(headers or {})
 
 
@@ -80,7 +88,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return JSONResponse(error_body(exc.text), status_code=exc.status_code, headers=exc.headers)
+        return JSONResponse(error_body(exc.text, exc.names), status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -217,10 +217,12 @@ class TrickPublic(BaseModel):
 
 class FlagPublic(BaseModel):
     kind: str
+    title: str = Field(description="what the flag found, in German, e.g. Nicht bedient")
     trick: int | None = Field(description="1-based trick number")
     seat: Seat | None
     card: CardPublic | None
-    message: str
+    message: str = Field(description="German, the players named")
+    message_en: str
 
 
 class CallPublic(BaseModel):
@@ -272,7 +274,8 @@ class GamePublic(BaseModel):
     flags: list[FlagPublic]
     uncertain: list[PlayPublic]
     is_over: bool
-    blocked: str | None = Field(description="why a finished game is not on the sheet yet")
+    blocked: str | None = Field(description="why a finished game is not on the sheet yet (German)")
+    blocked_en: str | None
     result: ResultPublic | None
 
 
@@ -325,7 +328,8 @@ class RulesPublic(BaseModel):
 class NotePublic(BaseModel):
     event_id: int
     kind: str
-    message: str
+    message: str = Field(description="why the event no longer fits (German)")
+    message_en: str = ""
 
 
 class ActionPublic(BaseModel):

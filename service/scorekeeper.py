@@ -12,10 +12,11 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from dokocam.engine import Call, Card, Game, Rules
+from dokocam.engine import Call, Card, EngineError, Game, IllegalCallError, IllegalPlayError, Rules
+from dokocam.engine.messages import Message
 from dokocam.engine.sheet import Partie
 from dokocam.service import table as t
 from dokocam.service.feed import CARD_PLAYED, NEEDS_CONFIRMATION, Feed, FeedEvent, FeedFrame, FollowsGame, Resumes
@@ -32,6 +33,20 @@ _ACTIONS_SHOWN = 12  # a person's latest actions the page offers to take back
 
 class NotFoundError(TextError):
     """The card, call or event an action names does not exist (HTTP 404)."""
+
+
+class EngineRefusal(TextError):
+    """The engine refused an action; ``conflict``: it is well-formed but does not fit the game now (HTTP 409).
+
+    Args:
+        error: the engine's error.
+        names: the players in the engine's seat order (Vorhand first).
+    """
+
+    def __init__(self, error: EngineError, names: Sequence[str] | None) -> None:
+        message = error.message if isinstance(error.message, Message) else Text("engine_refused", why=str(error))
+        super().__init__(message, names)
+        self.conflict = isinstance(error, (IllegalCallError, IllegalPlayError))
 
 
 class Scorekeeper:
@@ -164,12 +179,10 @@ class Scorekeeper:
             payload = dict(payload)
             try:
                 _VALIDATORS[kind](self, payload)
-            except ValueError as exc:
-                current = self.state.current
-                if current is None or type(exc).__init__ is not ValueError.__init__:
-                    raise
+            except EngineError as exc:
                 # The engine counts seats from Vorhand; people know each other by name.
-                raise type(exc)(current.name_seats(str(exc))) from exc
+                current = self.state.current
+                raise EngineRefusal(exc, current.deal_seats if current is not None else None) from exc
             if payload.get("source") != "camera":
                 self._dry_run(kind, payload)
             event = self.store.append(kind, payload)
@@ -318,7 +331,7 @@ class Scorekeeper:
     def _require_no_partie(self, action: Text) -> None:
         partie = self.state.partie
         if partie is not None and not partie.is_over:
-            raise t.TableError(Text("partie_running", action=action.de))
+            raise t.TableError(Text("partie_running", action=action))
 
     def _require_game(self) -> t.GameState:
         return self._replayer.require_game()

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dokocam.engine import Call, Card, Contract, Game, Rules
+from dokocam.engine.messages import Message
 from dokocam.engine.sheet import Partie, SheetEntry
 from dokocam.service.store import StoredEvent
 from dokocam.service.texts import Text, TextError
@@ -138,6 +139,7 @@ class GameState:
     calls: list[tuple[int, Call, int]] = field(default_factory=list)  # (table seat, call, event id)
     # Set while a finished game cannot go on the sheet yet (e.g. an owed Pflichtsolo not declared).
     blocked: str | None = None
+    blocked_en: str | None = None
     first_event_id: int | None = None  # the event after which this game began (a Partie start, the last card)
 
     def __post_init__(self) -> None:
@@ -276,8 +278,8 @@ class Replayer:
             if handler is not None:
                 handler(self, event)
         except ValueError as exc:
-            message = self.state.current.name_seats(str(exc)) if self.state.current else str(exc)
-            self.state.notes.append({"event_id": event.id, "kind": event.kind, "message": message})
+            de, en = explain(exc, self.state.current)
+            self.state.notes.append({"event_id": event.id, "kind": event.kind, "message": de, "message_en": en})
 
     # -- handlers ------------------------------------------------------------------------
 
@@ -402,15 +404,15 @@ class Replayer:
         current = self.state.current
         assert current is not None and self.state.partie is not None
         if not current.game.is_over:
-            current.blocked = None
+            current.blocked = current.blocked_en = None
             return
         try:
             entry = self.state.partie.record_game(current.game)
         except ValueError as exc:
             # The game stays open until someone fixes what the sheet refuses (its message says what).
-            current.blocked = str(exc)
+            current.blocked, current.blocked_en = explain(exc, current)
             raise
-        current.blocked = None
+        current.blocked = current.blocked_en = None
         self.state.finished.append(FinishedGame(current, entry, ended_early=False))
         self._next_game()
 
@@ -467,6 +469,22 @@ def last_undoable(events: Sequence[StoredEvent]) -> StoredEvent | None:
     """The person's action "Rückgängig" takes back now, or None: never a camera event."""
     actions = person_actions(events)
     return actions[0] if actions else None
+
+
+def explain(error: ValueError, game: GameState | None) -> tuple[str, str]:
+    """An error's German and English text, seats named by the players of ``game``.
+
+    The engine's and the service's errors carry a message in both languages; a plain
+    ``ValueError`` (the sheet's) has one text, shown in both places.
+    """
+    names = game.deal_seats if game is not None else None
+    message = getattr(error, "message", None)
+    if isinstance(error, TextError):
+        return error.text.text("de", error.names or names), error.text.text("en", error.names or names)
+    if isinstance(message, Message):
+        return message.text("de", names), message.text("en", names)
+    plain = game.name_seats(str(error)) if game is not None else str(error)
+    return plain, plain
 
 
 # A resumed file starts this long before the first card of the game it picks up again.

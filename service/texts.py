@@ -1,14 +1,17 @@
-"""The service's own words, German first and English second, under message keys.
+"""The service's own words, German first and English second, in the engine's one catalogue.
 
-The rules' words (flags, score items, refusals of the engine) come from the engine's catalogue;
-these are the words only the dashboard and its API say: refused requests, undo, the feed.
-An error reply carries both languages: ``{"detail": German, "detail_en": English, "code": key}``.
+The rules' words (flags, score items, refusals of the engine) are the engine's
+(``engine.messages``); these are the words only the dashboard and its API say: refused requests,
+undo, the feed. They are registered under ``service.<key>``. An error reply carries both
+languages: ``{"detail": German, "detail_en": English, "code": key}``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
+
+from dokocam.engine.messages import Message, register
 
 # key -> (German, English); placeholders in str.format style.
 TEXTS: dict[str, tuple[str, str]] = {
@@ -214,40 +217,54 @@ TEXTS: dict[str, tuple[str, str]] = {
 }
 
 
-@dataclass(frozen=True)
-class Text:
-    """A message by key with its values; ``de`` and ``en`` are its two texts.
+PREFIX = "service."
+register({PREFIX + key: texts for key, texts in TEXTS.items()})
 
-    >>> Text("no_such_event", id=7).de
-    'Kein Ereignis 7 im Protokoll'
+
+class Text(Message):
+    """One of the service's messages: ``Text("no_such_event", id=7)`` is ``Message("service.no_such_event", id=7)``.
+
+    >>> Text("no_such_event", id=7).de, Text("no_such_event", id=7).code
+    ('Kein Ereignis 7 im Protokoll', 'no_such_event')
     """
 
-    key: str
-    params: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ()
 
     def __init__(self, key: str, **params: Any) -> None:
-        if key not in TEXTS:
-            raise KeyError(f"no text {key!r} in the service's catalogue")
-        object.__setattr__(self, "key", key)
-        object.__setattr__(self, "params", params)
+        super().__init__(PREFIX + key, **params)
 
     @property
-    def de(self) -> str:
-        return TEXTS[self.key][0].format(**self.params)
-
-    @property
-    def en(self) -> str:
-        return TEXTS[self.key][1].format(**self.params)
+    def code(self) -> str:
+        """The key without the service's prefix, as error replies name it."""
+        return self.key.removeprefix(PREFIX)
 
 
 class TextError(ValueError):
-    """A refusal of the service with its message key; ``str()`` is the German text."""
+    """A refusal with its message (the service's or the engine's); ``str()`` is the German text.
 
-    def __init__(self, text: Text) -> None:
-        super().__init__(text.de)
+    Args:
+        text: the message.
+        names: the players in the engine's seat order, so "Platz 2" reads as a name.
+    """
+
+    def __init__(self, text: Message, names: Sequence[str] | None = None) -> None:
+        super().__init__(text.text("de", names))
         self.text = text
+        self.names = names
+
+    @property
+    def de(self) -> str:
+        return self.text.text("de", self.names)
+
+    @property
+    def en(self) -> str:
+        return self.text.text("en", self.names)
 
 
-def error_body(text: Text) -> dict[str, str]:
+def code_of(message: Message) -> str:
+    return message.key.removeprefix(PREFIX)
+
+
+def error_body(text: Message, names: Sequence[str] | None = None) -> dict[str, str]:
     """The JSON body of an error reply: German ``detail``, English ``detail_en``, the message ``code``."""
-    return {"detail": text.de, "detail_en": text.en, "code": text.key}
+    return {"detail": text.text("de", names), "detail_en": text.text("en", names), "code": code_of(text)}

@@ -215,6 +215,7 @@ def game_view(current: t.GameState, *, entry_points: dict[str, int] | None = Non
         "uncertain": [play_view(ref, players) for ref in current.plays if ref.uncertain],
         "is_over": game.is_over,
         "blocked": current.blocked,
+        "blocked_en": current.blocked_en,
         "result": result,
     }
 
@@ -233,12 +234,15 @@ def play_view(ref: t.PlayRef, players: tuple[str, ...]) -> dict[str, Any]:
 
 
 def flag_view(flag: Any, current: t.GameState) -> dict[str, Any]:
+    """A flag of the engine with its title and sentence in German and English, seats as names."""
     return {
-        "kind": flag.kind,
+        "kind": str(flag.kind),
+        "title": flag.kind.name_in("de"),
         "trick": flag.trick + 1 if flag.trick is not None else None,
         "seat": current.table_seat(flag.seat) if flag.seat is not None else None,
         "card": card_view(flag.card) if flag.card is not None else None,
-        "message": current.name_seats(flag.message),
+        "message": flag.text.text("de", current.deal_seats),
+        "message_en": flag.text.text("en", current.deal_seats),
     }
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import status
 
 from dokocam.service.errors import ApiError
-from dokocam.service.scorekeeper import NotFoundError, Scorekeeper
+from dokocam.service.scorekeeper import EngineRefusal, NotFoundError, Scorekeeper
 from dokocam.service.table import TableError
 from dokocam.service.texts import Text, TextError
 
@@ -26,21 +26,19 @@ def submit(table: Scorekeeper, kind: str, payload: Mapping[str, Any]) -> dict[st
     try:
         event = table.submit(kind, payload)
     except NotFoundError as exc:
-        raise ApiError(status.HTTP_404_NOT_FOUND, exc.text) from exc
+        raise ApiError(status.HTTP_404_NOT_FOUND, exc.text, names=exc.names) from exc
     except TableError as exc:
-        raise ApiError(status.HTTP_409_CONFLICT, exc.text) from exc
+        raise ApiError(status.HTTP_409_CONFLICT, exc.text, names=exc.names) from exc
+    except EngineRefusal as exc:
+        code = status.HTTP_409_CONFLICT if exc.conflict else status.HTTP_422_UNPROCESSABLE_CONTENT
+        raise ApiError(code, exc.text, names=exc.names) from exc
     except TextError as exc:
-        raise ApiError(status.HTTP_422_UNPROCESSABLE_CONTENT, exc.text) from exc
+        raise ApiError(status.HTTP_422_UNPROCESSABLE_CONTENT, exc.text, names=exc.names) from exc
     except ValueError as exc:
-        code = status.HTTP_409_CONFLICT if _is_conflict(exc) else status.HTTP_422_UNPROCESSABLE_CONTENT
-        raise ApiError(code, Text("engine_refused", why=str(exc)[:300])) from exc
+        # A sheet refusal (a plain ValueError of engine.sheet): malformed for this Partie.
+        raise ApiError(status.HTTP_422_UNPROCESSABLE_CONTENT, Text("engine_refused", why=str(exc)[:300])) from exc
     except (TypeError, KeyError, LookupError) as exc:
         # A payload of a shape the schemas let through but the engine cannot read: refused, logged to be fixed.
         log.warning("refused %s %r: %r", kind, dict(payload), exc)
         raise ApiError(status.HTTP_422_UNPROCESSABLE_CONTENT, Text("not_applied", why=str(exc)[:200])) from exc
     return {"event": event.to_dict(), "state": table.view()}
-
-
-def _is_conflict(exc: ValueError) -> bool:
-    # An announcement the engine refuses is legal in form but wrong for this moment of the game.
-    return type(exc).__name__ in ("IllegalCallError", "PflichtsoloError", "PartieOverError")

@@ -111,7 +111,7 @@ function renderAlerts() {
   const flagAlert = (f, prefix, names) => {
     const card = f.card ? ` – ${f.card.symbol} ${f.card.name}` : "";
     const who = f.seat !== null ? ` – ${names[f.seat]}` : "";
-    return el("div", { class: "alert flag" }, `⚠ ${prefix}${flagTitle(f.kind)}: Stich ${f.trick ?? "?"}${who}${card}. ${f.message}`);
+    return el("div", { class: "alert flag" }, `⚠ ${prefix}${f.title}: Stich ${f.trick ?? "?"}${who}${card}. ${f.message}`);
   };
   // A renege is often proven only in the last tricks: keep the finished game's alerts until the next game starts.
   const nextStarted = g && (g.tricks.length || (g.current_trick && g.current_trick.plays.length));
@@ -134,9 +134,6 @@ function renderAlerts() {
       el("button", { class: "ghost", title: "ausblenden", onclick: () => { dismissed.add(n.event_id); renderAlerts(); } }, "×")));
   }
   for (const f of state.pipeline_flags.slice(-2)) box.append(el("div", { class: "alert note" }, `Kamera: ${f.message || f.kind}`));
-}
-function flagTitle(kind) {
-  return { renege: "Nicht bedient", third_copy: "Dritte Karte gleicher Art", out_of_turn: "Nicht an der Reihe", incomplete_trick: "Stich unvollständig" }[kind] || kind;
 }
 
 function cardNode(play, g, extra = "") {

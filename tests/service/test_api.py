@@ -67,7 +67,9 @@ def test_call_too_late_is_refused_with_the_reason_and_logs_nothing(client: TestC
     seat = _qc_holder(seed)
     response = client.post("/games/current/calls", json={"seat": seat, "call": "re"})
     assert response.status_code == 409
-    assert response.json()["detail"].startswith(f"{PLAYERS[seat]} cannot say Re")  # the engine's reason, with the name
+    body = response.json()  # the engine's reason, the player named, German first
+    assert body["detail"].startswith(f"{PLAYERS[seat]} kann nicht Re sagen")
+    assert body["detail_en"].startswith(f"{PLAYERS[seat]} cannot say Re") and body["code"] == "call_refused"
     assert _events(client) == before
 
 
