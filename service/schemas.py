@@ -215,6 +215,19 @@ class TrickPublic(BaseModel):
     augen: int
 
 
+class ClaimPublic(BaseModel):
+    """A Spielabkürzung (DDV 5.4): a player showed their cards and their party took every trick left."""
+
+    seat: Seat
+    player: str
+    tricks: int = Field(description="tricks not played, all counted for the claimer's party")
+    augen: int = Field(description="the Augen of the cards not played")
+
+
+class ClaimCreate(_Body):
+    seat: Seat = Field(..., ge=0, le=3, description="the table seat who shows their cards and claims the rest")
+
+
 class FlagPublic(BaseModel):
     kind: str
     title: str = Field(description="what the flag found, in German, e.g. Nicht bedient")
@@ -274,6 +287,7 @@ class GamePublic(BaseModel):
     flags: list[FlagPublic]
     uncertain: list[PlayPublic]
     is_over: bool
+    claimed: ClaimPublic | None = Field(description="the Spielabkürzung that ended the game, if one did")
     blocked: str | None = Field(description="why a finished game is not on the sheet yet (German)")
     blocked_en: str | None
     result: ResultPublic | None

@@ -254,6 +254,11 @@ class Scorekeeper:
         trial = Game.replay(current.rules, current.contract, current.deal_seats, current.game.history)
         trial.call(current.game_seat(payload["seat"]), Call(payload["call"]))
 
+    def _check_claim(self, payload: dict[str, Any]) -> None:
+        current = self._require_game()
+        trial = Game.replay(current.rules, current.contract, current.deal_seats, current.game.history)
+        trial.claim(current.game_seat(payload["seat"]))
+
     def _check_confirm(self, payload: dict[str, Any]) -> None:
         play, _ = self._find_play(payload["target"])
         if not play.uncertain:
@@ -525,6 +530,8 @@ def _action_text(event: StoredEvent, game: t.GameState | None) -> Text:
         return Text(key, card=card.german_name if card else "?", code=str(card or "?"), player=who)
     if event.kind == t.GAME_ENDED_EARLY:
         return Text("act_end", number=game.number if game is not None else "?")
+    if event.kind == t.REST_CLAIMED:
+        return Text("act_claim", player=player(payload["seat"]), number=game.number if game is not None else "?")
     return Text("act_other", kind=event.kind, id=event.id)
 
 
@@ -542,6 +549,7 @@ _VALIDATORS: dict[str, Callable[[Scorekeeper, dict[str, Any]], None]] = {
     t.CARD_CORRECTED: Scorekeeper._check_correction,
     t.CALL_MADE: Scorekeeper._check_call,
     t.CALL_CORRECTED: Scorekeeper._check_call_correction,
+    t.REST_CLAIMED: Scorekeeper._check_claim,
     t.GAME_ENDED_EARLY: Scorekeeper._check_end,
     t.PIPELINE_FLAG: Scorekeeper._check_nothing,
     t.UNDO: Scorekeeper._check_undo,

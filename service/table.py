@@ -41,6 +41,7 @@ CARD_CONFIRMED = "card_confirmed"
 CARD_CORRECTED = "card_corrected"
 CALL_MADE = "call_made"
 CALL_CORRECTED = "call_corrected"
+REST_CLAIMED = "rest_claimed"
 GAME_ENDED_EARLY = "game_ended_early"
 PIPELINE_FLAG = "pipeline_flag"
 UNDO = "undo"
@@ -55,13 +56,23 @@ UNDOABLE = frozenset(
         CARD_CORRECTED,
         CALL_MADE,
         CALL_CORRECTED,
+        REST_CLAIMED,
         GAME_ENDED_EARLY,
         PIPELINE_FLAG,
     }
 )
 # What a person does at the table; each can be taken back by itself.
 PERSON_KINDS = frozenset(
-    {CONTRACT_SET, CARD_OBSERVED, CARD_CONFIRMED, CARD_CORRECTED, CALL_MADE, CALL_CORRECTED, GAME_ENDED_EARLY}
+    {
+        CONTRACT_SET,
+        CARD_OBSERVED,
+        CARD_CONFIRMED,
+        CARD_CORRECTED,
+        CALL_MADE,
+        CALL_CORRECTED,
+        REST_CLAIMED,
+        GAME_ENDED_EARLY,
+    }
 )
 # Events that change earlier ones: the state is rebuilt from the whole log after them.
 REBUILDS = frozenset({UNDO, CARD_CORRECTED, CARD_CONFIRMED, CALL_CORRECTED})
@@ -140,6 +151,7 @@ class GameState:
     # Set while a finished game cannot go on the sheet yet (e.g. an owed Pflichtsolo not declared).
     blocked: str | None = None
     blocked_en: str | None = None
+    claim_event_id: int | None = None  # the Spielabkürzung that ended the game, if one did
     first_event_id: int | None = None  # the event after which this game began (a Partie start, the last card)
 
     def __post_init__(self) -> None:
@@ -351,6 +363,12 @@ class Replayer:
         current.game.call(current.game_seat(seat), call)
         current.calls.append((seat, call, event.id))
 
+    def _rest_claimed(self, event: StoredEvent) -> None:
+        current = self.require_game()
+        current.game.claim(current.game_seat(int(event.payload["seat"])))
+        current.claim_event_id = event.id
+        self._finish_if_over()
+
     def _game_ended_early(self, event: StoredEvent) -> None:
         current = self.require_game()
         assert self.state.partie is not None
@@ -424,6 +442,7 @@ _HANDLERS = {
     CARD_OBSERVED: Replayer._card_observed,
     CARD_DOUBTED: Replayer._card_doubted,
     CALL_MADE: Replayer._call_made,
+    REST_CLAIMED: Replayer._rest_claimed,
     GAME_ENDED_EARLY: Replayer._game_ended_early,
     PIPELINE_FLAG: Replayer._pipeline_flag,
 }

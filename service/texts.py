@@ -199,6 +199,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "act_card_fix": ("Berichtigung: {card} von {player}", "correction: {code} by {player}"),
     "act_confirm": ("Bestätigung: {card} von {player}", "confirmation: {code} by {player}"),
     "act_end": ("Spiel {number} ohne Wertung beendet", "game {number} ended without score"),
+    "act_claim": (
+        "Spielabkürzung: {player} beansprucht den Rest (Spiel {number})",
+        "claim: {player} takes the rest (game {number})",
+    ),
     "act_other": ("Ereignis {id} ({kind})", "event {id} ({kind})"),
     # the camera feed
     "feed_stopped": (

@@ -214,10 +214,19 @@ def game_view(current: t.GameState, *, entry_points: dict[str, int] | None = Non
         "flags": [flag_view(flag, current) for flag in game.flags],
         "uncertain": [play_view(ref, players) for ref in current.plays if ref.uncertain],
         "is_over": game.is_over,
+        "claimed": _claim_view(game.claimed, current),
         "blocked": current.blocked,
         "blocked_en": current.blocked_en,
         "result": result,
     }
+
+
+def _claim_view(claim: Any, current: t.GameState) -> dict[str, Any] | None:
+    """A Spielabkürzung (DDV 5.4) as the engine counted it: who, how many tricks, their Augen."""
+    if claim is None:
+        return None
+    seat = current.table_seat(claim.seat)
+    return {"seat": seat, "player": current.table_players[seat], "tricks": claim.tricks, "augen": claim.augen}
 
 
 def play_view(ref: t.PlayRef, players: tuple[str, ...]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from dokocam.service.schemas import (
     CallCreate,
     CardCorrection,
     CardCreate,
+    ClaimCreate,
     ContractSet,
     GameEnd,
     GamePublic,
@@ -47,6 +48,15 @@ def set_contract(*, table: TableDep, body: ContractSet) -> Accepted:
 def make_call(*, table: TableDep, body: CallCreate) -> Accepted:
     """Announces Re/Kontra or an Absage; refused with 409 and the reason when too late or not allowed."""
     return Accepted.model_validate(submit(table, t.CALL_MADE, {"seat": body.seat, "call": body.call}))
+
+
+@router.post("/current/claim", status_code=status.HTTP_201_CREATED, dependencies=[TokenDep])
+def claim_rest(*, table: TableDep, body: ClaimCreate) -> Accepted:
+    """Spielabkürzung (DDV 5.4): the seat shows its cards, its party takes every trick left; the game is over.
+
+    Refused with 409 and the engine's reason mid-trick, before a Hochzeit is decided, or once the game is over.
+    """
+    return Accepted.model_validate(submit(table, t.REST_CLAIMED, {"seat": body.seat}))
 
 
 @router.patch("/calls/{event_id}", dependencies=[TokenDep])

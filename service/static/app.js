@@ -189,7 +189,7 @@ function renderControls() {
   pick.replaceChildren(...names.map((n, i) => el("button", { role: "radio", "aria-checked": String(i === selectedSeat), "data-seat": i,
     onclick: () => { selectedSeat = i; renderControls(); } }, n)));
   const g = state.game;
-  for (const b of document.querySelectorAll("#calls button, #btn-contract, #btn-card, #btn-end")) b.disabled = !g;
+  for (const b of document.querySelectorAll("#calls button, #btn-contract, #btn-card, #btn-end, #btn-claim")) b.disabled = !g;
   const partner = $("#contract-partner");
   partner.replaceChildren(...names.map((n, i) => el("option", { value: i }, `nimmt: ${n}`)));
   partner.hidden = $("#contract-type").value !== "armut";
@@ -243,10 +243,12 @@ function renderResult() {
   const link = $("#record-link");
   link.href = `/games/${g.number}/record`;
   link.download = `doppelkopf-spiel-${g.number}.json`;
+  const claim = g.claimed ? el("p", { class: "hint", text: `Spielabkürzung: ${g.claimed.player} beanspruchte die letzten ${g.claimed.tricks} Stiche (${g.claimed.augen} Augen).` }) : null;
   const rows = r.items.map((i) => el("tr", {}, el("td", { text: i.name }), el("td", { text: i.party === "re" ? "Re" : i.party === "kontra" ? "Kontra" : "" }), el("td", { text: signed(i.value) })));
   $("#result").replaceChildren(
     el("table", {}, el("tbody", {}, rows, el("tr", { class: "total" }, el("td", { text: "Spielwert" }), el("td"), el("td", { text: r.game_value })))),
-    el("div", { class: "points" }, Object.entries(r.points).map(([n, v]) => el("div", {}, n, el("b", { class: v > 0 ? "pos" : v < 0 ? "neg" : "", text: signed(v) })))));
+    el("div", { class: "points" }, Object.entries(r.points).map(([n, v]) => el("div", {}, n, el("b", { class: v > 0 ? "pos" : v < 0 ? "neg" : "", text: signed(v) })))),
+    claim);
 }
 
 async function renderParties() {
@@ -479,6 +481,11 @@ function wire() {
     if (type !== "normal") body.declarer = selectedSeat;
     if (type === "armut") body.partner = Number($("#contract-partner").value);
     api("PUT", "/games/current/contract", body).then(() => toast("Spielart gesetzt.")).catch(() => {});
+  });
+  $("#btn-claim").addEventListener("click", () => {
+    const who = seatNames()[selectedSeat];
+    if (!confirm(`Spielabkürzung: ${who} zeigt die Karten, seine Partei bekommt alle übrigen Stiche. Das Spiel endet.`)) return;
+    api("POST", "/games/current/claim", { seat: selectedSeat }).then(() => toast(`${who} beansprucht den Rest.`)).catch(() => {});
   });
   $("#btn-card").addEventListener("click", () => api("POST", "/games/current/cards", { seat: selectedSeat, card: $("#manual-card").value }).catch(() => {}));
   $("#btn-end").addEventListener("click", () => {

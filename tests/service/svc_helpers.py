@@ -38,9 +38,9 @@ def play_game(client: TestClient, seed: int = 1, upto: int = 48) -> dict:
     return state
 
 
-def play_game_rest(client: TestClient, seed: int, after: int) -> dict:
+def play_game_rest(client: TestClient, seed: int, after: int, upto: int = 48) -> dict:
     state: dict = {}
-    for seat, card in legal_plays(seed)[after:]:
+    for seat, card in legal_plays(seed)[after:upto]:
         state = play(client, seat, card)
     return state
 

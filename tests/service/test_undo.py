@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fastapi.testclient import TestClient
-from svc_helpers import play, play_game, start
+from svc_helpers import play, play_game, play_game_rest, start
 
 from dokocam.service.feed import CARD_PLAYED, FeedEvent
 from dokocam.service.recorded import deal, legal_plays
@@ -113,3 +113,22 @@ def test_an_early_end_is_taken_back_and_the_game_goes_on(client: TestClient) -> 
     assert state["game"]["number"] == 1 and state["partie"]["sheet"] == []
     state = play(client, *legal_plays(8)[5])
     assert len(state["game"]["tricks"]) == 1
+
+
+def test_a_spielabkuerzung_ends_the_game_and_can_be_taken_back(client: TestClient) -> None:
+    seed = 9
+    start(client)
+    play_game(client, seed=seed, upto=33)  # a card of trick 9 lies on the table
+    mid = client.post("/games/current/claim", json={"seat": 0})
+    assert mid.status_code == 409 and mid.json()["code"] == "claim_mid_trick" and "Anna" in mid.json()["detail"]
+    state = play_game_rest(client, seed, after=33, upto=36)
+    assert state["game"]["current_trick"]["plays"] == []
+    claimed = client.post("/games/current/claim", json={"seat": 1})
+    assert claimed.status_code == 201, claimed.text
+    state = claimed.json()["state"]
+    last = state["last_game"]
+    assert last["claimed"]["player"] == "Ben" and last["claimed"]["tricks"] == 3 and last["claimed"]["augen"] > 0
+    assert len(state["partie"]["sheet"]) == 1 and state["game"]["number"] == 2
+    assert state["undo"]["label"] == "Spielabkürzung: Ben beansprucht den Rest (Spiel 1)"
+    state = client.post("/events/undo", json={"target": state["undo"]["event_id"]}).json()["state"]
+    assert state["partie"]["sheet"] == [] and state["game"]["number"] == 1 and len(state["game"]["tricks"]) == 9
