@@ -62,6 +62,7 @@ class FeedFrame:
     width: int
     height: int
     boxes: Sequence[Box] = ()
+    scale: float = 1.0  # width over the camera's own width (a frame shrunk for the pages is < 1)
 
 
 FeedItem = FeedEvent | FeedFrame
@@ -207,7 +208,13 @@ def _to_item(position: int, entry: Mapping[str, Any]) -> FeedItem:
             for b in data.get("boxes", [])
         ]  # type: ignore[misc]
         return FeedFrame(
-            int(data["index"]), when, base64.b64decode(data["jpeg"]), int(data["width"]), int(data["height"]), boxes
+            int(data["index"]),
+            when,
+            base64.b64decode(data["jpeg"]),
+            int(data["width"]),
+            int(data["height"]),
+            boxes,
+            float(data.get("scale", 1.0)),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise FeedError(f"recorded event #{position} ({entry['kind']}) is malformed: {exc!r}") from exc

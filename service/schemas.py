@@ -371,6 +371,15 @@ class TablePublic(BaseModel):
     actions: list[ActionPublic] = Field(description="a person's latest actions still in force, newest first")
 
 
+class CheckPublic(BaseModel):
+    """One finding of the camera check."""
+
+    topic: str = Field(description="view, size, light or focus")
+    ok: bool
+    message: str = Field(description="what was found and what to change, in German")
+    message_en: str
+
+
 class EventPublic(BaseModel):
     id: int
     time: float

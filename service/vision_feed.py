@@ -181,7 +181,7 @@ class VisionFeed:
             Box(tuple(float(v) * scale for v in xyxy), CARD_CODES[int(cls)], float(conf))  # type: ignore[arg-type]
             for xyxy, cls, conf in zip(detections.xyxy, detections.class_id, detections.confidence)
         ]
-        return FeedFrame(index, when, buffer.tobytes() if ok else b"", image.shape[1], image.shape[0], boxes)
+        return FeedFrame(index, when, buffer.tobytes() if ok else b"", image.shape[1], image.shape[0], boxes, scale)
 
     def close(self) -> None:
         self._closed = True

@@ -5,9 +5,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Query, Request, Response, status
 from fastapi.responses import StreamingResponse
 
+from dokocam.engine.messages import Message
+from dokocam.service.camera_check import check_frame
 from dokocam.service.deps import TableDep
 from dokocam.service.errors import ApiError
-from dokocam.service.schemas import TablePublic
+from dokocam.service.schemas import CheckPublic, TablePublic
 from dokocam.service.texts import Text
 
 router = APIRouter(tags=["stream"])
@@ -40,6 +42,25 @@ async def stream(*, table: TableDep, request: Request) -> StreamingResponse:
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+
+
+@router.get("/camera/check")
+def check_camera(*, table: TableDep) -> list[CheckPublic]:
+    """A check of the newest camera image before play: trick area in view, index size, light, focus.
+
+    Each finding says what to change. Lay four cards face up in the middle of the table first.
+    """
+    import cv2
+    import numpy as np
+
+    frame = table.frame()
+    if frame is None:
+        raise ApiError(status.HTTP_404_NOT_FOUND, Message("service.check.no_frame"))
+    image = cv2.imdecode(np.frombuffer(frame.jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
+    if image is None:
+        raise ApiError(status.HTTP_404_NOT_FOUND, Message("service.check.no_frame"))
+    checks = check_frame(image, [box.xyxy for box in frame.boxes], scale=frame.scale)
+    return [CheckPublic.model_validate(c.to_dict()) for c in checks]
 
 
 @router.get("/frame.jpg", response_class=Response, responses={200: {"content": {"image/jpeg": {}}}})

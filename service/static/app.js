@@ -457,12 +457,23 @@ async function startPartie(event) {
   await api("POST", "/partie", body).then(() => toast("Partie gestartet.")).catch(() => {});
 }
 
+// Before play: is the trick area in view, are the indices large enough, is there light, is it in focus?
+async function checkCamera() {
+  const list = $("#cam-check");
+  const res = await fetch("/camera/check");
+  const data = await res.json().catch(() => ({}));
+  list.hidden = false;
+  if (!res.ok) { list.replaceChildren(el("li", { class: "bad", text: data.detail || `Fehler ${res.status}` })); return; }
+  list.replaceChildren(...data.map((c) => el("li", { class: c.ok ? "good" : "bad", text: `${c.ok ? "✓" : "✗"} ${c.message}` })));
+}
+
 function wire() {
   cardOptions($("#fix-card")); cardOptions($("#manual-card"));
   $("#form-fix").addEventListener("submit", submitFix);
   $("#form-settings").addEventListener("submit", saveSettings);
   $("#form-partie").addEventListener("submit", startPartie);
   $("#btn-settings").addEventListener("click", openSettings);
+  $("#btn-check").addEventListener("click", checkCamera);
   $("#btn-partie").addEventListener("click", () => $("#dlg-partie").showModal());
   // The button sends the id it showed: a card the camera adds meanwhile cannot become its target.
   $("#btn-undo").addEventListener("click", () => { if (state.undo) takeBack(state.undo); });
