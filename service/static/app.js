@@ -248,7 +248,7 @@ function renderResult() {
   $("#result").replaceChildren(
     el("table", {}, el("tbody", {}, rows, el("tr", { class: "total" }, el("td", { text: "Spielwert" }), el("td"), el("td", { text: r.game_value })))),
     el("div", { class: "points" }, Object.entries(r.points).map(([n, v]) => el("div", {}, n, el("b", { class: v > 0 ? "pos" : v < 0 ? "neg" : "", text: signed(v) })))),
-    claim);
+    ...(claim ? [claim] : []));
 }
 
 async function renderParties() {

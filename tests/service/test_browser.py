@@ -283,6 +283,7 @@ def test_a_phone_shows_the_trick_the_ansage_and_the_result_on_the_first_screen(t
         text = phone.inner_text("body")
         for english in ("undo", " by ", "seat ", "game ", "ended early", "no score", "starts Bock"):
             assert english not in text, english
+        assert "null" not in text and "undefined" not in text
         assert phone.errors == []  # type: ignore[attr-defined]
     finally:
         server.stop()
