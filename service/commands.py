@@ -88,6 +88,9 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--model", help="detector weights for a camera or video source (default: the shipped model)")
     parser.add_argument(
+        "--deck", metavar="NAME", help="read with this enrolled deck's adapted classifier (`dokocam deck list`)"
+    )
+    parser.add_argument(
         "--stride",
         type=int,
         default=None,
@@ -123,7 +126,7 @@ def _serve(args: argparse.Namespace) -> int:
     settings = _settings(args, source=args.source, realtime=not args.fast)
     if settings is None:
         return 2
-    return _run(settings, args.players, model=args.model, stride=args.stride)
+    return _run(settings, args.players, model=args.model, deck=args.deck, stride=args.stride)
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -138,6 +141,7 @@ def _demo(args: argparse.Namespace) -> int:
         settings,
         args.players or DEMO_PLAYERS,
         model=args.model,
+        deck=args.deck,
         stride=args.stride if args.stride is None else max(1, args.stride),
         fallback_to_recorded=True,
     )
@@ -159,6 +163,7 @@ def _run(
     players: str | None,
     *,
     model: str | None = None,
+    deck: str | None = None,
     stride: int | None = None,
     fallback_to_recorded: bool = False,
 ) -> int:
@@ -180,9 +185,9 @@ def _run(
     source = settings.source
     if source is not None and source != RECORDED_DEMO:
         try:
-            feed = open_feed(source, realtime=settings.realtime, model=model, stride=stride)
+            feed = open_feed(source, realtime=settings.realtime, model=model, deck=deck, stride=stride)
             resume = is_recorded(source) or Path(source).is_file()
-        except ValueError as exc:  # FeedError, SourceError, ModelNotFoundError
+        except ValueError as exc:  # FeedError, SourceError, ModelNotFoundError, DeckError
             if not fallback_to_recorded:
                 print(f"cannot open --source {source}: {exc}", file=sys.stderr)
                 return 2

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dokocam.service.feed import Feed, RecordedFeed, is_recorded
 
 
-def open_feed(source: str, *, realtime: bool = True, model: str | None = None, stride: int | None = None) -> Feed:
+def open_feed(
+    source: str, *, realtime: bool = True, model: str | None = None, deck: str | None = None, stride: int | None = None
+) -> Feed:
     """Opens a camera index, a video file or a recorded event list as a feed.
 
     Camera and video go through ``vision.table`` (imported here, lazily: it loads the detector).
@@ -17,4 +19,4 @@ def open_feed(source: str, *, realtime: bool = True, model: str | None = None, s
         return RecordedFeed(source, realtime=realtime)
     from dokocam.service.vision_feed import VisionFeed  # heavy: cv2, the detector
 
-    return VisionFeed(source, realtime=realtime, model=model, stride=stride)
+    return VisionFeed(source, realtime=realtime, model=model, deck=deck, stride=stride)

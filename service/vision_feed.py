@@ -50,6 +50,7 @@ class VisionFeed:
             analyses about as many frames a video second as ``dokocam analyze`` does, so a 4 fps
             demo is read frame by frame and a 30 fps recording every few frames.
         model: detector weights; the shipped model when None.
+        deck: an enrolled deck whose adapted classifier reads the cards (``dokocam deck enroll``).
         detector: anything with ``update(image) -> Detections`` to use instead of loading ``model``.
 
     Raises:
@@ -64,13 +65,14 @@ class VisionFeed:
         fps: float = 5.0,
         stride: int | None = None,
         model: str | None = None,
+        deck: str | None = None,
         detector: Any = None,
     ) -> None:
         self.source = open_source(source, stride=stride)  # first: a wrong path fails before the model loads
         if detector is None:
             from dokocam.vision.table.focus import table_detector
 
-            detector = table_detector(model)
+            detector = table_detector(model, deck)
         self.detector = detector
         # A live camera paces itself; a file is paced by its frame times.
         self.pacer = Pacer(realtime=realtime) if Path(str(source)).is_file() else None
@@ -149,7 +151,8 @@ class VisionFeed:
         self.frames_detected += 1
         if isinstance(self.detector, TruthDetector):
             return self.detector.at(frame.index)
-        return self.detector.update(frame.image)  # type: ignore[no-any-return]
+        found: Detections = self.detector.update(frame.image)
+        return found
 
     def _use_current_game(self, pipeline: TablePipeline, game: Any = None) -> None:
         if self.game_factory is None:
@@ -178,7 +181,7 @@ class VisionFeed:
             image = cv2.resize(image, (int(width * scale), int(height * scale)), interpolation=cv2.INTER_AREA)
         ok, buffer = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, _JPEG_QUALITY])
         boxes = [
-            Box(tuple(float(v) * scale for v in xyxy), CARD_CODES[int(cls)], float(conf))  # type: ignore[arg-type]
+            Box((xyxy[0] * scale, xyxy[1] * scale, xyxy[2] * scale, xyxy[3] * scale), CARD_CODES[int(cls)], float(conf))
             for xyxy, cls, conf in zip(detections.xyxy, detections.class_id, detections.confidence)
         ]
         return FeedFrame(index, when, buffer.tobytes() if ok else b"", image.shape[1], image.shape[0], boxes, scale)

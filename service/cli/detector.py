@@ -321,6 +321,9 @@ def register(groups: Mapping[str, Any]) -> None:
     detect.add_argument("--conf", type=float, default=None, help="score threshold (default: the model card's)")
     detect.add_argument("--imgsz", type=int, default=None)
     _add_views(detect)
+    detect.add_argument(
+        "--deck", metavar="NAME", help="read with this enrolled deck's adapted classifier (`dokocam deck list`)"
+    )
     detect.set_defaults(func=_detect)
 
     ev = groups["top"].add_parser(
@@ -349,6 +352,9 @@ def register(groups: Mapping[str, Any]) -> None:
     )
     ev.add_argument("--imgsz", type=int, default=None)
     _add_views(ev)
+    ev.add_argument(
+        "--deck", metavar="NAME", help="read with this enrolled deck's adapted classifier (`dokocam deck list`)"
+    )
     ev.add_argument("--split", default=None, help="sub-split to read (val, train)")
     ev.add_argument(
         "--labels",
@@ -881,17 +887,13 @@ def _mine_crops(args: argparse.Namespace) -> int:
 
 def _detect(args: argparse.Namespace) -> int:
     from dokocam.engine import CARD_CODES
-    from dokocam.vision.detector.model import (
-        CardDetector,
-        ModelNotFoundError,
-        UnreadableImageError,
-        iter_images,
-        read_image,
-    )
+    from dokocam.vision.decks.adapt import load_detector
+    from dokocam.vision.decks.store import DeckError
+    from dokocam.vision.detector.model import ModelNotFoundError, UnreadableImageError, iter_images, read_image
 
     try:
-        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, **_views(args))
-    except ModelNotFoundError as exc:
+        detector = load_detector(args.model, deck=args.deck, conf=args.conf, imgsz=args.imgsz, **_views(args))
+    except (ModelNotFoundError, DeckError) as exc:
         print(f"dokocam detect: {exc}", file=sys.stderr)
         return 2
     failed = 0
@@ -915,14 +917,16 @@ def _detect(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
+    from dokocam.vision.decks.adapt import load_detector
+    from dokocam.vision.decks.store import DeckError
     from dokocam.vision.detector.evaluate import MAP_CONF, evaluate
-    from dokocam.vision.detector.model import CardDetector, ModelNotFoundError
+    from dokocam.vision.detector.model import ModelNotFoundError
     from dokocam.vision.yolo import DatasetFolderError, read_folder
 
     try:
         folder = read_folder(args.data, split=args.split)
-        detector = CardDetector.load(args.model, conf=args.conf, imgsz=args.imgsz, **_views(args))
-    except (DatasetFolderError, ModelNotFoundError) as exc:
+        detector = load_detector(args.model, deck=args.deck, conf=args.conf, imgsz=args.imgsz, **_views(args))
+    except (DatasetFolderError, ModelNotFoundError, DeckError) as exc:
         print(f"dokocam eval: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out) if args.out else Path("runs") / "eval" / Path(args.data).resolve().name

@@ -213,7 +213,9 @@ def test_a_bad_deck_name_is_refused(home: Path) -> None:
         save_deck("../x", {}, {})
 
 
-def test_enrol_adapt_and_detect_end_to_end(home: Path, faces: dict, reader: object) -> None:
+def test_enrol_adapt_and_detect_end_to_end(
+    home: Path, faces: dict, reader: object, capsys: pytest.CaptureFixture[str]
+) -> None:
     from dokocam.vision.decks.adapt import AdaptConfig, adapt_folder, deck_detector
     from dokocam.vision.decks.store import UnknownDeckError, save_deck
     from dokocam.vision.synth.scene import Camera, Deck, PlacedCard, Table, render_scene
@@ -234,6 +236,22 @@ def test_enrol_adapt_and_detect_end_to_end(home: Path, faces: dict, reader: obje
     assert CARD_CODES[int(cards.class_id[np.argmax(cards.confidence)])] == "QH"
     with pytest.raises(UnknownDeckError, match="angelernt: tiny"):
         deck_detector("nobody")
+
+    # Every reading command takes --deck; an unknown name is a clear error (exit 2), not a traceback.
+    from dokocam.service.cli import main
+
+    photo = home / "qh.png"
+    cv2.imwrite(str(photo), image)
+    capsys.readouterr()
+    assert main(["detect", str(photo), "--deck", "tiny"]) == 0
+    assert '"card": "QH"' in capsys.readouterr().out
+    assert main(["detect", str(photo), "--deck", "nobody"]) == 2
+    assert "tiny" in capsys.readouterr().err
+    from dokocam.vision.table.focus import table_detector
+
+    assert table_detector(None, "tiny").detector.reader is not None  # table frames fall back to its photo classifier
+    with pytest.raises(UnknownDeckError):
+        table_detector(None, "nobody")
 
 
 def test_the_cli_refuses_a_photo_without_cards_and_saves_nothing(home: Path, tmp_path: Path) -> None:

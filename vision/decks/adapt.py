@@ -229,3 +229,20 @@ def deck_detector(deck: Deck | str, model: str | Path | None = None, *, table: b
     if detector.reader.session is not None:  # the base reads through ONNX: so does the deck
         reader = reader.using_onnx(checkpoint)
     return replace(detector, reader=replace(reader, stretches=detector.reader.stretches, turns=detector.reader.turns))
+
+
+def load_detector(
+    model: str | Path | None = None, *, deck: str | None = None, table: bool = False, **kwargs: Any
+) -> Any:
+    """The card detector every command reads with: ``CardDetector.load(model, table=table, **kwargs)``, or with
+    ``deck`` its :func:`deck_detector` (the deck's adapted classifier swapped in).
+
+    Raises:
+        UnknownDeckError: no enrolled deck of that name.
+        DeckError: the deck has no adapted classifier for these frames.
+    """
+    if deck is None:
+        from dokocam.vision.detector.model import CardDetector
+
+        return CardDetector.load(model, table=table, **kwargs)
+    return deck_detector(deck, model, table=table, **kwargs)

@@ -393,7 +393,7 @@ def write_dataset(
 
     Checks the arguments and writes ``data.yaml`` at once; the returned iterator draws the
     images, yielding once per finished image (the number of labels written) for progress bars.
-    Image ``i < round(images * val_fraction)`` goes to ``val``.
+    Image ``i < round(images * val_fraction)`` goes to ``val`` (``1``: a validation set only).
 
     Raises:
         ValueError: bad counts, fraction or target.
@@ -401,8 +401,8 @@ def write_dataset(
     """
     if images < 1:
         raise ValueError(f"--images must be at least 1, got {images}")
-    if not 0 <= val_fraction < 1:
-        raise ValueError(f"--val-fraction must be in [0, 1), got {val_fraction}")
+    if not 0 <= val_fraction <= 1:
+        raise ValueError(f"--val-fraction must be in [0, 1], got {val_fraction}")
     if target not in ("corners", "cards", "both"):
         raise ValueError(f"--target must be corners, cards or both, got {target!r}")
     folders = design_folders(folders, config.designs)

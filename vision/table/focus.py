@@ -76,8 +76,9 @@ class TrickAreaDetector:
         self.detector.reset()
 
 
-def table_detector(model: str | None = None) -> TrickAreaDetector:
-    """The shipped (or ``model``'s) card detector set up for whole table frames, looking at the trick area."""
-    from dokocam.vision.detector.model import CardDetector
+def table_detector(model: str | None = None, deck: str | None = None) -> TrickAreaDetector:
+    """The shipped (or ``model``'s) card detector set up for whole table frames, looking at the trick area;
+    with ``deck``, reading with that enrolled deck's adapted classifier (``dokocam deck enroll``)."""
+    from dokocam.vision.decks.adapt import load_detector
 
-    return TrickAreaDetector(CardDetector.load(model, table=True))
+    return TrickAreaDetector(load_detector(model, deck=deck, table=True))
