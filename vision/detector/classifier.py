@@ -72,7 +72,7 @@ def inference_network(model: nn.Module) -> nn.Module:
     each BatchNorm folded into the convolution before it, the weights in channels-last order.
 
     The same outputs within float rounding; on this 2-core CPU torch reads 40 crops of 48 px in
-    9 ms instead of 34 (session 21). Checkpoints and training keep the unfolded network, which
+    9 ms instead of 34. Checkpoints and training keep the unfolded network, which
     the ONNX export folds by itself.
     """
     from torch.nn.utils.fusion import fuse_conv_bn_eval
@@ -734,7 +734,7 @@ class CropFileError(ValueError):
 
 def load_crops(path: str | Path, size: int = CROP_SIZE, pad: float = CROP_PAD) -> tuple[np.ndarray, np.ndarray]:
     """The ``(x, y)`` of a crops file, checked against the network's input ``size`` and the ``pad``
-    its crops must be framed with (files written before session 29 hold ``CROP_PAD`` crops).
+    its crops must be framed with (files without a pad hold ``CROP_PAD`` crops).
 
     Raises:
         CropFileError: see the class.

@@ -3,11 +3,11 @@
 A phone or webcam under glare, haze or a bright window gives cards whose white paper and dark ink lie
 a few dozen grey levels apart. The networks learnt from scenes whose grey levels span most of the
 range (the renderer's light gradients and colour casts stay within that), so such a frame reads
-worse: session 22 measured the real photos with their grey levels halved around the middle at card
+worse: the real photos measured with their grey levels halved around the middle at card
 F1 0.871 against 0.935 as given (`dokocam dataset perturb`, washed). Only a frame flatter than the scenes and photos the
 model is known
 to read is stretched, and only as far as that: stretching every frame by its own percentiles cost
-the synthetic scenes 0.002 mAP50 and 28 false positives (session 22), because the networks read
+the synthetic scenes 0.002 mAP50 and 28 false positives, because the networks read
 the scenes as drawn, not as stretched.
 """
 

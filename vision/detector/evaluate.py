@@ -49,8 +49,8 @@ BLUR_NAMES = ("sharp", "blurred")
 # "difficult"); the headline mAP50 still counts them.
 FULLY_VISIBLE = 0.95
 # The score threshold the model card counts mAP50 at: Ultralytics' validator's (0.001), low enough
-# to rank every box the locator keeps. Plain scores gave the same at 0.05 (session 13: seed 77;
-# session 25: pooled seeds 77/78/90 0.9689 and 0.9693), but a rescorer's fitted probabilities put
+# to rank every box the locator keeps. Plain scores gave the same at 0.05 (seed 77;
+# pooled seeds 77/78/90: 0.9689 and 0.9693), but a rescorer's fitted probabilities put
 # right readings below 0.05 (0.9620 cut there, 0.9719 at 0.001). Card F1 is counted at the
 # model's own threshold, where detections are used.
 MAP_CONF = 0.001
@@ -58,7 +58,7 @@ MAP_CONF = 0.001
 # where it is lost: a box on a label named as another card (the classifier's share), a box on no
 # label (IoU under 0.1 with every label: a pip, a hidden index, the table), any other box that is no
 # hit (the right card off its label, or a second box on it: the locator's share), a label no box
-# found. Each is taken away alone; seed 78 in session 18: 0.964 -> 0.976, 0.968, 0.965, 0.976.
+# found. Each is taken away alone; seed 78: 0.964 -> 0.976, 0.968, 0.965, 0.976.
 MISTAKES = ("misnamed", "background", "off_label", "missed")
 KIND_HIT, KIND_MISNAMED, KIND_BACKGROUND, KIND_OFF_LABEL = range(4)
 BACKGROUND_IOU = 0.1
@@ -500,7 +500,7 @@ def evaluate(
 
     mAP50 counts each box once per card the classifier gives it above the detector's threshold
     (:func:`vision.detector.grouping.every_reading`, as Ultralytics' validator does); ``top1``
-    counts only its first reading (dokocam before session 13). Precision, recall and F1 score the
+    counts only its first reading (as dokocam once counted). Precision, recall and F1 score the
     grouped cards, one name each, either way.
 
     Precision, recall and F1 are counted at the detector's threshold, where its detections are

@@ -645,7 +645,7 @@ class CardDetector:
         if self.refiner is not None and len(found):
             # Both crops are read and averaged: the refined one is centred on the index, the located
             # one is framed as the classifier's training crops are (a locator's error around the
-            # label). With one refinement round, session 17 measured seed 77 mAP50 0.9767 reading
+            # label). With one refinement round, seed 77 measured mAP50 0.9767 reading
             # the refined crop alone and 0.9776 both; real photos F1 0.900 and 0.907.
             # A box that could not reach ``conf`` even if its refined crop read as a certain card is
             # neither moved nor read again (the same boxes, in a fraction of the time).
@@ -661,7 +661,7 @@ class CardDetector:
         # How sure it is that an index is there: the locator's score and the classifier's "not
         # background", both. This replaces a veto of boxes read as background first, which dropped
         # a half-hidden index read 45% as its card and 50% as background while keeping one read 45/50
-        # between two cards. Session 19, pooled seeds 77/78/90: mAP50 0.9630 -> 0.9676, labels no
+        # between two cards. Pooled seeds 77/78/90: mAP50 0.9630 -> 0.9676, labels no
         # box found 120 -> 65, false positives at 0.35 71 -> 65; real photos F1 0.926 -> 0.928.
         located = found.confidence * (1 - probs[:, BACKGROUND])
         votes = found.data["votes"]

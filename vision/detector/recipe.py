@@ -66,7 +66,7 @@ class Recipe:
             training scenes; ``refiner_epochs`` 0 builds a model without one.
         hard_epochs, hard_copies, hard_minutes, hard_lr: the classifier trained on from itself with
             the hard examples the build's detector mines from its own training scenes
-            (``dokocam dataset mine``), ``hard_copies`` times each, beside its other data (session 18);
+            (``dokocam dataset mine``), ``hard_copies`` times each, beside its other data;
             ``hard_epochs`` 0 ships the classifier as the classifier stage made it.
         device: ``cpu``, a CUDA index such as ``0``, or ``None`` for CUDA when present.
         workers: processes for generation and for the locator's data loading.

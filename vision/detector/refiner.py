@@ -42,7 +42,7 @@ from dokocam.vision.yolo import YoloFolder, images_of, jitter_box, square_boxes
 
 CROP_SIZE = 48
 MATCH_IOU = 0.2  # a located box this close to a label is the label's, for training pairs
-# Crops averaged per box at inference (as is, flipped in x, in y, in both). Session 17 measured four
+# Crops averaged per box at inference (as is, flipped in x, in y, in both). Measured: four
 # against one: seed 77 mAP50 0.9798 / 0.9796, seed 78 0.9588 / 0.9604, real photos F1 0.918 / 0.914
 # (two hits apart), for four times the refiner's time. One it is.
 VIEWS = 1
@@ -139,7 +139,7 @@ class BoxReader:
     Attributes:
         views: crops read per box and averaged (1, 2 or 4: as is, flipped in x, in y, in both; see ``VIEWS``).
         rounds: refinements in a row. A box far off shows only part of its index in its crop; the
-            second round sees the index whole (session 17, seed 77 mAP50: one round 0.9776, two
+            second round sees the index whole (seed 77 mAP50: one round 0.9776, two
             0.9798, three 0.9783).
     """
 

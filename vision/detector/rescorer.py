@@ -2,7 +2,7 @@
 of that card (IoU 0.5 or more).
 
 A corner's plain score (:func:`~vision.detector.grouping.corner_score`) sees one box at a time: the
-locator's confidence and the classifier's probability. Where mAP50 was lost (session 25, pooled
+locator's confidence and the classifier's probability. Where mAP50 was lost (pooled
 synthetic seeds 77/78/90), most of it was below a score of 0.3: blurred indices a dozen pixels tall
 read 40/60 between two cards, ranked among thousands of second readings of other boxes. What tells
 them apart is context the plain score ignores: the card's other corner read the same way (two
@@ -11,7 +11,7 @@ first reading is, its size and shape. A small network over those (:data:`FEATURE
 reading a probability fitted on generated scenes; the detector's score for photos is that
 probability.
 
-Since session 29 it may also read a context classifier's probabilities (:data:`CONTEXT_FEATURES`): the
+It may also read a context classifier's probabilities (:data:`CONTEXT_FEATURES`): the
 classifier's network trained on windows four times each index, which sees the card's pips or picture where
 a blurred index of a dozen pixels shows only grey. Alone it reads worse than the index classifier; the
 two err in different places, and the rescorer weighs them by the box's size.

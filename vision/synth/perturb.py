@@ -2,7 +2,7 @@
 
 A detector is judged on photos and tables it has never seen: other rooms, lamps, phones and
 webcams. ``dokocam eval`` of each copy says which of these costs it what, on the same cards (the
-real photos, session 22: card F1 0.935 as taken, 0.871 washed out, 0.902 darkened). The changes are
+real photos: card F1 0.935 as taken, 0.871 washed out, 0.902 darkened). The changes are
 fixed and deterministic, so two detectors (or two rounds of one) meet the same photos.
 """
 

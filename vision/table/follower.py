@@ -187,7 +187,7 @@ class GameFollower:
             # Every copy the deck holds is played: a doubtful further one is a misreading, not a play.
             if self._on_a_played_card(event):
                 # Where a card still on the table lies, it is that card read again (seed 60000 with
-                # session 18's classifier: a covered Pik-König's index read as Pik-Bube at 0.42): no
+                # a classifier once read a covered Pik-König's index read as Pik-Bube at 0.42): no
                 # card is missing, so nobody is asked.
                 return []
             return [
