@@ -58,6 +58,11 @@ def register(groups: Mapping[str, Any]) -> None:
         help="replay detections recorded by --save-detections instead of running the detector (seconds, not minutes)",
     )
     p.add_argument("--save-detections", help="also record the detector's per-frame detections to this JSON-lines file")
+    p.add_argument(
+        "--follower",
+        action="store_true",
+        help="follow the game card by card as `run` does, instead of decoding it from the whole video",
+    )
     p.set_defaults(func=_analyze)
 
     p = groups["dataset"].add_parser(
@@ -109,6 +114,11 @@ def register(groups: Mapping[str, Any]) -> None:
     )
     p.add_argument("--size", default="1280x720")
     p.add_argument("--json", dest="out", help="write the per-game results as JSON")
+    p.add_argument(
+        "--decoder",
+        action="store_true",
+        help="decode each whole game from all its sightings (as `analyze` does) instead of following it card by card",
+    )
     p.add_argument(
         "--cache",
         metavar="DIR",
@@ -248,7 +258,13 @@ def _analyze(args: argparse.Namespace) -> int:
         if args.save_detections:
             frames = save_detections(args.save_detections, RecordingHeader(width, height, target, total), frames)
         pipeline = TablePipeline.for_video(
-            width, height, spec, geometry=_geometry(args, width, height), target=target, detector=detector
+            width,
+            height,
+            spec,
+            geometry=_geometry(args, width, height),
+            target=target,
+            detector=detector,
+            decode=not args.follower,
         )
         analysis = analyze_stream(frames, pipeline, total_frames=total, detect_seconds=timer)
     except ValueError as exc:
@@ -424,6 +440,7 @@ def _bench(args: argparse.Namespace) -> int:
             cache=args.cache,
             faces=args.faces,
             light=args.light,
+            decode=args.decoder,
             progress=print,
         )
     except FaceFolderError as exc:  # the first game's GameVideo reads the folder before drawing anything

@@ -67,9 +67,14 @@ def run_bench(
     cache: str | Path | None = None,
     faces: str | Path | None = None,
     light: str | None = None,
+    decode: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Renders ``games`` games, follows each with a fresh pipeline and scores the result.
+
+    ``decode``: decode each whole game from all its sightings (the game decoder, as ``analyze``
+    does) instead of following it card by card (as ``run`` and ``serve`` do); the event latency
+    is then not measured (the events come at the end).
 
     ``cache`` (a model detector only): a folder of detection recordings, one per game. A game
     recorded there is replayed instead of rendered and detected (seconds instead of minutes),
@@ -115,7 +120,7 @@ def run_bench(
         seed = seed_base + g
         video = GameVideo(seed=seed, width=width, height=height, fps=fps, faces=faces)
         rng = np.random.default_rng(seed)
-        pipeline = TablePipeline.for_video(width, height, detector=model)
+        pipeline = TablePipeline.for_video(width, height, detector=model, decode=decode)
         if whole_fraction is not None:
             pipeline.tracker.whole_fraction = whole_fraction
         played_times: list[float] = []
@@ -173,8 +178,11 @@ def run_bench(
             played_times.extend(e.time for e in events if e.type == "card_played")
             # What the dashboard would have asked the table: each one a player's interruption.
             questions += sum(e.type == "needs_confirmation" for e in events)
+        t2 = time.perf_counter()
+        questions += sum(e.type == "needs_confirmation" for e in pipeline.finish())
+        pipeline_seconds += time.perf_counter() - t2
         truth_game = load_record(video.game.record()).to_game()
-        game = pipeline.follower.game
+        game = pipeline.game
         truth_tricks = [[(s, str(c)) for s, c in tr.plays] for tr in truth_game.tricks]
         got_tricks = [[(s, str(c)) for s, c in tr.plays] for tr in game.tricks]
         exact = compare(truth_tricks, got_tricks)
@@ -199,7 +207,7 @@ def run_bench(
             "points_equal": same,
             "flags": [f.to_dict() for f in game.flags],
             "questions": questions,
-            "calibration": pipeline.follower.geometry.method,
+            "calibration": (pipeline.decoded.geometry if pipeline.decoded else pipeline.follower.geometry).method,
         }
         rows.append(row)
         if progress:
@@ -217,6 +225,7 @@ def run_bench(
         "faces": str(faces) if faces else None,
         "light": light,
         "whole_fraction": pipeline.tracker.whole_fraction,
+        "game_from": "decoder" if decode else "follower",
         "tricks_exact_pct": round(100.0 * tricks_exact / max(1, tricks_total), 2),
         "games_points_equal_pct": round(100.0 * games_exact / max(1, games), 2),
         "questions_per_game": round(sum(r["questions"] for r in rows) / max(1, games), 2),

@@ -1,6 +1,7 @@
 """The whole table pipeline in one stage: detections -> tracker -> follower -> events, the live
 loop that follows game after game (:class:`LiveTable`), and the offline analysis of a video into
-a ``dokocam-game/1`` record.
+a ``dokocam-game/1`` record (the tracker's sightings of the whole video decoded into the most
+probable game by :class:`GameDecoder`).
 
 Also the command-line shorthands for contracts and calls that ``analyze`` accepts.
 """
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dokocam.vision.detections import Detections
+from dokocam.vision.table.decoder import DecodedGame, Evidence, GameDecoder
 from dokocam.vision.table.events import GameOver, TableEvent, TrickCleared
 from dokocam.vision.table.focus import TrickAreaDetector
 from dokocam.vision.table.follower import GameFollower
@@ -140,14 +142,23 @@ class TablePipeline:
         follower: feeds the engine (holds the game and the geometry).
         tracker: tracks cards (built on the follower's geometry when ``None``).
         calls: ``(cards played before, seat, call)`` announcements to make at those points.
+        decoder: decode the game offline: the tracker's sightings are kept, :meth:`finish` decodes
+            them all into the most probable game and returns its events (``update`` returns none;
+            the follower then only calibrates the trick area the tracker and detector look at).
     """
 
     def __init__(
-        self, follower: GameFollower, tracker: CardTracker | None = None, *, calls: Sequence[tuple[int, int, str]] = ()
+        self,
+        follower: GameFollower,
+        tracker: CardTracker | None = None,
+        *,
+        calls: Sequence[tuple[int, int, str]] = (),
+        decoder: GameDecoder | None = None,
     ) -> None:
         self.follower = follower
         self.tracker = tracker or CardTracker(follower.geometry)
         self.calls = list(calls)
+        self.decoder = decoder
         self.reset()
 
     @classmethod
@@ -160,11 +171,12 @@ class TablePipeline:
         geometry: TableGeometry | None = None,
         detector: Any = None,
         target: str | None = None,
+        decode: bool = False,
     ) -> TablePipeline:
         """A pipeline for frames of ``width x height``; with a ``detector`` whose model card says it
         finds corner indices (or ``target="corners"``, for recorded detections), boxes of one
         corner only confirm a card instead of moving it. A :class:`TrickAreaDetector` is pointed
-        at this pipeline's trick area."""
+        at this pipeline's trick area. ``decode``: decode the whole game at :meth:`finish`."""
         spec = spec or GameSpec()
         follower = GameFollower(spec.game_factory(), geometry or TableGeometry.default(width, height))
         target = target or getattr(getattr(detector, "card", None), "target", None)
@@ -172,7 +184,7 @@ class TablePipeline:
         tracker = CardTracker(follower.geometry, whole_fraction=0.75 if corners else 0.0)
         if isinstance(detector, TrickAreaDetector):
             detector.follow(follower)
-        return cls(follower, tracker, calls=spec.calls)
+        return cls(follower, tracker, calls=spec.calls, decoder=GameDecoder() if decode else None)
 
     def reset(self) -> None:
         self.tracker.reset()
@@ -180,14 +192,34 @@ class TablePipeline:
         self.tracker.geometry = self.follower.geometry
         self._pending_calls = list(self.calls)
         self.call_errors: list[str] = []
+        self.evidence = Evidence()
+        self.decoded: DecodedGame | None = None
+
+    @property
+    def game(self) -> Any:
+        """The engine's game: the decoded one once :meth:`finish` ran, else the follower's."""
+        return self.decoded.game if self.decoded is not None else self.follower.game
 
     def update(self, detections: Detections, frame: int, time: float) -> list[TableEvent]:
         landed = self.tracker.update(detections, frame, time)
-        if self._pending_calls and landed:
+        if self.decoder is not None:
+            self.evidence.add(landed)
+        elif self._pending_calls and landed:
             self._make_calls()
         events = self.follower.update(landed)
         self.tracker.geometry = self.follower.geometry  # calibration may have moved the trick area
-        return events
+        return [] if self.decoder is not None else events
+
+    def finish(self) -> list[TableEvent]:
+        """Decodes every sighting so far into the game (a pipeline with a decoder only; once) and
+        returns its events: plays, tricks, flags, questions."""
+        if self.decoder is None or self.decoded is not None:
+            return []
+        self.decoded = self.decoder.decode(
+            self.evidence.sightings, self.follower.game_factory, self.follower.initial_geometry, calls=self.calls
+        )
+        self.call_errors = list(self.decoded.call_errors)
+        return self.decoded.events()
 
     def _make_calls(self) -> None:
         """Makes the announcements due by now (they are said before the next card)."""
@@ -201,8 +233,11 @@ class TablePipeline:
 
     def record(self) -> dict[str, Any]:
         """The game so far as a ``dokocam-game/1`` record (plays and calls only)."""
-        self._make_calls()
-        game = self.follower.game
+        if self.decoder is not None:
+            self.finish()
+        else:
+            self._make_calls()
+        game = self.game
         events = [e.to_dict() for e in game.history if hasattr(e, "card") or hasattr(e, "call")]
         return {
             "format": "dokocam-game/1",
@@ -311,6 +346,10 @@ def analyze_stream(
             events.append(event)
             if on_event is not None:
                 on_event(event)
+    for event in pipeline.finish():
+        events.append(event)
+        if on_event is not None:
+            on_event(event)
     seconds = _time.perf_counter() - start
     return Analysis(
         record=pipeline.record(),
