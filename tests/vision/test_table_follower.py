@@ -158,6 +158,11 @@ def test_five_cards_swept_with_a_trick_of_four_drop_the_least_sure_of_them():
     table.land("QC", (722.8, 353.9), confidence=0.747)
     events = table.clear([1, 2, 3, 4, 5])
     assert "card_replaced" in [e.get("reason") for e in events if e["type"] == "needs_confirmation"]
+    replaced = next(e for e in events if e.get("reason") == "card_replaced")
+    assert replaced["message"] == (
+        "trick 1: QD, the least sure of five cards swept with a trick of four, was a misreading; "
+        "QC, swept with the trick, counts as seat 3's card; check trick 1"
+    )
     assert [(s, str(c)) for s, c in table.follower.game.tricks[0].plays] == [(0, "QS"), (1, "JD"), (2, "AD"), (3, "QC")]
     geometry = table.follower.geometry
     assert [geometry.seat_of(p).seat for p in [(664.6, 464.2), (546.9, 357.3), (658.0, 293.4), (722.8, 353.9)]] == [

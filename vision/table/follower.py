@@ -452,8 +452,10 @@ class GameFollower:
         game = self._replay_trick(len(cards), [(None, c) for c in cards])
         seat = game.tricks[-1].plays[-1 if dropped else k][0]
         number = before.number
-        message = f"trick {number + 1}: {old}, {why}, was a misreading; {new}, swept with the trick, counts as seat "
-        f"{seat}'s card; check trick {number + 1}"
+        message = (
+            f"trick {number + 1}: {old}, {why}, was a misreading; {new}, swept with the trick, counts as seat "
+            f"{seat}'s card; check trick {number + 1}"
+        )
         return self._replaced(
             number, places, event, seat, new, ((str(new), new_confidence), (str(old), old_confidence)), message
         )
@@ -813,8 +815,10 @@ class GameFollower:
             # Seen again on its spot, it is played again, not joined to a play that no longer is.
             self._recent = [r for r in self._recent if not (r[1] == lead_index and r[3] == number)]
             card = str(getattr(withdrawn, "card", ""))
-            message = f"{card}, counted as the lead of trick {number + 1}, left while trick {number} still lay on the "
-            f"table: it was taken back; check trick {number}"
+            message = (
+                f"{card}, counted as the lead of trick {number + 1}, left while trick {number} still lay on the "
+                f"table: it was taken back; check trick {number}"
+            )
             return [_taken_back(event, number, withdrawn, message)]
         self._cleared = {n: t for n, t in self._cleared.items() if n >= number - 1} | {number: trick}
         game = self.game
