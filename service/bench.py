@@ -21,6 +21,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 from dokocam.service.recorded import game_events
 
@@ -70,9 +71,10 @@ def run_bench(*, pages: int, interval: float, seed: int) -> int:
     return 0
 
 
-def _get_state(url: str) -> dict:
+def _get_state(url: str) -> dict[str, Any]:
     with urllib.request.urlopen(f"{url}/state", timeout=5) as response:
-        return json.loads(response.read())
+        state: dict[str, Any] = json.loads(response.read())
+    return state
 
 
 def _wait_ready(url: str) -> None:

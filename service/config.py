@@ -10,7 +10,6 @@ from __future__ import annotations
 import ipaddress
 import secrets
 from pathlib import Path
-from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, DotEnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
@@ -41,25 +40,32 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="DOKOCAM_", env_file=".env", extra="ignore")
 
     host: str = "127.0.0.1"
-    port: int = Field(8000, ge=0, le=65535)
+    port: int = Field(default=8000, ge=0, le=65535)
     home: Path = Field(default_factory=dokocam_home, description="the data home ($DOKOCAM_HOME, default ~/.dokocam)")
-    db: Path = Field(description="the event log; default: table.db in the data home")
-    source: str | None = Field(
-        None, description="camera index, video file, or a recorded event list (.json/.jsonl); None: no camera"
+    db: Path = Field(
+        default_factory=lambda fields: Path(fields["home"]).expanduser() / "table.db",
+        description="the event log; default: table.db in the data home",
     )
-    realtime: bool = Field(True, description="play a file source at its own pace (False: as fast as it decodes)")
+    source: str | None = Field(
+        default=None, description="camera index, video file, or a recorded event list (.json/.jsonl); None: no camera"
+    )
+    realtime: bool = Field(
+        default=True, description="play a file source at its own pace (False: as fast as it decodes)"
+    )
     token: str | None = Field(
-        None,
+        default=None,
         description=f"the table token, at least {TOKEN_MIN_CHARS} characters; generated at start when the host "
         "is not loopback",
     )
-    frame_fps: float = Field(5.0, gt=0, le=30, description="how often pages get a new camera image")
+    frame_fps: float = Field(default=5.0, gt=0, le=30, description="how often pages get a new camera image")
     allowed_hosts: list[str] = Field(
         default_factory=list,
         description="host names besides this machine's own that changes may come through (a reverse proxy's)",
     )
-    https_cert: Path | None = Field(None, description="serve HTTPS with this PEM certificate (it may hold the key)")
-    https_key: Path | None = Field(None, description="the certificate's private key, when not in https_cert")
+    https_cert: Path | None = Field(
+        default=None, description="serve HTTPS with this PEM certificate (it may hold the key)"
+    )
+    https_key: Path | None = Field(default=None, description="the certificate's private key, when not in https_cert")
 
     @classmethod
     def settings_customise_sources(
@@ -73,14 +79,6 @@ class Settings(BaseSettings):
         # The home's file is looked up when settings are read, so a changed $DOKOCAM_HOME counts.
         home_file = DotEnvSettingsSource(settings_cls, env_file=dokocam_home() / "settings.env")
         return init_settings, env_settings, dotenv_settings, home_file, file_secret_settings
-
-    @model_validator(mode="before")
-    @classmethod
-    def _db_in_home(cls, data: Any) -> Any:
-        if isinstance(data, dict) and not data.get("db"):
-            home = Path(data["home"]).expanduser() if data.get("home") else dokocam_home()
-            data = {**data, "db": home / "table.db"}
-        return data
 
     @field_validator("host")
     @classmethod

@@ -161,14 +161,15 @@ class RecordedFeed:
         for before, after in zip(self.events, self.events[1:]):
             if after.time < before.time:
                 raise FeedError(f"recorded event at time {after.time} comes after time {before.time}; sort the list")
-        self.pacer = Pacer(realtime=realtime, speed=speed)
+        self.pacer: Pacer | None = Pacer(realtime=realtime, speed=speed)
         self._closed = False
 
     def __iter__(self) -> Iterator[FeedItem]:
         for event in self.events:
             if self._closed:
                 return
-            self.pacer.wait(event.time, lambda: self._closed)
+            if self.pacer is not None:
+                self.pacer.wait(event.time, lambda: self._closed)
             yield event
 
     def close(self) -> None:
@@ -203,10 +204,7 @@ def _to_item(position: int, entry: Mapping[str, Any]) -> FeedItem:
         when = float(entry.get("time", position))
         if entry["kind"] != "frame":
             return FeedEvent(entry["kind"], when, data)
-        boxes = [
-            Box(tuple(float(v) for v in b["xyxy"]), str(b["card"]), float(b.get("confidence", 1.0)))
-            for b in data.get("boxes", [])
-        ]  # type: ignore[misc]
+        boxes = [_box(b) for b in data.get("boxes", [])]
         return FeedFrame(
             int(data["index"]),
             when,
@@ -218,6 +216,11 @@ def _to_item(position: int, entry: Mapping[str, Any]) -> FeedItem:
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise FeedError(f"recorded event #{position} ({entry['kind']}) is malformed: {exc!r}") from exc
+
+
+def _box(entry: Mapping[str, Any]) -> Box:
+    x1, y1, x2, y2 = (float(v) for v in entry["xyxy"])
+    return Box((x1, y1, x2, y2), str(entry["card"]), float(entry.get("confidence", 1.0)))
 
 
 def is_recorded(source: str) -> bool:

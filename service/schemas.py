@@ -50,9 +50,9 @@ class PartieLength(BaseModel):
     """At most one of: a number of games, a number of rounds, a point target; none: open-ended."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    games: int | None = Field(None, ge=1, le=1000)
-    rounds: int | None = Field(None, ge=1, le=100)
-    target: int | None = Field(None, ge=1, le=10000)
+    games: int | None = Field(default=None, ge=1, le=1000)
+    rounds: int | None = Field(default=None, ge=1, le=100)
+    target: int | None = Field(default=None, ge=1, le=10000)
 
     @model_validator(mode="after")
     def _one_length(self) -> PartieLength:

@@ -91,7 +91,8 @@ class Scorekeeper:
         """Partie number ``partie`` (default: the one in force) as ``schemas.PartiePublic``, or None."""
         with self._lock:
             if partie is None or partie == self.state.partie_number:
-                return self._view["partie"]
+                shown: dict[str, Any] | None = self._view["partie"]
+                return shown
             past = next((p for p in self.state.past if p.number == partie), None)
             return past_view(past) if past is not None else None
 
@@ -441,13 +442,9 @@ class Scorekeeper:
             elif event.kind == NEEDS_CONFIRMATION and data.get("reason") == "card_withdrawn":
                 # The pipeline took back a card it had counted as a lead (it left with the trick
                 # before); mirror that with an undo when it is still the last card in force.
-                target = next((e for e in reversed(t.in_force(self._events)) if e.kind == t.CARD_OBSERVED), None)
-                if (
-                    target is not None
-                    and target.kind == t.CARD_OBSERVED
-                    and target.payload.get("card") == data.get("card")
-                ):
-                    self.submit(t.UNDO, {"target": target.id, **origin})
+                last = next((e for e in reversed(t.in_force(self._events)) if e.kind == t.CARD_OBSERVED), None)
+                if last is not None and last.payload.get("card") == data.get("card"):
+                    self.submit(t.UNDO, {"target": last.id, **origin})
                 return self.submit(
                     t.PIPELINE_FLAG,
                     {
@@ -524,10 +521,10 @@ def _action_text(event: StoredEvent, game: t.GameState | None) -> Text:
         return Text("act_card", card=card.german_name, code=str(card), player=player(payload["seat"]))
     if event.kind in (t.CARD_CORRECTED, t.CARD_CONFIRMED):
         play = card_of(int(payload["target"]))
-        card = play.card if play is not None else None
-        who = player(play.seat if play is not None else None)
         key = "act_card_fix" if event.kind == t.CARD_CORRECTED else "act_confirm"
-        return Text(key, card=card.german_name if card else "?", code=str(card or "?"), player=who)
+        if play is None:
+            return Text(key, card="?", code="?", player="?")
+        return Text(key, card=play.card.german_name, code=str(play.card), player=player(play.seat))
     if event.kind == t.GAME_ENDED_EARLY:
         return Text("act_end", number=game.number if game is not None else "?")
     if event.kind == t.REST_CLAIMED:

@@ -181,8 +181,8 @@ class VisionFeed:
             image = cv2.resize(image, (int(width * scale), int(height * scale)), interpolation=cv2.INTER_AREA)
         ok, buffer = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, _JPEG_QUALITY])
         boxes = [
-            Box((xyxy[0] * scale, xyxy[1] * scale, xyxy[2] * scale, xyxy[3] * scale), CARD_CODES[int(cls)], float(conf))
-            for xyxy, cls, conf in zip(detections.xyxy, detections.class_id, detections.confidence)
+            Box((x1 * scale, y1 * scale, x2 * scale, y2 * scale), CARD_CODES[int(cls)], float(conf))
+            for (x1, y1, x2, y2), cls, conf in zip(detections.xyxy.tolist(), detections.class_id, detections.confidence)
         ]
         return FeedFrame(index, when, buffer.tobytes() if ok else b"", image.shape[1], image.shape[0], boxes, scale)
 

@@ -61,8 +61,12 @@ def read_partie(*, table: TableDep) -> PartiePublic:
     return PartiePublic.model_validate(_sheet(table, None))
 
 
-_CSV = {200: {"content": {"text/csv": {}}, "description": "semicolons, UTF-8 with BOM, German headers"}}
-_HTML = {200: {"content": {"text/html": {}}, "description": "the Block as a page to print"}}
+_CSV: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"text/csv": {}}, "description": "semicolons, UTF-8 with BOM, German headers"}
+}
+_HTML: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"text/html": {}}, "description": "the Block as a page to print"}
+}
 
 
 @router.get("/partie/sheet.csv", response_class=Response, responses=_CSV)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 from fastapi import APIRouter, Query, Request, Response, status
 from fastapi.responses import StreamingResponse
 
@@ -31,7 +33,7 @@ def read_state(*, table: TableDep) -> TablePublic:
 async def stream(*, table: TableDep, request: Request) -> StreamingResponse:
     """Live updates as Server-Sent Events: ``state`` (a ``TablePublic``) on every change, ``frame`` per image."""
 
-    async def messages():  # type: ignore[no-untyped-def]
+    async def messages() -> AsyncIterator[str]:
         async for text in table.hub.subscribe(replay=("state", "frame")):
             if await request.is_disconnected():
                 break
