@@ -15,7 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from dokocam.engine import Call, Card, EngineError, Game, IllegalCallError, IllegalPlayError, Rules
+from dokocam.engine import Call, Card, EngineError, Game, IllegalCallError, IllegalPlayError, PlayEvent, Rules
 from dokocam.engine.messages import Message
 from dokocam.engine.sheet import Partie
 from dokocam.service import table as t
@@ -68,6 +68,7 @@ class Scorekeeper:
         self._last_frame_sent = 0.0
         self._feed: Feed | None = None
         self._feed_thread: threading.Thread | None = None
+        self._repeats: list[tuple[int, str]] = []  # (table seat, card) a restarted camera will report again
         self._view: dict[str, Any] = self._build_view()
         self.hub.publish("state", self._view)
 
@@ -153,12 +154,20 @@ class Scorekeeper:
         return self.state.current
 
     def new_game(self) -> Game:
-        """A fresh engine game as the table's current game is set up (players, rules, contract)."""
+        """The table's current game for the pipeline to follow: players, rules, contract and its complete tricks.
+
+        The cards of a trick still being played are left out: they lie on the table, and a camera
+        that starts again (after a restart) sees them arrive once more (``attach`` drops those repeats).
+        """
         with self._lock:
             current = self.state.current
             if current is None:
                 return Game(self.state.rules)
-            return Game(current.rules, current.contract, current.deal_seats)
+            history = list(current.game.history)
+            for _ in range(0 if current.game.is_over else len(current.game.current_trick.plays)):
+                last = max(i for i, e in enumerate(history) if isinstance(e, PlayEvent))
+                del history[last]
+            return Game.replay(current.rules, current.contract, current.deal_seats, history)
 
     def seating(self) -> tuple[str, ...]:
         """Everyone still at the table in seating order (4 or 5); empty before a Partie."""
@@ -363,12 +372,17 @@ class Scorekeeper:
             feed.game_factory = self.new_game  # the pipeline follows the game really played
             feed.seating = self.seating
         skip, skip_until = (self.state.source_seq if resume else 0), None
+        current = self.state.current
         if resume and isinstance(feed, Resumes) and self.state.source_time > 0:
             # A video picks up at the start of the last game its camera saw, not at its own start.
             start, game = t.resume_point(self.state)
             feed.resume_at(start, Game(game.rules, game.contract, game.deal_seats) if game is not None else None)
             skip, skip_until = 0, self.state.source_time
             self.hub.publish("feed", {"state": "resumed", **_texts(Text("feed_resumed", seconds=start))})
+        elif not resume and isinstance(feed, FollowsGame) and current is not None and not current.game.is_over:
+            # A live camera starting again mid-trick sees that trick's cards arrive once more.
+            pending = len(current.game.current_trick.plays)
+            self._repeats = [(p.seat, str(p.card)) for p in current.plays[len(current.plays) - pending :]]
         args = (feed, skip, skip_until)
         self._feed_thread = threading.Thread(target=self._consume, args=args, name="feed", daemon=True)
         self._feed_thread.start()
@@ -418,11 +432,16 @@ class Scorekeeper:
         try:
             if event.kind == CARD_PLAYED:
                 current = self._require_game()
+                seat, card = current.table_seat(int(data["seat"])), str(data["card"])
+                if self._repeats and self._repeats[0] == (seat, card):
+                    self._repeats.pop(0)  # a card of the trick in play, in the log before the restart
+                    return None
+                self._repeats = []
                 return self.submit(
                     t.CARD_OBSERVED,
                     {
-                        "seat": current.table_seat(int(data["seat"])),
-                        "card": str(data["card"]),
+                        "seat": seat,
+                        "card": card,
                         "confidence": float(data.get("confidence", 1.0)),
                         **origin,
                     },

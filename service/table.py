@@ -514,15 +514,14 @@ def resume_point(state: TableState) -> tuple[float, GameState | None]:
     """Where a file source picks up after a restart: a time, and the game the pipeline follows from there.
 
     That is the start of the last game the camera saw a card of (its first camera card, less
-    ``RESUME_LEAD``), so the pipeline sees that game's tricks again; feed events up to
-    ``state.source_time`` are in the log already and are skipped. The game is None when it is the
-    table's current one, else the finished game (the pipeline moves on to the current one after it).
-    Time 0 when the camera saw no card yet.
+    ``RESUME_LEAD``), so the pipeline sees that game's tricks again from their start; feed events
+    up to ``state.source_time`` are in the log already and are skipped. After a finished game the
+    pipeline moves on to the table's current one. Time 0 and no game when the camera saw no card yet.
     """
     for game in reversed(state.games()):
         seen = [p.source_time for p in game.plays if p.source_time is not None]
         if seen:
-            return max(0.0, min(seen) - RESUME_LEAD), (None if game is state.current else game)
+            return max(0.0, min(seen) - RESUME_LEAD), game
     return 0.0, None
 
 

@@ -168,9 +168,10 @@ class VisionFeed:
             # Five chairs, the dealer's empty this game: the geometry skips the place before Vorhand.
             follower.geometry = replace(follower.geometry, places=5, vorhand=seating.index(players[0]))
             return
-        # The places around the table are the first game's seats; Vorhand moves on each game.
+        # The places around the table are the table seats (seat 0 at the bottom of the picture), so a
+        # camera starting again mid-Partie finds Vorhand where the game has it; Vorhand moves on each game.
         if self._places is None:
-            self._places = players
+            self._places = seating if len(seating) == 4 else players
         if players[0] in self._places:
             follower.geometry = follower.geometry.with_vorhand(self._places.index(players[0]))
 

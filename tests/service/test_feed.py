@@ -165,3 +165,60 @@ def test_a_card_the_pipeline_withdraws_leaves_the_game(tmp_path: Path) -> None:
         # Not the last play any more: nothing is undone, only the note is kept.
         table.observe(FeedEvent("needs_confirmation", 4.0, {**withdrawn, "card": "AS"}), 4)
         assert [p["card"]["code"] for p in client.get("/games/current").json()["current_trick"]["plays"]] == ["QC"]
+
+
+class _LiveCamera:
+    """A live camera as the table sees it: it follows the game and reports what it sees, no pacing."""
+
+    pacer = None
+
+    def __init__(self, events: list[FeedEvent]) -> None:
+        self.events = events
+        self.game_factory = None
+        self.seating = None
+        self.first_game = None
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        self.first_game = self.game_factory()  # type: ignore[misc]
+        yield from self.events
+
+    def close(self) -> None:
+        pass
+
+    def contract_changed(self, contract: object) -> None:
+        pass
+
+    def game_abandoned(self) -> None:
+        pass
+
+
+def test_a_live_camera_restarted_mid_trick_follows_the_game_and_logs_no_card_twice(tmp_path: Path) -> None:
+    from dokocam.service.scorekeeper import Scorekeeper
+    from dokocam.service.store import EventStore
+    from dokocam.service.table import PARTIE_STARTED
+
+    plays = legal_plays(31)
+
+    def seen(i: int) -> FeedEvent:
+        seat, card = plays[i]
+        return FeedEvent("card_played", float(i), {"seat": seat, "card": card, "confidence": 0.9})
+
+    store = EventStore(tmp_path / "t.db")
+    table = Scorekeeper(store)
+    rules = table.state.rules.to_dict()
+    table.submit(PARTIE_STARTED, {"players": PLAYERS, "first_dealer": PLAYERS[-1], "rules": rules, "length": {}})
+    for i in range(6):  # a whole trick and two cards of the second, then the server dies
+        table.observe(seen(i), i + 1)
+    store.close()
+
+    store = EventStore(tmp_path / "t.db")
+    table = Scorekeeper(store)
+    camera = _LiveCamera([seen(4), seen(5), seen(6), seen(7)])  # the two cards still lie there, two more come
+    table.attach(camera)  # type: ignore[arg-type]
+    table._feed_thread.join(timeout=10)  # type: ignore[union-attr]
+    followed = camera.first_game
+    assert followed is not None and len(followed.tricks) == 1 and not followed.current_trick.plays
+    cards = [(e.payload["seat"], e.payload["card"]) for e in store.events() if e.kind == "card_observed"]
+    assert cards == [(s, c) for s, c in plays[:8]]  # every card once
+    assert len(table.state.current.game.tricks) == 2  # type: ignore[union-attr]
+    store.close()
