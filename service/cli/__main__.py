@@ -4,4 +4,6 @@ import sys
 
 from dokocam.service.cli import main
 
-sys.exit(main())
+# Guarded: importing the module (the doctest runner walks every module) must not run the command.
+if __name__ == "__main__":
+    sys.exit(main())
