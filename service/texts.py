@@ -204,6 +204,24 @@ TEXTS: dict[str, tuple[str, str]] = {
         "claim: {player} takes the rest (game {number})",
     ),
     "act_other": ("Ereignis {id} ({kind})", "event {id} ({kind})"),
+    # what the camera asks a person to look at (the pipeline's reasons)
+    "camera.incomplete_trick": (
+        "Kamera: Stich {trick} ging unvollständig vom Tisch; fehlende Karte von Hand eintragen",
+        "camera: trick {trick} left the table incomplete; enter the missing card by hand",
+    ),
+    "camera.card_withdrawn": (
+        "Kamera: eine Karte in Stich {trick} wurde zurückgenommen",
+        "camera: a card of trick {trick} was taken back",
+    ),
+    "camera.card_replaced": (
+        "Kamera: eine Karte in Stich {trick} wurde ausgetauscht; bitte prüfen",
+        "camera: a card of trick {trick} was replaced; please check",
+    ),
+    "camera.seats_changed": (
+        "Kamera: die Plätze am Tisch scheinen vertauscht; bitte prüfen",
+        "camera: the places at the table seem swapped; please check",
+    ),
+    "camera.other": ("Kamera: bitte prüfen ({kind})", "camera: please check ({kind})"),
     # the camera feed
     "feed_stopped": (
         "Die Kamera ist ausgefallen; Näheres im Server-Protokoll",

@@ -15,6 +15,7 @@ from dokocam.engine.rules import PRESETS
 from dokocam.engine.sheet import Partie
 from dokocam.service import table as t
 from dokocam.service.feed import FeedFrame
+from dokocam.service.texts import Text
 
 # The engine's names of special points (``engine.scoring``), shown as they happen.
 _SPECIALS = frozenset(
@@ -69,10 +70,22 @@ def table_view(state: t.TableState, *, actions: Sequence[Mapping[str, Any]] = ()
         "game": game_view(state.current) if state.current is not None else None,
         "last_game": game_view(last.state, entry_points=last.entry.points) if last is not None else None,
         "notes": [dict(n) for n in state.notes[-20:]],
-        "pipeline_flags": state.pipeline_flags[-20:],
+        "pipeline_flags": [camera_flag_view(f) for f in state.pipeline_flags[-20:]],
         "undo": dict(actions[0]) if actions else None,
         "actions": [dict(a) for a in actions],
     }
+
+
+_CAMERA_REASONS = ("incomplete_trick", "card_withdrawn", "card_replaced", "seats_changed")
+
+
+def camera_flag_view(flag: Mapping[str, Any]) -> dict[str, Any]:
+    """What the camera asks a person to look at, in German (``message``) and English; its own words in ``detail``."""
+    kind = str(flag.get("kind", ""))
+    trick = flag.get("trick")
+    number = int(trick) + 1 if isinstance(trick, int) else "?"
+    text = Text(f"camera.{kind}", trick=number) if kind in _CAMERA_REASONS else Text("camera.other", kind=kind)
+    return {**flag, "message": text.de, "message_en": text.en, "detail": flag.get("message", "")}
 
 
 def partie_view(state: t.TableState) -> dict[str, Any]:

@@ -133,7 +133,7 @@ function renderAlerts() {
     box.append(el("div", { class: "alert note" }, `Hinweis (Ereignis ${n.event_id}): ${n.message}`,
       el("button", { class: "ghost", title: "ausblenden", onclick: () => { dismissed.add(n.event_id); renderAlerts(); } }, "×")));
   }
-  for (const f of state.pipeline_flags.slice(-2)) box.append(el("div", { class: "alert note" }, `Kamera: ${f.message || f.kind}`));
+  for (const f of state.pipeline_flags.slice(-2)) box.append(el("div", { class: "alert note", title: f.detail || "" }, f.message));
 }
 
 function cardNode(play, g, extra = "") {

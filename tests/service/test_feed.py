@@ -165,6 +165,9 @@ def test_a_card_the_pipeline_withdraws_leaves_the_game(tmp_path: Path) -> None:
         # Not the last play any more: nothing is undone, only the note is kept.
         table.observe(FeedEvent("needs_confirmation", 4.0, {**withdrawn, "card": "AS"}), 4)
         assert [p["card"]["code"] for p in client.get("/games/current").json()["current_trick"]["plays"]] == ["QC"]
+        flag = client.get("/state").json()["pipeline_flags"][-1]
+        assert flag["message"] == "Kamera: eine Karte in Stich 1 wurde zurückgenommen"  # German, the trick 1-based
+        assert flag["message_en"] == "camera: a card of trick 1 was taken back" and flag["detail"] == withdrawn["message"]
 
 
 class _LiveCamera:
