@@ -7,7 +7,6 @@ nothing is shown before it is on disk.
 
 from __future__ import annotations
 
-import copy
 import logging
 import threading
 import time
@@ -224,7 +223,7 @@ class Scorekeeper:
         if kind in t.REBUILDS:
             trial = t.Replayer.rebuild([*self._events, candidate])
         else:
-            trial = copy.deepcopy(self._replayer)
+            trial = self._replayer.trial()
             trial.apply(candidate)
         current = trial.state.current
         if kind == t.CARD_OBSERVED and current is not None and current.blocked is not None:

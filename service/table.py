@@ -19,10 +19,11 @@ never undone by a person, so an undo can never race a card the camera adds meanw
 
 from __future__ import annotations
 
+import copy
 import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from dokocam.engine import Call, Card, Contract, Game, Rules
@@ -277,6 +278,27 @@ class Replayer:
         replayer.state.source_seq = max((int(e.payload.get("source_seq", 0)) for e in events), default=0)
         replayer.state.source_time = max((float(e.payload.get("source_time", 0.0)) for e in events), default=0.0)
         return replayer
+
+    def trial(self) -> Replayer:
+        """A copy to try one more event on: the running game and the sheet copied, finished games shared.
+
+        Applying an event changes only the current game, the Partie and the state's lists, so the
+        finished games (most of a long Partie) need no copy.
+        """
+        trial = Replayer()
+        trial.overrides, trial.call_overrides = dict(self.overrides), dict(self.call_overrides)
+        trial.confirmed, trial.doubted = set(self.confirmed), dict(self.doubted)
+        state = self.state
+        trial.state = replace(
+            state,
+            partie=copy.deepcopy(state.partie),
+            current=copy.deepcopy(state.current),
+            finished=list(state.finished),
+            notes=list(state.notes),
+            pipeline_flags=list(state.pipeline_flags),
+            past=list(state.past),
+        )
+        return trial
 
     def apply(self, event: StoredEvent) -> None:
         """Applies one event; an event that no longer fits becomes a note instead."""
