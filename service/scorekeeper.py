@@ -21,7 +21,7 @@ from dokocam.service import table as t
 from dokocam.service.feed import CARD_PLAYED, NEEDS_CONFIRMATION, Feed, FeedEvent, FeedFrame, FollowsGame, Resumes
 from dokocam.service.hub import Hub
 from dokocam.service.store import EventStore, StoredEvent
-from dokocam.service.texts import Text, TextError
+from dokocam.service.texts import Bilingual, Text, TextError
 from dokocam.service.views import contract_label, frame_message, parties_view, past_view, table_view
 
 log = logging.getLogger(__name__)
@@ -181,8 +181,10 @@ class Scorekeeper:
 
         Raises:
             TableError: the action does not fit the table now (the message says why).
-            NotFoundError: it names a card that is not in force.
-            ValueError: its content is malformed (an engine or sheet error says what).
+            NotFoundError: it names a card, call or event that is not there.
+            EngineRefusal: the engine refuses it (an illegal call, a card code that names no card).
+            TextError: its content is malformed (the message says what).
+            ValueError: the sheet refuses it (a Partie that cannot be set up).
         """
         with self._lock:
             payload = dict(payload)
@@ -228,9 +230,14 @@ class Scorekeeper:
         current = trial.state.current
         if kind == t.CARD_OBSERVED and current is not None and current.blocked is not None:
             return  # the last card of a game the sheet refuses: it was played; the game shows the fix
+        # The action itself, or the card or call it corrects, would not fit: refused. Later events
+        # that no longer fit after it are recomputed and shown as notes, as a correction should.
+        own = {candidate.id} if kind == t.UNDO else {candidate.id, int(payload.get("target") or 0)}
+        before = {n["event_id"] for n in self.state.notes}
         for note in trial.state.notes:
-            if note["event_id"] == candidate.id:
-                raise t.TableError(Text("not_applied", why=note["message"]))
+            if note["event_id"] in own and note["event_id"] not in before:
+                why = Bilingual(note["message"], note.get("message_en", note["message"]))
+                raise t.TableError(Text("not_applied", why=why))
 
     def _check_rules(self, payload: dict[str, Any]) -> None:
         self._require_no_partie(Text("action_rules"))

@@ -283,6 +283,16 @@ class TextError(ValueError):
         return self.text.text("en", self.names)
 
 
+class Bilingual:
+    """A message parameter that is already text in both languages (a note the replay wrote)."""
+
+    def __init__(self, de: str, en: str) -> None:
+        self.de, self.en = de, en
+
+    def name_in(self, lang: str) -> str:
+        return self.de if lang == "de" else self.en
+
+
 def code_of(message: Message) -> str:
     return message.key.removeprefix(PREFIX)
 

@@ -50,6 +50,14 @@ def test_a_call_is_corrected_in_place_even_when_it_would_now_be_too_late(client:
     game = fixed.json()["state"]["game"]
     assert [(c["seat"], c["call"], c["event_id"]) for c in game["calls"]] == [(re_seat, "re", call)]
     assert client.patch(f"/games/calls/{call}", json={"seat": re_seat}).status_code == 409  # nothing to correct
+    before = client.get("/state").json()["seq"]
+    absage = client.patch(f"/games/calls/{call}", json={"call": "no30"})  # an Absage with no Ansage before it
+    assert (
+        absage.status_code == 409
+        and "keine 30 sagen" in absage.json()["detail"]
+        and "cannot say" in absage.json()["detail_en"]
+    )
+    assert client.get("/state").json()["seq"] == before
     assert client.patch("/games/calls/999999", json={"seat": 0}).status_code == 404
 
 
