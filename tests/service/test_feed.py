@@ -167,7 +167,9 @@ def test_a_card_the_pipeline_withdraws_leaves_the_game(tmp_path: Path) -> None:
         assert [p["card"]["code"] for p in client.get("/games/current").json()["current_trick"]["plays"]] == ["QC"]
         flag = client.get("/state").json()["pipeline_flags"][-1]
         assert flag["message"] == "Kamera: eine Karte in Stich 1 wurde zurückgenommen"  # German, the trick 1-based
-        assert flag["message_en"] == "camera: a card of trick 1 was taken back" and flag["detail"] == withdrawn["message"]
+        assert (
+            flag["message_en"] == "camera: a card of trick 1 was taken back" and flag["detail"] == withdrawn["message"]
+        )
 
 
 class _LiveCamera:
