@@ -312,6 +312,8 @@ class GameDecoder:
         renege: cost of a renege the engine can prove; high, yet a renege read surely stays.
         third_copy: cost of a third copy of a card.
         missed: cost of a play nobody saw.
+        missed_lead: more for a trick's first card nobody saw: it lands on an empty table, where
+            nothing hides it (and, unseen in the first trick, it leaves Vorhand's place open).
         duplicate: cost of a sighting explained as a second sighting of a card lying on its spot.
         spurious: cost of a sighting explained as no card at all, plus ``spurious_per_confidence``
             times its confidence.
@@ -341,6 +343,7 @@ class GameDecoder:
         renege: float = 8.0,
         third_copy: float = 15.0,
         missed: float = 7.0,
+        missed_lead: float = 0.5,
         duplicate: float = 1.5,
         spurious: float = 4.0,
         spurious_per_confidence: float = 6.0,
@@ -363,6 +366,7 @@ class GameDecoder:
         self.renege = renege
         self.third_copy = third_copy
         self.missed = missed
+        self.missed_lead = missed_lead
         self.duplicate = duplicate
         self.spurious = spurious
         self.spurious_per_confidence = spurious_per_confidence
@@ -391,17 +395,19 @@ class GameDecoder:
             calls: ``(cards played before, seat, call)`` announcements, made at those points.
         """
         sightings = sorted(sightings, key=lambda s: (s.landed, s.track_id))
-        best: tuple[float, _Search] | None = None
-        for seating in seatings(sightings, geometry):
-            search = _Search(self, sightings, game_factory, seating)
-            finals = search.run()
-            if finals and (best is None or finals[0].cost < best[0]):
-                best = (finals[0].cost, search)
-        if best is None:
-            empty = _Search(self, sightings, game_factory, geometry)
-            return empty.result([], calls)
-        search = best[1]
-        return search.result(search.finals, calls)
+        searches = [_Search(self, sightings, game_factory, seating) for seating in seatings(sightings, geometry)]
+        done = sorted((s for s in searches if s.run()), key=lambda s: s.finals[0].cost)
+        if not done:
+            return searches[0].result([], calls)
+        best = done[0]
+        decoded = best.result(best.finals, calls)
+        if len(done) > 1:
+            # Another seating explains it nearly as well (the first trick's lead unseen: who was
+            # Vorhand?): asked as the first play where the two games differ.
+            seating = best.ask(best.finals[0], done[1].finals[:1])
+            asked = {(q.trick, q.seat) for q in seating}
+            decoded.questions = seating + [q for q in decoded.questions if (q.trick, q.seat) not in asked]
+        return decoded
 
 
 class _Search:
@@ -482,7 +488,8 @@ class _Search:
             for end in self._close(h) if h.current else [h]:
                 short = self.n_tricks - len(end.done)
                 finals.append(replace(end, cost=end.cost + SEATS * self.d.missed * short))
-        self.finals = self._prune(finals)
+        # Not merged: games alike to the rest of a game that has ended are the alternatives to ask about.
+        self.finals = sorted(finals, key=lambda h: h.cost)[: self.d.beam]
         return self.finals
 
     def _prune(self, hyps: Iterable[_Hyp]) -> list[_Hyp]:
@@ -556,6 +563,8 @@ class _Search:
                 known[p.card] += 1
         open_ = [k for k, p in enumerate(plays) if p.card < 0]
         cost = h.cost + self.d.missed * sum(p.sighting < 0 for p in plays)
+        if plays[0].sighting < 0:
+            cost += self.d.missed_lead
         lefts = self._lefts(plays)
         sweep = _swept(lefts)
         if sweep is not None:
@@ -629,7 +638,7 @@ class _Search:
             return DecodedGame(game, [], [(s, "spurious") for s in self.sightings], [], self.geometry, 0.0, errors)
         best = finals[0]
         tricks, questions = self._resolve(best)
-        questions += self._ask(best, finals[1:])
+        questions += self.ask(best, finals[1:])
         plays = [(p.seat, p.card) for trick in tricks for p in trick]
         game, errors = self._with_calls(plays, calls)
         dropped = [(self.sightings[i], why) for i, why in best.dropped]
@@ -734,27 +743,24 @@ class _Search:
         a, b = Card.from_index(best[n]), Card.from_index(other[n])
         return self._question(h, t, play.seat, a, b, gap, "nicht gelesen / not read")
 
-    def _ask(self, best: _Hyp, others: Sequence[_Hyp]) -> list[NeedsConfirmation]:
-        """A question when another game is nearly as probable as the best, naming both readings of
-        the first play where they differ."""
-        mine = [[(p.seat, p.card) for p in d.plays] for d in best.done]
+    def ask(self, best: _Hyp, others: Sequence[_Hyp]) -> list[NeedsConfirmation]:
+        """A question when another game is nearly as probable as the best, naming both cards of the
+        first play where the two games (cards nobody read decided by the deck) differ."""
+        mine = [[(p.seat, p.card) for p in trick] for trick in self._resolve(best)[0]]
         for other in others:
             if other.cost - best.cost >= self.d.ask_margin:
                 break
-            theirs = [[(p.seat, p.card) for p in d.plays] for d in other.done]
-            if theirs == mine:
-                continue
-            t = next((t for t, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)) - 1)
-            if t < 0 or t >= len(mine) or t >= len(theirs):
+            theirs = [[(p.seat, p.card) for p in trick] for trick in self._resolve(other)[0]]
+            t = next((t for t, (a, b) in enumerate(zip(mine, theirs)) if a != b), None)
+            if t is None:
+                continue  # the same game, the evidence explained another way
+            ours, alt = dict(mine[t]), dict(theirs[t])
+            seat = next(s for s in range(SEATS) if ours.get(s) != alt.get(s))
+            if seat not in ours or seat not in alt:
                 return []
-            ours = dict(mine[t])
-            alt = dict(theirs[t])
-            seat = next((s for s in range(SEATS) if ours.get(s) != alt.get(s)), mine[t][0][0])
-            a = Card.from_index(ours[seat]) if ours.get(seat, -1) >= 0 else None
-            b = Card.from_index(alt[seat]) if alt.get(seat, -1) >= 0 else None
-            if a is None or b is None:
-                return []
-            return [self._question(best, t, seat, a, b, other.cost - best.cost, "unsicher / uncertain")]
+            return [
+                self._question(best, t, seat, ours[seat], alt[seat], other.cost - best.cost, "unsicher / uncertain")
+            ]
         return []
 
     def _question(self, h: _Hyp, trick: int, seat: int, a: Card, b: Card, gap: float, why: str) -> NeedsConfirmation:
