@@ -227,9 +227,6 @@ class Scorekeeper:
         else:
             trial = self._replayer.trial()
             trial.apply(candidate)
-        current = trial.state.current
-        if kind == t.CARD_OBSERVED and current is not None and current.blocked is not None:
-            return  # the last card of a game the sheet refuses: it was played; the game shows the fix
         # The action itself, or the card or call it corrects, would not fit: refused. Later events
         # that no longer fit after it are recomputed and shown as notes, as a correction should.
         own = {candidate.id} if kind == t.UNDO else {candidate.id, int(payload.get("target") or 0)}

@@ -449,9 +449,10 @@ class Replayer:
         try:
             entry = self.state.partie.record_game(current.game)
         except ValueError as exc:
-            # The game stays open until someone fixes what the sheet refuses (its message says what).
+            # The game stays open until someone fixes what the sheet refuses (its message says what);
+            # the event that ended it did happen, so it is applied, not a note.
             current.blocked, current.blocked_en = explain(exc, current)
-            raise
+            return
         current.blocked = current.blocked_en = None
         self.state.finished.append(FinishedGame(current, entry, ended_early=False))
         self._next_game()

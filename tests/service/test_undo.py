@@ -28,6 +28,7 @@ def test_a_wrong_re_is_taken_back_after_the_game_and_the_game_is_scored(client: 
     state = play_game(client, seed=seed)
     game = state["game"]
     assert game["number"] == 1 and game["is_over"] and game["blocked"]  # 3 against 1: no result the sheet takes
+    assert state["notes"] == []  # the last card was played: it is in the game, the game says what to fix
     late = client.post("/games/current/cards", json={"seat": 0, "card": "QC"})
     assert late.status_code == 409 and "erst das berichtigen" in late.json()["detail"]  # never a silent 201
     response = client.post(f"/events/{wrong}/undo", json={})
