@@ -43,7 +43,7 @@ class Settings(BaseSettings):
     port: int = Field(default=8000, ge=0, le=65535)
     home: Path = Field(default_factory=dokocam_home, description="the data home ($DOKOCAM_HOME, default ~/.dokocam)")
     db: Path = Field(
-        default_factory=lambda fields: Path(fields["home"]).expanduser() / "table.db",
+        default_factory=lambda fields: Path(fields["home"]) / "table.db",
         description="the event log; default: table.db in the data home",
     )
     source: str | None = Field(
@@ -79,6 +79,11 @@ class Settings(BaseSettings):
         # The home's file is looked up when settings are read, so a changed $DOKOCAM_HOME counts.
         home_file = DotEnvSettingsSource(settings_cls, env_file=dokocam_home() / "settings.env")
         return init_settings, env_settings, dotenv_settings, home_file, file_secret_settings
+
+    @field_validator("home")
+    @classmethod
+    def _home_expanded(cls, value: Path) -> Path:
+        return value.expanduser()
 
     @field_validator("host")
     @classmethod

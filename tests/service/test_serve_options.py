@@ -53,3 +53,18 @@ def test_a_key_without_its_certificate_is_refused(tmp_path: Path, capsys: pytest
     key.write_text("-")
     assert main(["serve", "--db", str(tmp_path / "t.db"), "--https-key", str(key)]) == 2
     assert "needs its certificate" in capsys.readouterr().err
+
+
+def test_the_data_home_holds_the_event_log_and_the_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dokocam.service.config import Settings
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "settings.env").write_text("DOKOCAM_PORT=8123\nDOKOCAM_TOKEN=from-the-home-settings-file-0123\n")
+    monkeypatch.chdir(tmp_path)  # no ./.env here
+    monkeypatch.setenv("DOKOCAM_HOME", str(home))
+    settings = Settings()
+    assert settings.home == home and settings.db == home / "table.db"
+    assert settings.port == 8123 and settings.token == "from-the-home-settings-file-0123"
+    monkeypatch.setenv("DOKOCAM_PORT", "9000")  # the environment wins over the home's file
+    assert Settings().port == 9000 and Settings(db=tmp_path / "x.db").db == tmp_path / "x.db"
