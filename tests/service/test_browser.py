@@ -193,6 +193,9 @@ def test_a_wrong_re_is_taken_back_from_the_page_and_the_game_is_scored(tmp_path:
         kontra = next(seat for seat, hand in enumerate(deal(seed)) if "QC" not in hand)
         name = ["Anna", "Ben", "Cem", "Dora"][kontra]
         page.click(f"#seat-pick button[data-seat='{kontra}']")
+        page.click("#calls button[data-call='no90']")  # an Absage before any Ansage: refused, in German
+        toast = page.wait_for_selector(".toast.err:not([hidden])")
+        assert toast.inner_text().startswith(f"{name} kann nicht keine 90 sagen")
         page.click("#calls button[data-call='re']")
         page.wait_for_selector(f"#btn-undo:has-text('Rückgängig: Re von {name}')")
         for seat, card in legal_plays(seed):  # the game is played out: 3 against 1, the sheet refuses it
