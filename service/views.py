@@ -17,11 +17,6 @@ from dokocam.service import table as t
 from dokocam.service.feed import FeedFrame
 from dokocam.service.texts import Text
 
-# The engine's names of special points (``engine.scoring``), shown as they happen.
-_SPECIALS = frozenset(
-    {"Doppelkopf", "Fuchs gefangen", "Karlchen", "Fuchs am End", "Karlchen gefangen", "gegen die Alten"}
-)
-
 
 def card_view(card: Card) -> dict[str, str]:
     return {"code": str(card), "name": card.german_name, "symbol": card.symbol}
@@ -197,11 +192,15 @@ def game_view(current: t.GameState, *, entry_points: dict[str, int] | None = Non
     for trick in tricks:
         augen[party_of.get(trick["winner"]) or "unknown"] += trick["augen"]
     result = None
+    specials = game.special_points()
     if game.is_over:
         try:
-            result = result_view(game.result(), current, entry_points)
+            scored = game.result()
         except ValueError:
-            result = None
+            pass
+        else:
+            result = result_view(scored, current, entry_points)
+            specials = scored.special_items
     to_move = game.to_move
     contract = current.contract
     return {
@@ -223,7 +222,7 @@ def game_view(current: t.GameState, *, entry_points: dict[str, int] | None = Non
             {"event_id": event_id, "seat": seat, "player": players[seat], "call": call.value}
             for seat, call, event_id in current.calls
         ],
-        "specials": _specials(result, tricks, party_of, contract),
+        "specials": [_special_view(item) for item in specials],
         "flags": [flag_view(flag, current) for flag in game.flags],
         "uncertain": [play_view(ref, players) for ref in current.plays if ref.uncertain],
         "is_over": game.is_over,
@@ -319,34 +318,11 @@ def _party_name(party: Any) -> str | None:
     return str(getattr(party, "value", party)).lower()
 
 
-def _specials(
-    result: dict[str, Any] | None, tricks: list[dict[str, Any]], party_of: dict[int, str | None], contract: Any
-) -> list[str]:
-    """Special points: the result's items once over; before that what the tricks already show."""
-    if result is not None:
-        return [f"{i['name']} ({i['party']})" for i in result["items"] if _is_special(i["name"])]
-    if contract.to_dict().get("type") == "solo":
-        return []  # no special points in a solo
-    found = []
-    for trick in tricks:
-        if trick["augen"] >= 40:
-            found.append(f"Doppelkopf in trick {trick['number']} ({party_of.get(trick['winner']) or 'party unknown'})")
-        for play in trick["plays"]:
-            winner_party = party_of.get(trick["winner"])
-            loser_party = party_of.get(play["seat"])
-            if (
-                play["card"]["code"] == "AD"
-                and play["seat"] != trick["winner"]
-                and winner_party
-                and loser_party
-                and winner_party != loser_party
-            ):
-                found.append(f"Fuchs gefangen in trick {trick['number']} ({winner_party})")
-    return found
-
-
-def _is_special(name: str) -> bool:
-    return name in _SPECIALS
+def _special_view(item: Any) -> str:
+    """One special point as the engine counts it: its German name, the trick and the party (once known)."""
+    party = "Partei offen" if item.party is None else item.party.name_in("de")
+    where = f"Stich {item.trick + 1}, " if item.trick is not None else ""
+    return f"{item.kind.german_name} ({where}{party})"
 
 
 def frame_message(frame: FeedFrame) -> dict[str, Any]:

@@ -333,7 +333,8 @@ def test_special_points_show_as_they_happen(client: TestClient) -> None:
     start(client)
     state = play_game(client, seed=22, upto=36)  # trick 9 of this deal holds 42 Augen
     assert state["game"]["tricks"][8]["augen"] >= 40
-    assert any(s.startswith("Doppelkopf in trick 9") for s in state["game"]["specials"])
+    assert any(s.startswith("Doppelkopf (Stich 9, ") for s in state["game"]["specials"])
     state = play_game_rest(client, seed=22, after=36)
-    assert any(s.startswith("Doppelkopf (") for s in state["last_game"]["specials"])
+    assert any(s.startswith("Doppelkopf (Stich 9, ") for s in state["last_game"]["specials"])
     assert any(i["name"] == "Doppelkopf" for i in state["last_game"]["result"]["items"])
+
