@@ -145,7 +145,7 @@ class Card:
         >>> Card.parse("XX")
         Traceback (most recent call last):
         ...
-        dokocam.engine.errors.InvalidCardError: 'XX' is not a card code; expected rank 9 10 J Q K A + suit C S H D, e.g. QC or 10H
+        dokocam.engine.errors.InvalidCardError: 'XX' is not a card code; expected rank 9 10 J Q K A + suit C S H D, ...
         """
         card = _BY_CODE.get(text) if isinstance(text, str) else None
         if card is None and isinstance(text, str):

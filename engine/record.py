@@ -31,7 +31,7 @@ score sheet is the source of truth for it and writes it into each game it deals
 ...     "contract": {"type": "normal"}, "events": [{"seat": 0, "play": "XX"}]})
 Traceback (most recent call last):
 ...
-dokocam.engine.errors.RecordError: event 0: 'XX' is not a card code; expected rank 9 10 J Q K A + suit C S H D, e.g. QC or 10H
+dokocam.engine.errors.RecordError: event 0: 'XX' is not a card code; ...
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ points count, netted between the parties.
 
 Game value (7.2): gewonnen 1; unter 90/60/30, schwarz 1 each; Re 2, Kontra 2; each Absage 1
 (an Absage includes the lower ones); 1 each for reaching 120/90/60/30 Augen against the
-opponents' keine 90/60/30/schwarz (winning against schwarz takes one trick, the point 30 Augen). Special points of the normal game: gegen die Alten
+opponents' keine 90/60/30/schwarz (winning against schwarz takes one trick, the point 30 Augen).
+Special points of the normal game: gegen die Alten
 (Kontra wins), Doppelkopf (a trick of 40 Augen or more), Fuchs gefangen (an opponent's
 Karo-Ass), Karlchen (the Kreuz-Bube wins the last trick), plus the house rules Fuchs am End and
 Karlchen fangen. The special points of both parties are netted, so the winner's value may

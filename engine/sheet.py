@@ -122,7 +122,7 @@ def check_entries(entries: Sequence[int], *, game: int | None = None) -> None:
     >>> check_entries([2, -1, -1, 0], game=4)
     Traceback (most recent call last):
     ...
-    dokocam.engine.sheet.ScoreCheckError: game 4: entries [2, -1, -1, 0] mix even and odd values; DDV 7.3.3 wants all even or all odd
+    dokocam.engine.sheet.ScoreCheckError: game 4: entries [2, -1, -1, 0] mix even and odd values; ...
     """
     where = f"game {game}: " if game is not None else ""
     values = list(entries)

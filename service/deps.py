@@ -15,11 +15,13 @@ from dokocam.service.texts import Text
 
 
 def get_settings(request: Request) -> Settings:
-    return request.app.state.settings  # type: ignore[no-any-return]
+    settings: Settings = request.app.state.settings
+    return settings
 
 
 def get_table(request: Request) -> Scorekeeper:
-    return request.app.state.table  # type: ignore[no-any-return]
+    table: Scorekeeper = request.app.state.table
+    return table
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]

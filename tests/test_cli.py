@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
 
 import pytest
 
@@ -48,12 +46,3 @@ def test_a_group_without_a_verb_prints_its_help(capsys: pytest.CaptureFixture[st
     assert "train" in capsys.readouterr().out
     assert main(["detector", "train"]) == 2
     assert "classifier" in capsys.readouterr().out
-
-
-def test_help_imports_nothing_heavy() -> None:
-    code = (
-        "import sys; from dokocam.service.cli import build_parser; build_parser().format_help(); "
-        "print(sorted(m for m in ('torch', 'ultralytics', 'cv2') if m in sys.modules))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"

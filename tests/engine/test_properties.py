@@ -213,7 +213,7 @@ def ddv_value(game: Game) -> tuple[Party | None, int]:
         if winner is KONTRA and (result.solo is None or rules.gegen_die_alten_in_solo):
             points[KONTRA] += 1
     for party in (RE, KONTRA):
-        for k, reached in zip(range(1, level[party.other] + 1), (120, 90, 60, 30)):
+        for _, reached in zip(range(1, level[party.other] + 1), (120, 90, 60, 30)):
             points[party] += augen[party] >= reached
     if result.solo is None or rules.solo_special_points or game.schwarze_sau is not None:
         foxes = game.schweinchen_seat is None

@@ -301,7 +301,9 @@ def _fields(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
-@pytest.mark.parametrize("key", sorted(CATALOGUE))
+# The engine's own keys: other parts register theirs (``service.*``) under their own rules, and whether they
+# are registered yet depends on which tests ran first.
+@pytest.mark.parametrize("key", sorted(k for k in CATALOGUE if not k.startswith("service.")))
 def test_every_message_has_both_languages_with_the_same_parameters(key: str) -> None:
     de, en = CATALOGUE[key]
     assert de and en and _fields(de) == _fields(en), key

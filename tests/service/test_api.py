@@ -337,4 +337,3 @@ def test_special_points_show_as_they_happen(client: TestClient) -> None:
     state = play_game_rest(client, seed=22, after=36)
     assert any(s.startswith("Doppelkopf (Stich 9, ") for s in state["last_game"]["specials"])
     assert any(i["name"] == "Doppelkopf" for i in state["last_game"]["result"]["items"])
-

@@ -23,8 +23,11 @@ def test_serve_demo_and_bench_are_registered() -> None:
 
 
 def test_importing_the_commands_loads_nothing_heavy() -> None:
-    code = "import sys, service.commands; print(sorted(m for m in ('fastapi', 'uvicorn', 'cv2', 'torch') if m in sys.modules))"
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    code = (
+        "import sys, dokocam.service.commands; "
+        "print(sorted(m for m in ('fastapi', 'uvicorn', 'cv2', 'torch') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
 
@@ -92,8 +95,9 @@ def test_bench_dashboard_reports_every_message_to_every_page() -> None:
 def test_building_the_whole_cli_loads_nothing_heavy() -> None:
     # `dokocam score` builds every command's parser first; OpenCV, matplotlib or torch there cost it a third of a second
     code = (
-        "import sys; from service.cli import build_parser; build_parser(); "
-        "print(sorted(m for m in ('cv2', 'numpy', 'matplotlib', 'torch', 'ultralytics', 'fastapi') if m in sys.modules))"
+        "import sys; from dokocam.service.cli import build_parser; build_parser(); "
+        "heavy = ('cv2', 'numpy', 'matplotlib', 'torch', 'ultralytics', 'fastapi'); "
+        "print(sorted(m for m in heavy if m in sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

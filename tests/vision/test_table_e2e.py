@@ -98,7 +98,7 @@ def test_render_game_analyze_and_run_commands_round_trip_through_files(tmp_path,
         def update(self, image):
             return next(frames)[2]
 
-    monkeypatch.setattr(table_cli, "_load_detector", lambda model: TruthDetector())
+    monkeypatch.setattr(table_cli, "_load_detector", lambda model, deck=None: TruthDetector())
     capsys.readouterr()
     assert main(["run", "--source", str(out), "--jsonl"]) == 0
     printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

@@ -152,11 +152,11 @@ def _fitted_corners(points: np.ndarray, box: np.ndarray) -> np.ndarray:
             return box
         s = np.linalg.solve(matrix, q - p)
         corners.append(p + s[0] * u)
-    corners = np.array(corners)
+    fitted = np.array(corners)
     # A fit far from the rectangle is a bad fit, not a better corner.
-    if np.abs(corners - box).max() > 0.2 * np.linalg.norm(box[1] - box[0]) + 0.2 * np.linalg.norm(box[2] - box[1]):
+    if np.abs(fitted - box).max() > 0.2 * np.linalg.norm(box[1] - box[0]) + 0.2 * np.linalg.norm(box[2] - box[1]):
         return box
-    return corners
+    return fitted
 
 
 def _ordered(corners: np.ndarray) -> np.ndarray:

@@ -133,7 +133,7 @@ def _arm_from(rng: np.random.Generator, side_deg: float, reach: np.ndarray, dist
     sleeve = SLEEVES[int(rng.integers(len(SLEEVES)))] if rng.random() < 0.7 else None
     return Arm(
         tuple(start), tuple(reach), float(rng.uniform(5.5, 8.0)), SKIN_TONES[int(rng.integers(len(SKIN_TONES)))], sleeve
-    )  # type: ignore[arg-type]
+    )
 
 
 def random_props(rng: np.random.Generator, near_cm: float) -> list[Prop]:
@@ -374,7 +374,10 @@ def data_yaml(root: Path, target: str = "corners") -> str:
     Ultralytics ignores the key.
     """
     names = "".join(f"  {i}: {code}\n" for i, code in enumerate(CARD_CODES))
-    return f"# dokocam synthetic Doppelkopf scenes\npath: {root.resolve()}\ntrain: images/train\nval: images/val\ntarget: {target}\nnames:\n{names}"
+    return (
+        f"# dokocam synthetic Doppelkopf scenes\npath: {root.resolve()}\ntrain: images/train\nval: images/val\n"
+        f"target: {target}\nnames:\n{names}"
+    )
 
 
 def write_dataset(

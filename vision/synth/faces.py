@@ -313,7 +313,7 @@ def _glyph_mask(text: str, font: str, weight: int = 0) -> np.ndarray:
 
     pil_font = ImageFont.truetype(str(_FONT_DIR / font), size=160)
     left, top, right, bottom = pil_font.getbbox(text)
-    image = Image.new("L", (right - left + 8, bottom - top + 8), 0)
+    image = Image.new("L", (int(right - left) + 8, int(bottom - top) + 8), 0)
     ImageDraw.Draw(image).text((4 - left, 4 - top), text, font=pil_font, fill=255)
     array = np.asarray(image)
     if weight:
@@ -437,7 +437,7 @@ def _draw_court_picture(
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
     half = np.full((h, w, 3), style.stock, np.uint8)
-    palette = [tuple(int(c) for c in p) for p in style.palette]
+    palette = [(int(p[0]), int(p[1]), int(p[2])) for p in style.palette]
     pick = lambda: palette[int(rng.integers(len(palette)))]  # noqa: E731
     ink = (20, 20, 20)
     skin = (int(rng.integers(170, 215)), int(rng.integers(200, 230)), int(rng.integers(230, 252)))
@@ -727,7 +727,8 @@ def draw_back(style: FaceStyle, seed: int = 0) -> Face:
 
 
 def write_face_folder(path: str | Path, style: FaceStyle, seed: int = 0) -> list[Path]:
-    """Writes the 24 faces of a drawn deck as PNG images named by card code, a folder :func:`load_face_folder` reads: to look at or print a generated deck, or to
+    """Writes the 24 faces of a drawn deck as PNG images named by card code, a folder :func:`load_face_folder`
+    reads: to look at or print a generated deck, or to
     play rendered games with a style the detector never saw (``dokocam dataset render-game --faces``).
 
     The rounded corners are filled with the card stock, so the loader adds no border. Returns the

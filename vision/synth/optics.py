@@ -82,4 +82,5 @@ def video_codec(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     ycrcb[:, :, 1:] = cv2.resize(chroma, (w, h), interpolation=cv2.INTER_LINEAR)
     out = cv2.cvtColor(ycrcb, cv2.COLOR_YCrCb2BGR)
     ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(12, 41))])
-    return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else out
+    decoded = cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else None
+    return out if decoded is None else decoded

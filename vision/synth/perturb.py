@@ -61,7 +61,8 @@ def _blur(image: np.ndarray) -> np.ndarray:
 
 def _jpeg(image: np.ndarray) -> np.ndarray:
     ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 30])
-    return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else image
+    decoded = cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else None
+    return image if decoded is None else decoded
 
 
 # Changes of light and camera: the pixels change, the labels stay.

@@ -496,7 +496,8 @@ class SceneAnnotation:
 
     def _cxcywh(self, box: list[float]) -> str:
         x1, y1, x2, y2 = box
-        return f"{(x1 + x2) / 2 / self.width:.6f} {(y1 + y2) / 2 / self.height:.6f} {(x2 - x1) / self.width:.6f} {(y2 - y1) / self.height:.6f}"
+        cx, cy = (x1 + x2) / 2 / self.width, (y1 + y2) / 2 / self.height
+        return f"{cx:.6f} {cy:.6f} {(x2 - x1) / self.width:.6f} {(y2 - y1) / self.height:.6f}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -844,7 +845,7 @@ def _draw_arm(
     coverage = cover8.astype(np.float32) / 255.0
     if shadow_strength > 0:
         moved = cv2.warpAffine(
-            coverage, np.float32([[1, 0, shadow_offset[0]], [0, 1, shadow_offset[1]]]), (shape[1], shape[0])
+            coverage, np.array([[1, 0, shadow_offset[0]], [0, 1, shadow_offset[1]]], np.float32), (shape[1], shape[0])
         )
         canvas.darken(x0, y0, 1 - shadow_strength * _soft(moved, shadow_blur))
     # Rounded limbs: darker towards the outline.
@@ -917,8 +918,9 @@ def _finish(canvas: _Canvas, camera: Camera, look: Look, rng: np.random.Generato
         out = cv2.cvtColor(cv2.cvtColor(out, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     if look.jpeg_quality:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(look.jpeg_quality)])
-        if ok:
-            out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+        if decoded is not None:
+            out = decoded
     return out, owner
 
 

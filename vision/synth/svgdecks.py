@@ -100,21 +100,28 @@ def _length_px(value: str | None) -> float | None:
     return float(match.group(1)) * _UNITS_PX[match.group(2)]
 
 
+def _root(tree: ET.ElementTree) -> ET.Element:
+    root = tree.getroot()
+    if root is None:
+        raise SvgDeckError("the SVG has no root element")
+    return root
+
+
 def _view_box(root: ET.Element) -> tuple[float, float, float, float]:
     """The sheet's user-space rectangle: its ``viewBox``, else its size in pixels (one user unit a pixel)."""
     box = root.get("viewBox")
     if box:
         x, y, w, h = (float(v) for v in re.split(r"[\s,]+", box.strip()))
         return x, y, w, h
-    w, h = _length_px(root.get("width")), _length_px(root.get("height"))
-    if not w or not h:
+    width, height = _length_px(root.get("width")), _length_px(root.get("height"))
+    if not width or not height:
         raise SvgDeckError("the SVG has neither a viewBox nor a size in absolute units")
-    return 0.0, 0.0, w, h
+    return 0.0, 0.0, width, height
 
 
 def _isolate(tree: ET.ElementTree, ident: str) -> ET.ElementTree:
     """A copy of ``tree`` drawing only element ``ident``: every drawn element off its path moves into a ``<defs>``."""
-    root = _copy(tree.getroot())
+    root = _copy(_root(tree))
     parents = {child: parent for parent in root.iter() for child in parent}
     target = next((e for e in root.iter() if e.get("id") == ident), None)
     if target is None:
@@ -172,7 +179,7 @@ def render_card(tree: ET.ElementTree, ident: str, width: int, workdir: Path) -> 
     Raises:
         SvgDeckError: no such element, or it draws nothing.
     """
-    isolated = _isolate(tree, ident).getroot()
+    isolated = _root(_isolate(tree, ident))
     px, py, pw, ph = _view_box(isolated)
     # Some sheets place cards partly or wholly off their page: measure on the page with a page's margin all round.
     vx, vy, vw, vh = px - pw, py - ph, 3 * pw, 3 * ph

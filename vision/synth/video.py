@@ -304,7 +304,7 @@ class GameVideo:
             class_id.append(_card_index(code))
         if not xyxy:
             return Detections.empty()
-        return Detections(xyxy=xyxy, confidence=np.ones(len(xyxy)), class_id=class_id)
+        return Detections(xyxy=np.array(xyxy), confidence=np.ones(len(xyxy)), class_id=np.array(class_id))
 
     def render(self, time: float, *, frame: int = 0) -> tuple[np.ndarray, Detections]:
         """Draws the frame at ``time``; returns the BGR image and the labelled boxes
@@ -327,7 +327,9 @@ class GameVideo:
                 xyxy.append(card.box)
                 class_id.append(card.class_id)
         det = (
-            Detections.empty() if not xyxy else Detections(xyxy=xyxy, confidence=np.ones(len(xyxy)), class_id=class_id)
+            Detections.empty()
+            if not xyxy
+            else Detections(xyxy=np.array(xyxy), confidence=np.ones(len(xyxy)), class_id=np.array(class_id))
         )
         return image, det
 
@@ -385,7 +387,7 @@ class GameVideo:
         video_path.parent.mkdir(parents=True, exist_ok=True)
         record_path = Path(record_path) if record_path else video_path.with_suffix(".json")
         truth_path = Path(truth_path) if truth_path else video_path.with_suffix(".frames.jsonl")
-        writer = cv2.VideoWriter(str(video_path), cv2.VideoWriter_fourcc(*"mp4v"), self.fps, (self.width, self.height))
+        writer = cv2.VideoWriter(str(video_path), cv2.VideoWriter.fourcc(*"mp4v"), self.fps, (self.width, self.height))
         if not writer.isOpened():
             raise OSError(f"{video_path}: OpenCV cannot write mp4v video here")
         frames = list(self.frame_times())
@@ -438,9 +440,9 @@ def truth_detections(lines: list[dict[str, Any]]) -> Iterator[tuple[int, float, 
             line["frame"],
             line["time"],
             Detections(
-                xyxy=[c["box"] for c in cards],
+                xyxy=np.array([c["box"] for c in cards], np.float32).reshape(-1, 4),
                 confidence=np.ones(len(cards)),
-                class_id=[Card.parse(c["card"]).index for c in cards],
+                class_id=np.array([Card.parse(c["card"]).index for c in cards], np.int64),
             ),
         )
 
