@@ -574,9 +574,18 @@ class Game:
 
     def _conflict_flag(self, trick: int, why: Message, events: Sequence[int]) -> Flag:
         events = tuple(events)
-        numbers = ", ".join(str(i) for i in events)
-        text = Message("flag.party_conflict", why=why, events=numbers)
+        text = Message("flag.party_conflict", why=why, events=[self._event_message(i) for i in events])
         return Flag(FlagKind.PARTY_CONFLICT, min(trick, self._n_tricks - 1), None, None, text, events)
+
+    def _event_message(self, index: int) -> Message:
+        """History event ``index`` as a person names it: the trick it came in, who, and what."""
+        event = self.history[index]
+        plays = sum(isinstance(e, PlayEvent) for e in self.history[:index])
+        trick = min(plays // 4, self._n_tricks - 1) + 1
+        if isinstance(event, PlayEvent):
+            return Message("event.play", trick=trick, seat=Seat(event.seat), card=event.card)
+        assert isinstance(event, CallEvent), "a party conflict names plays and calls only"
+        return Message("event.call", trick=trick, seat=Seat(event.seat), call=event.call)
 
     @property
     def conflict(self) -> Flag | None:

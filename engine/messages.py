@@ -236,9 +236,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "flag.not_held": ("{seat} hat {card} nicht auf der Hand", "{seat} does not hold {card}"),
     "flag.party_conflict": (
-        "Die Parteien passen nicht zusammen: {why} (Ereignisse {events}); kein Ergebnis, bis das berichtigt ist",
-        "the parties do not fit together: {why} (events {events}); no result until that is corrected",
+        "Die Parteien passen nicht zusammen: {why} ({events}); kein Ergebnis, bis das berichtigt ist",
+        "the parties do not fit together: {why} ({events}); no result until that is corrected",
     ),
+    "event.play": ("Stich {trick}: {seat} spielt {card}", "trick {trick}: {seat} plays {card}"),
+    "event.call": ("Stich {trick}: {seat} sagt {call}", "trick {trick}: {seat} says {call}"),
     "conflict.third_qc": (
         "{n} Kreuz-Damen gespielt, von {seats}",
         "{n} Kreuz-Damen were played, by {seats}",
