@@ -198,7 +198,7 @@ def _run(
         from dokocam.service.recorded import game_events
 
         feed = RecordedFeed(game_events(7, start=3.0, interval=1.5, uncertain=(9,)), realtime=settings.realtime)
-    app = create_app(settings, feed=feed, resume=resume, players=names)
+    app = create_app(settings, feed=feed, resume=resume, players=names, deck=deck)
     scheme = "https" if settings.https_cert is not None else "http"
     url = f"{scheme}://{settings.host}:{settings.port}"
     print(f"dokocam dashboard: {url}  (event log: {settings.db})", file=sys.stderr)

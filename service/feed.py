@@ -127,6 +127,17 @@ class FollowsGame(Protocol):
 
 
 @runtime_checkable
+class ReadsDeck(Protocol):
+    """A feed whose detector can read with an enrolled deck (the camera pipeline).
+
+    ``use_deck`` is called by the table when a ``deck_set`` event is logged; the feed swaps its
+    detector between two frames, so no frame is read half with one deck and half with another.
+    """
+
+    def use_deck(self, name: str | None) -> None: ...
+
+
+@runtime_checkable
 class Resumes(Protocol):
     """A file the pipeline reads again after a restart: it can start at a time, following a given game.
 

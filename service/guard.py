@@ -9,6 +9,9 @@ A state-changing request (POST, PUT, PATCH, DELETE) is let through only when
   preflight the server never grants, so a foreign page cannot even reach the table with it;
 - its body is at most ``max_body`` bytes and is JSON without ``NaN`` or ``Infinity``.
 
+The one exception is an upload route (``uploads``: a phone's photo of a deck): a POST there may be
+``multipart/form-data`` up to that route's own limit; host and origin are checked as for every change.
+
 Nothing is read from the table or written to it before all of this holds.
 """
 
@@ -17,7 +20,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import socket
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -113,19 +116,25 @@ class Guard:
         app: the application behind the gate.
         hosts: the accepted ``Host`` names.
         max_body: the largest body accepted, in bytes (larger: 413).
+        uploads: path -> largest body for the routes that take a ``multipart/form-data`` POST instead of JSON.
     """
 
-    def __init__(self, app: App, *, hosts: HostPolicy, max_body: int = MAX_BODY) -> None:
+    def __init__(
+        self, app: App, *, hosts: HostPolicy, max_body: int = MAX_BODY, uploads: Mapping[str, int] | None = None
+    ) -> None:
         self.app = app
         self.hosts = hosts
         self.max_body = max_body
+        self.uploads = dict(uploads or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in CHANGING:
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        refusal = self._refusal(headers)
+        upload = self._upload(scope, headers)
+        limit = self.uploads[scope["path"]] if upload else self.max_body
+        refusal = self._refusal(headers, limit, upload)
         if refusal is not None:
             await _reply(send, *refusal)
             return
@@ -135,12 +144,12 @@ class Guard:
             if message["type"] == "http.disconnect":
                 return
             body += message.get("body", b"")
-            if len(body) > self.max_body:
-                await _reply(send, 413, Text("body_too_large", limit=self.max_body // 1024))
+            if len(body) > limit:
+                await _reply(send, 413, Text("body_too_large", limit=limit // 1024))
                 return
             if not message.get("more_body", False):
                 break
-        if body.strip():
+        if body.strip() and not upload:
             problem = _json_problem(bytes(body))
             if problem is not None:
                 await _reply(send, 422, problem)
@@ -156,7 +165,12 @@ class Guard:
 
         await self.app(scope, replay, send)
 
-    def _refusal(self, headers: dict[str, str]) -> tuple[int, Text] | None:
+    def _upload(self, scope: Scope, headers: dict[str, str]) -> bool:
+        """A multipart POST to one of the upload routes."""
+        media = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        return scope["method"] == "POST" and scope["path"] in self.uploads and media == "multipart/form-data"
+
+    def _refusal(self, headers: dict[str, str], limit: int, upload: bool = False) -> tuple[int, Text] | None:
         host = headers.get("host", "")
         if not self.hosts.allows(host):
             return 421, Text("host_refused", host=_excerpt(host_name(host)))
@@ -166,11 +180,11 @@ class Guard:
         if headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
             return 403, Text("origin_refused", origin=_excerpt(headers.get("origin", "?")))
         media = headers.get("content-type", "").split(";", 1)[0].strip().lower()
-        if media != "application/json":
+        if media != "application/json" and not upload:
             return 415, Text("json_only", given=_excerpt(media or "-"))
         declared = headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > self.max_body:
-            return 413, Text("body_too_large", limit=self.max_body // 1024)
+        if declared.isdigit() and int(declared) > limit:
+            return 413, Text("body_too_large", limit=limit // 1024)
         return None
 
 

@@ -274,6 +274,9 @@ class GamePublic(BaseModel):
     dealer: str
     vorhand: Seat
     bocks: int
+    deck: str | None = Field(
+        default=None, description="the enrolled deck the camera read this game with (null: shipped)"
+    )
     forced_solo: str | None
     contract: ContractPublic
     to_move: Seat | None
@@ -369,6 +372,7 @@ class TablePublic(BaseModel):
     pipeline_flags: list[dict[str, Any]]
     undo: ActionPublic | None = Field(description='what "Rückgängig" takes back now: a person\'s last action, or null')
     actions: list[ActionPublic] = Field(description="a person's latest actions still in force, newest first")
+    deck: str | None = Field(default=None, description="the enrolled deck the camera reads with (null: shipped)")
 
 
 class CheckPublic(BaseModel):
@@ -392,3 +396,54 @@ class Accepted(BaseModel):
 
     event: EventPublic
     state: TablePublic
+
+
+# -- the Deck page (service.deckdesk) -------------------------------------------------------
+
+DeckName = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")]
+KreuzSide = Literal["oben", "unten", "links", "rechts"]
+
+
+class CameraEnrolment(_Body):
+    """Enrol the camera's newest frame as a deck."""
+
+    name: DeckName
+    kreuz: KreuzSide | None = Field(default=None, description="where the Kreuz row lies, when the cards do not tell")
+
+
+class DeckUse(_Body):
+    """The deck the table reads with: an enrolled, adapted one, or null for the shipped detector."""
+
+    name: DeckName | None
+
+
+class FacePublic(BaseModel):
+    code: str = Field(description="the card code the face was laid out as (QC, 10H ...)")
+    url: str = Field(description="the rectified face as PNG")
+
+
+class UnsurePublic(BaseModel):
+    message: str = Field(description="a place read unsurely as another card, in German")
+    message_en: str
+
+
+class EnrolmentPublic(BaseModel):
+    """The deck desk's enrolment, as the Deck page shows it."""
+
+    state: Literal["idle", "enrolling", "review", "refused", "adapting", "done", "failed"]
+    name: str | None
+    message: str | None = Field(description="why it was refused or failed, in German")
+    message_en: str | None
+    faces: list[FacePublic] = Field(description="the 24 rectified faces to confirm (in review)")
+    unsure: list[UnsurePublic] = Field(description="places to look at before confirming")
+    turn: str | None = Field(description="the side of the photo the Kreuz row lay on")
+    progress: dict[str, Any] = Field(description="the adaptation: stage, done, total, fraction (0..1)")
+    deck: str | None = Field(description="the deck the table reads with now (null: shipped)")
+
+
+class DeckPublic(BaseModel):
+    name: str
+    created: str | None
+    source: str | None
+    adapted: bool
+    in_use: bool

@@ -18,7 +18,16 @@ from dokocam.engine import Call, Card, EngineError, Game, IllegalCallError, Ille
 from dokocam.engine.messages import Message
 from dokocam.engine.sheet import Partie
 from dokocam.service import table as t
-from dokocam.service.feed import CARD_PLAYED, NEEDS_CONFIRMATION, Feed, FeedEvent, FeedFrame, FollowsGame, Resumes
+from dokocam.service.feed import (
+    CARD_PLAYED,
+    NEEDS_CONFIRMATION,
+    Feed,
+    FeedEvent,
+    FeedFrame,
+    FollowsGame,
+    ReadsDeck,
+    Resumes,
+)
 from dokocam.service.hub import Hub
 from dokocam.service.store import EventStore, StoredEvent
 from dokocam.service.texts import Bilingual, Text, TextError
@@ -208,6 +217,8 @@ class Scorekeeper:
                     self._feed.contract_changed(current.contract)
                 elif kind == t.GAME_ENDED_EARLY:
                     self._feed.game_abandoned()
+            if kind == t.DECK_SET and isinstance(self._feed, ReadsDeck):
+                self._feed.use_deck(payload.get("name"))
             self._view = self._build_view()
             # Published under the lock, so pages (and the hub's last-state replay) see states in log order.
             self.hub.publish("state", self._view)
@@ -342,6 +353,12 @@ class Scorekeeper:
         present = self.state.partie.present  # type: ignore[union-attr]
         if left is not None and left not in present:
             raise TextError(Text("not_at_table", name=left, players=", ".join(present)))
+
+    def _check_deck(self, payload: dict[str, Any]) -> None:
+        name = payload.get("name")
+        if name is not None and not (isinstance(name, str) and t.DECK_NAME.match(name)):
+            raise TextError(Text("deck_name_bad", name=str(name)[:60]))
+        payload["name"] = name
 
     def _check_nothing(self, payload: dict[str, Any]) -> None:
         """The pipeline's own findings need no check: they are what the camera saw."""
@@ -572,4 +589,5 @@ _VALIDATORS: dict[str, Callable[[Scorekeeper, dict[str, Any]], None]] = {
     t.GAME_ENDED_EARLY: Scorekeeper._check_end,
     t.PIPELINE_FLAG: Scorekeeper._check_nothing,
     t.UNDO: Scorekeeper._check_undo,
+    t.DECK_SET: Scorekeeper._check_deck,
 }

@@ -46,6 +46,8 @@ REST_CLAIMED = "rest_claimed"
 GAME_ENDED_EARLY = "game_ended_early"
 PIPELINE_FLAG = "pipeline_flag"
 UNDO = "undo"
+DECK_SET = "deck_set"  # the enrolled deck the camera reads with from now on (``name``: null is the shipped detector)
+DECK_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")  # vision.decks.store's rule for a deck folder's name
 
 # What ``undo`` may take back; starting a Partie and the rules are not table actions.
 UNDOABLE = frozenset(
@@ -154,6 +156,7 @@ class GameState:
     blocked_en: str | None = None
     claim_event_id: int | None = None  # the Spielabkürzung that ended the game, if one did
     first_event_id: int | None = None  # the event after which this game began (a Partie start, the last card)
+    deck: str | None = None  # the enrolled deck the camera read this game with (None: the shipped detector)
 
     def __post_init__(self) -> None:
         self.game = Game(rules=self.rules, contract=self.contract, players=self.deal_seats)
@@ -216,6 +219,7 @@ class TableState:
     source_seq: int = 0  # the last feed event in the log (its ordinal), to resume a file source
     source_time: float = 0.0  # the latest source time of a feed event in the log
     past: list[PastPartie] = field(default_factory=list)  # earlier Parties, oldest first
+    deck: str | None = None  # the enrolled deck the camera reads with (None: the shipped detector)
 
     @property
     def partie_number(self) -> int:
@@ -339,6 +343,7 @@ class Replayer:
             pipeline_flags=old.pipeline_flags,
             source_seq=old.source_seq,
             source_time=old.source_time,
+            deck=old.deck,
         )
         self._next_game()
 
@@ -438,6 +443,7 @@ class Replayer:
             rules=self.state.rules,
             sitting_out=deal.sitting_out,
             first_event_id=self.state.last_event_id,
+            deck=self.state.deck,
         )
 
     def _finish_if_over(self) -> None:
@@ -457,6 +463,14 @@ class Replayer:
         self.state.finished.append(FinishedGame(current, entry, ended_early=False))
         self._next_game()
 
+    def _deck_set(self, event: StoredEvent) -> None:
+        """The table reads with another deck; a game not yet begun is read with it too."""
+        name = event.payload.get("name")
+        self.state.deck = str(name) if name else None
+        current = self.state.current
+        if current is not None and not current.plays:
+            current.deck = self.state.deck
+
 
 _HANDLERS = {
     RULES_SET: Replayer._rules_set,
@@ -468,6 +482,7 @@ _HANDLERS = {
     REST_CLAIMED: Replayer._rest_claimed,
     GAME_ENDED_EARLY: Replayer._game_ended_early,
     PIPELINE_FLAG: Replayer._pipeline_flag,
+    DECK_SET: Replayer._deck_set,
 }
 
 

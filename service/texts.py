@@ -236,6 +236,37 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Quelle ab {seconds:.1f} s fortgesetzt (so weit stand das Protokoll)",
         "source resumed at {seconds:.1f}s (where the log left off)",
     ),
+    # the deck desk (service.deckdesk)
+    "deck_name_bad": (
+        "Deckname {name!r} geht nicht: bis zu 40 Buchstaben, Ziffern, - und _, "
+        "am Anfang ein Buchstabe oder eine Ziffer",
+        "deck name {name!r} is not allowed: up to 40 letters, digits, - and _, starting with a letter or digit",
+    ),
+    "deck_busy": (
+        "Am Deck wird gerade gearbeitet ({state}: {name}); warte, bis es fertig ist",
+        "the deck desk is busy ({state}: {name}); wait until it is done",
+    ),
+    "deck_no_frame": (
+        "Kein Kamerabild da; lade ein Foto hoch (z. B. mit dem Handy)",
+        "no camera image yet; upload a photo (e.g. from a phone)",
+    ),
+    "deck_nothing_to_confirm": (
+        "Nichts zu bestätigen ({state}); erst ein Foto der Auslage aufnehmen",
+        "nothing to confirm ({state}); take a photo of the layout first",
+    ),
+    "deck_refused": ("{why}", "{why}"),
+    "deck_not_adapted": (
+        "Deck {name!r} ist noch nicht angepasst; auf der Deck-Seite neu anlernen oder `dokocam deck adapt {name}`",
+        "deck {name!r} is not adapted yet; enrol it again on the Deck page or run `dokocam deck adapt {name}`",
+    ),
+    "deck_upload_bad": (
+        "Das Foto kam nicht an: ein Formular mit den Feldern name und photo (eine Bilddatei) senden",
+        "the photo did not arrive: send a form with the fields name and photo (an image file)",
+    ),
+    "deck_photo_too_large": (
+        "Das Foto ist zu groß (höchstens {limit} MiB)",
+        "the photo is too large (at most {limit} MiB)",
+    ),
 }
 
 

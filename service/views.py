@@ -68,6 +68,7 @@ def table_view(state: t.TableState, *, actions: Sequence[Mapping[str, Any]] = ()
         "pipeline_flags": [camera_flag_view(f) for f in state.pipeline_flags[-20:]],
         "undo": dict(actions[0]) if actions else None,
         "actions": [dict(a) for a in actions],
+        "deck": state.deck,
     }
 
 
@@ -210,6 +211,7 @@ def game_view(current: t.GameState, *, entry_points: dict[str, int] | None = Non
         "dealer": current.dealer,
         "vorhand": current.table_seat(0),
         "bocks": current.bocks,
+        "deck": current.deck,
         "forced_solo": current.forced_solo,
         "contract": contract_view(contract, current),
         "to_move": current.table_seat(to_move) if to_move is not None else None,

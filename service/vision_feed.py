@@ -5,6 +5,8 @@ Imported only when a camera or video source is used (it loads OpenCV and the det
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -17,6 +19,8 @@ from dokocam.service.feed import Box, FeedEvent, FeedFrame, FeedItem, Pacer
 from dokocam.vision.detections import Detections
 from dokocam.vision.sources import open_source
 from dokocam.vision.table.pipeline import TablePipeline
+
+log = logging.getLogger(__name__)
 
 _JPEG_QUALITY = 75
 _MAX_WIDTH = 960  # pages need no more; smaller JPEGs reach phones sooner
@@ -74,6 +78,9 @@ class VisionFeed:
 
             detector = table_detector(model, deck)
         self.detector = detector
+        self.model = model
+        self.deck = deck
+        self._next_reader: Any = None  # a deck's classifier, loaded on its own thread, swapped in between frames
         # A live camera paces itself; a file is paced by its frame times.
         self.pacer = Pacer(realtime=realtime) if Path(str(source)).is_file() else None
         self.frame_interval = 1.0 / fps
@@ -107,6 +114,29 @@ class VisionFeed:
         """Starts the table's next game before the next frame (the running one ended early)."""
         self._restart = True
 
+    def use_deck(self, name: str | None) -> None:
+        """Reads with the enrolled deck ``name`` (None: the shipped classifier) from a frame soon after.
+
+        Only the card detector's classifier changes: its weights load on a thread of their own
+        (a second or two), and the loop swaps them in between two frames, so the camera never waits
+        for them and the trick area, the tracker and the game followed stay as they are.
+        """
+        inner = getattr(self.detector, "detector", self.detector)
+        if getattr(inner, "reader", None) is None:
+            log.warning("this feed's detector has no classifier a deck could replace; deck %s not used", name)
+            return
+
+        def load() -> None:
+            from dokocam.vision.decks.adapt import load_detector
+
+            try:
+                self._next_reader = load_detector(self.model, deck=name, table=True).reader
+                self.deck = name
+            except (ValueError, OSError):
+                log.exception("deck %s could not be loaded; the camera reads on with the classifier it had", name)
+
+        threading.Thread(target=load, name=f"deck-{name}", daemon=True).start()
+
     def __iter__(self) -> Iterator[FeedItem]:
         pipeline: TablePipeline | None = None
         last_sent = -1e9
@@ -126,6 +156,9 @@ class VisionFeed:
                 self._restart = False
                 self._use_current_game(pipeline)
                 pipeline.reset()
+            reader, self._next_reader = self._next_reader, None
+            if reader is not None:
+                getattr(self.detector, "detector", self.detector).reader = reader
             contract, self._new_contract = self._new_contract, None
             if contract is not None:
                 old = pipeline.follower.game
