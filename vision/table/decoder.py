@@ -38,6 +38,8 @@ from dataclasses import dataclass, field, replace
 from itertools import product
 from typing import NamedTuple
 
+import numpy as np
+
 from dokocam.engine import Card, Game, PlayEvent, Trick
 from dokocam.vision.table.events import (
     CardPlayed,
@@ -53,7 +55,9 @@ from dokocam.vision.table.tracker import CardLanded, CardLeft, TrackerEvent
 
 N_CARDS = 24
 SEATS = 4
-# A unit of cost: an event this much dearer is e (2.7) times less probable.
+# Two landings this many seconds apart or less are taken for consecutive plays when finding the
+# turning sense of the table (a trick's next card comes within a few seconds).
+NEXT_PLAY = 4.0
 _UNREAD = -1  # a play whose card no reading names: decided by the deck
 
 
@@ -129,24 +133,18 @@ def seatings(sightings: Sequence[Sighting], geometry: TableGeometry) -> list[Tab
     if geometry.method == "manual" or geometry.places != SEATS or len(sightings) < SEATS:
         return [geometry]
     plane = geometry.to_plane([s.center for s in sightings]).reshape(-1, 2)
-    cx, cy = (float(v) for v in _median2(plane))
+    cx, cy = (float(v) for v in np.median(plane, axis=0))
     angles = [math.atan2(y - cy, x - cx) for x, y in plane]
     turn = math.degrees(math.atan2(sum(math.sin(4 * a) for a in angles), sum(math.cos(4 * a) for a in angles))) / 4.0
     sides = [round((math.degrees(a) - turn) / 90.0) % SEATS for a in angles]
     steps = [
         (b - a) % SEATS
         for (a, s), (b, t) in zip(zip(sides, sightings), zip(sides[1:], sightings[1:]))
-        if t.landed - s.landed < 4.0
+        if t.landed - s.landed < NEXT_PLAY
     ]
     clockwise = steps.count(1) >= steps.count(3)
     base = replace(geometry, center=(cx, cy), clockwise=clockwise, method="auto")
     return [replace(base, seat0_angle=(turn + 90.0 * k) % 360.0) for k in range(SEATS)]
-
-
-def _median2(points: Sequence[Sequence[float]]) -> tuple[float, float]:
-    xs = sorted(float(p[0]) for p in points)
-    ys = sorted(float(p[1]) for p in points)
-    return _median(xs), _median(ys)
 
 
 def _swept(lefts: Sequence[float]) -> float | None:
@@ -187,7 +185,8 @@ class DecodedGame:
     Attributes:
         game: the engine's game (calls included), plays in turn order.
         tricks: each trick's plays in turn order.
-        dropped: sightings explained as no play: ``(sighting, "duplicate" | "spurious")``.
+        dropped: sightings explained as no play: ``(sighting, why)``, ``why`` one of ``"duplicate"``
+            (a card seen again on its spot), ``"spurious"`` (no card) or ``"after_game"``.
         questions: what a person should confirm (the game stays ambiguous there).
         geometry: the seating decoded under.
         cost: the game's cost (negative log-probability, up to a constant).
@@ -447,7 +446,7 @@ class _Search:
         """Per seat, how much less probable it is that the card lies where it lies than for the best seat."""
         offsets = self.geometry.seat_offsets(s.center)
         sigma = self.d.seat_sigma
-        angle, distance = self.geometry.polar(s.center)
+        distance = self.geometry.polar(s.center)[1]
         if s.spread > 0 and distance > 0:
             sigma = math.hypot(sigma, math.degrees(math.atan2(s.spread, distance)))
         weights = [math.exp(-0.5 * (o / sigma) ** 2) for o in offsets]
