@@ -93,7 +93,7 @@ class DeckDesk:
         with self._lock:
             job = self._job
             return {
-                "state": job.state,
+                "phase": job.state,
                 "name": job.name,
                 "message": job.message[0] if job.message else None,
                 "message_en": job.message[1] if job.message else None,

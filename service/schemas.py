@@ -430,7 +430,7 @@ class UnsurePublic(BaseModel):
 class EnrolmentPublic(BaseModel):
     """The deck desk's enrolment, as the Deck page shows it."""
 
-    state: Literal["idle", "enrolling", "review", "refused", "adapting", "done", "failed"]
+    phase: Literal["idle", "enrolling", "review", "refused", "adapting", "done", "failed"]
     name: str | None
     message: str | None = Field(description="why it was refused or failed, in German")
     message_en: str | None

@@ -106,7 +106,7 @@ def face(*, desk: DeskDep, code: str) -> Response:
     """One rectified face of the enrolment waiting for confirmation."""
     image = desk.face(code.upper()) if code.upper() in CARD_CODES else None
     if image is None:
-        raise ApiError(status.HTTP_404_NOT_FOUND, Text("deck_nothing_to_confirm", state=desk.status()["state"]))
+        raise ApiError(status.HTTP_404_NOT_FOUND, Text("deck_nothing_to_confirm", state=desk.status()["phase"]))
     return Response(image, media_type="image/png", headers={"Cache-Control": "no-store"})
 
 

@@ -70,7 +70,7 @@ function render(next) {
   if (state && next.seq < state.seq) return; // an older answer arriving late
   state = next;
   window.__state = next; // for tests and the browser console
-  renderStatus(); renderAlerts(); renderTable(); renderControls(); renderActions(); renderHistory(); renderResult(); renderSheet();
+  renderStatus(); renderDeckInUse(); renderAlerts(); renderTable(); renderControls(); renderActions(); renderHistory(); renderResult(); renderSheet();
   renderPartiesOnce();
 }
 
@@ -524,3 +524,105 @@ function renderPartiesOnce() {
 
 wire();
 fetch("/state").then((r) => r.json()).then(render).finally(connect);
+
+// -- the Deck page: enrol a deck from one photo, confirm its faces, adapt, use it ---------------
+
+let deckTimer = null;
+
+function showDeckPage(show) {
+  $("#deck-page").hidden = !show;
+  document.querySelector("main.grid").hidden = show;
+  if (show) { pollDeck(); loadDecks(); }
+}
+
+// The photo goes as multipart/form-data: the one request the server takes that is not JSON.
+async function uploadDeckPhoto(file) {
+  const form = new FormData();
+  form.append("name", $("#deck-name").value.trim());
+  form.append("photo", file, file.name || "auslage.jpg");
+  const headers = {};
+  const token = localStorage.getItem("dokocam-token");
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const res = await fetch("/decks/enrolment", { method: "POST", headers, body: form });
+  const data = await res.json().catch(() => ({}));
+  if (!res.ok) { toast(data.detail || `Fehler ${res.status}`, true); return; }
+  renderDeck(data); pollDeck();
+}
+
+async function pollDeck() {
+  clearTimeout(deckTimer);
+  const data = await fetch("/decks/enrolment").then((r) => r.json()).catch(() => null);
+  if (!data) return;
+  renderDeck(data);
+  if (data.phase === "enrolling" || data.phase === "adapting") deckTimer = setTimeout(pollDeck, 700);
+  else if (data.phase === "done") loadDecks();
+}
+
+const DECK_STATES = {
+  idle: "Bereit: Karten auslegen und fotografieren.",
+  enrolling: "Suche die 24 Karten im Foto …",
+  review: "Stimmen die 24 Karten? Jede muss aufrecht an ihrem Platz stehen.",
+  refused: "Das Foto ging nicht:",
+  adapting: "Lerne das Deck an …",
+  done: "Fertig: der Tisch liest jetzt mit diesem Deck.",
+  failed: "Anlernen fehlgeschlagen:",
+};
+
+function renderDeck(d) {
+  $("#deck-page").dataset.state = d.phase;
+  let text = DECK_STATES[d.phase] || d.phase;
+  if (d.phase === "adapting" && d.progress.total) {
+    const stage = d.progress.stage === "crops" ? "Kartenausschnitte erzeugen" : "Klassifikator anpassen";
+    text += ` ${stage}: ${d.progress.done}/${d.progress.total} (${Math.round(100 * d.progress.fraction)} %)`;
+  }
+  if (d.name && d.phase !== "idle") text = `${d.name}: ${text}`;
+  $("#deck-state").textContent = text;
+  const msg = $("#deck-message");
+  msg.hidden = !d.message;
+  msg.replaceChildren(...(d.message ? [el("strong", { text: d.message }), el("small", { text: d.message_en })] : []));
+  const unsure = $("#deck-unsure");
+  unsure.hidden = !d.unsure.length;
+  unsure.replaceChildren(...d.unsure.map((u) => el("li", { title: u.message_en, text: `Bitte prüfen: ${u.message}` })));
+  const faces = $("#deck-faces");
+  faces.hidden = !d.faces.length;
+  faces.replaceChildren(...d.faces.map((f) => el("figure", {},
+    el("img", { src: `${f.url}?t=${Date.now()}`, alt: cardLabel(f.code) }), el("figcaption", { text: cardLabel(f.code) }))));
+  $("#deck-review").hidden = d.phase !== "review";
+  const bar = $("#deck-progress");
+  bar.hidden = d.phase !== "adapting" && d.phase !== "done";
+  bar.value = d.progress.fraction || 0;
+  const busy = d.phase === "enrolling" || d.phase === "adapting";
+  $("#btn-deck-camera").disabled = busy; $("#deck-photo").disabled = busy;
+}
+
+async function loadDecks() {
+  const decks = await fetch("/decks").then((r) => r.json()).catch(() => []);
+  const list = $("#deck-list");
+  const shipped = el("li", {}, el("span", { text: "Standard (mitgeliefert)" }),
+    state && !state.deck ? el("em", { text: "in Gebrauch" }) : el("button", { class: "ghost small", onclick: () => useDeck(null) }, "Verwenden"));
+  list.replaceChildren(shipped, ...decks.map((d) => el("li", { "data-deck": d.name }, el("span", { text: d.name }),
+    el("small", { text: d.adapted ? (d.created || "") : "nicht angepasst" }),
+    d.in_use ? el("em", { text: "in Gebrauch" })
+      : el("button", { class: "ghost small", disabled: !d.adapted, onclick: () => useDeck(d.name) }, "Verwenden"))));
+}
+
+function useDeck(name) {
+  return api("PUT", "/decks/current", { name }).then(() => { toast(`Deck: ${name || "Standard"}`); loadDecks(); }).catch(() => {});
+}
+
+function renderDeckInUse() {
+  $("#deck-in-use").textContent = `Deck: ${state.deck || "Standard"}`;
+  $("#deck-in-use").classList.toggle("own", !!state.deck);
+}
+
+function wireDeckPage() {
+  $("#btn-deck").addEventListener("click", () => showDeckPage($("#deck-page").hidden));
+  $("#btn-deck-back").addEventListener("click", () => showDeckPage(false));
+  $("#deck-photo").addEventListener("change", (e) => { const f = e.target.files[0]; if (f) uploadDeckPhoto(f); e.target.value = ""; });
+  $("#btn-deck-camera").addEventListener("click", () =>
+    api("POST", "/decks/enrolment/camera", { name: $("#deck-name").value.trim() }).then(renderDeck).then(pollDeck).catch(() => {}));
+  $("#btn-deck-confirm").addEventListener("click", () =>
+    api("POST", "/decks/enrolment/confirm").then(renderDeck).then(pollDeck).catch(() => {}));
+  $("#btn-deck-cancel").addEventListener("click", () => api("POST", "/decks/enrolment/cancel").then(renderDeck).catch(() => {}));
+}
+wireDeckPage();

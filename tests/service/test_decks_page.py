@@ -61,7 +61,7 @@ def _wait(client: TestClient, states: tuple[str, ...], timeout: float) -> dict:
     while time.monotonic() < deadline:
         status = client.get("/decks/enrolment").json()
         seen.append(status["progress"].get("fraction"))
-        if status["state"] in states:
+        if status["phase"] in states:
             status["fractions"] = seen
             return status
         time.sleep(0.2)
@@ -71,10 +71,10 @@ def _wait(client: TestClient, states: tuple[str, ...], timeout: float) -> dict:
 def test_a_phone_photo_is_enrolled_confirmed_adapted_and_read_with(client: TestClient, home: Path, grid_jpeg: bytes):
     response = _upload(client, "omas-blatt", grid_jpeg)
     assert response.status_code == 202, response.text
-    assert response.json()["state"] == "enrolling"
+    assert response.json()["phase"] == "enrolling"
 
     review = _wait(client, ("review", "refused", "failed"), 120)
-    assert review["state"] == "review", review["message"]
+    assert review["phase"] == "review", review["message"]
     assert review["turn"] == "unten"  # photographed from across the table: Kreuz lies at the bottom
     assert len(review["faces"]) == 24 and review["unsure"] == []
     face = client.get(review["faces"][0]["url"])
@@ -83,10 +83,10 @@ def test_a_phone_photo_is_enrolled_confirmed_adapted_and_read_with(client: TestC
     assert 1.35 <= image.shape[0] / image.shape[1] <= 1.65  # an upright face
     assert not (home / "decks" / "omas-blatt").exists()  # nothing saved before the players confirm
 
-    assert client.post("/decks/enrolment/confirm", json={}).json()["state"] == "adapting"
+    assert client.post("/decks/enrolment/confirm", json={}).json()["phase"] == "adapting"
     assert client.post("/decks/enrolment/confirm", json={}).status_code == 409  # one adaptation at a time
     done = _wait(client, ("done", "failed"), 300)
-    assert done["state"] == "done", done["message"]
+    assert done["phase"] == "done", done["message"]
     assert done["deck"] == "omas-blatt" and done["progress"]["fraction"] == 1.0
     assert any(0 < f < 1 for f in done["fractions"] if f is not None)  # progress was shown on the way
 
@@ -116,7 +116,7 @@ def test_a_photo_not_of_cards_is_refused_in_german_and_nothing_is_saved(client: 
     grey = bytes(cv2.imencode(".png", np.full((900, 1200, 3), 90, np.uint8))[1])
     assert _upload(client, "leer", grey).status_code == 202
     refused = _wait(client, ("refused", "review", "failed"), 60)
-    assert refused["state"] == "refused"
+    assert refused["phase"] == "refused"
     assert re.search("keine Karte|zu wenige", refused["message"]) and "card" in refused["message_en"]
     assert refused["faces"] == []
     assert client.post("/decks/enrolment/confirm", json={}).status_code == 409
@@ -127,7 +127,7 @@ def test_a_photo_not_of_cards_is_refused_in_german_and_nothing_is_saved(client: 
     # A file that is no image at all says so; the desk can be cleared and starts again.
     _upload(client, "leer", b"not a photo")
     assert "kein lesbares Foto" in _wait(client, ("refused",), 30)["message"]
-    assert client.post("/decks/enrolment/cancel", json={}).json()["state"] == "idle"
+    assert client.post("/decks/enrolment/cancel", json={}).json()["phase"] == "idle"
 
 
 def test_bad_requests_are_refused_with_a_reason(client: TestClient) -> None:
@@ -147,7 +147,7 @@ def test_multipart_passes_the_gate_only_on_the_upload_route(client: TestClient) 
     assert form.status_code == 415
     foreign = _upload(client, "x", b"x", Origin="http://evil.example")
     assert foreign.status_code == 403
-    assert client.get("/decks/enrolment").json()["state"] == "idle"  # the foreign upload never reached the desk
+    assert client.get("/decks/enrolment").json()["phase"] == "idle"  # the foreign upload never reached the desk
 
 
 def test_an_old_log_without_decks_replays_with_the_shipped_detector(tmp_path: Path) -> None:
