@@ -186,6 +186,9 @@ def _add_game_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rules", default="tournament", help="rules preset (tournament, pub) or a JSON object")
     p.add_argument("--setup", help="a table setup JSON (`dokocam table setup`): manual calibration")
     p.add_argument("--model", help="detector model (default: the shipped one)")
+    p.add_argument(
+        "--deck", metavar="NAME", help="read with this enrolled deck's adapted classifier (`dokocam deck list`)"
+    )
 
 
 def _spec(args: argparse.Namespace) -> Any:
@@ -220,10 +223,10 @@ def _error(message: str) -> int:
     return 2
 
 
-def _load_detector(model: str | None) -> Any:
+def _load_detector(model: str | None, deck: str | None = None) -> Any:
     from dokocam.vision.table.focus import table_detector
 
-    return table_detector(model)
+    return table_detector(model, deck)
 
 
 def _analyze(args: argparse.Namespace) -> int:
@@ -251,7 +254,7 @@ def _analyze(args: argparse.Namespace) -> int:
             frames = truth_frames(args.truth, stride=args.stride)
             target = "cards"
         else:
-            detector = _load_detector(args.model)
+            detector = _load_detector(args.model, args.deck)
             frames, source, timer = detect_video(args.video, detector, stride=args.stride)
             width, height, total = source.width, source.height, source.frame_count
             target = detector.card.target
@@ -301,7 +304,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         spec = _spec(args)
         source = open_source(args.source, stride=args.stride, on_event=report)
-        detector = _load_detector(args.model)
+        detector = _load_detector(args.model, args.deck)
     except ValueError as exc:
         return _error(str(exc))
 
