@@ -51,6 +51,8 @@ class Job:
         faces: card code -> PNG of the rectified face (in ``review`` and after).
         unsure: places the check read unsurely as another card (German, English), to confirm.
         turn: the side of the photo the Kreuz row lay on.
+        photo: the photo, kept while it is refused for its orientation so a Kreuz side can re-read it.
+        kreuz_sides: refused for its orientation: the sides the Kreuz row can lie on in the photo.
         progress: the adaptation's stage, steps done and total, and the fraction of all of it.
     """
 
@@ -61,6 +63,8 @@ class Job:
     raw: dict[str, np.ndarray] = field(default_factory=dict)
     unsure: list[tuple[str, str]] = field(default_factory=list)
     turn: str | None = None
+    photo: bytes = b""
+    kreuz_sides: tuple[str, ...] = ()
     progress: dict[str, Any] = field(default_factory=dict)
 
 
@@ -100,6 +104,7 @@ class DeckDesk:
                 "faces": [{"code": code, "url": f"/decks/enrolment/faces/{code}.png"} for code in job.faces],
                 "unsure": [{"message": de, "message_en": en} for de, en in job.unsure],
                 "turn": job.turn,
+                "kreuz_sides": list(job.kreuz_sides),
                 "progress": dict(job.progress),
                 "deck": self.table.state.deck,
             }
@@ -142,6 +147,21 @@ class DeckDesk:
         threading.Thread(target=self._enrol, args=(name, photo, kreuz), name="enrol", daemon=True).start()
         return self.status()
 
+    def enrol_with_kreuz(self, kreuz: str) -> dict[str, Any]:
+        """Reads the photo refused for its orientation again, with the Kreuz row on side ``kreuz`` (``enrol``).
+
+        Raises:
+            DeskBusy: no photo refused for its orientation is waiting.
+            TextError: as ``enrol``.
+        """
+        with self._lock:
+            job = self._job
+            if job.state != "refused" or not job.kreuz_sides or job.name is None:
+                raise DeskBusy(Text("deck_kreuz_no_photo", state=job.state))
+            name, photo = job.name, job.photo
+            self._job = Job()  # ``enrol`` checks the desk is free and takes it again
+        return self.enrol(name, photo, kreuz=kreuz)
+
     def enrol_from_camera(self, name: str, *, kreuz: str | None = None) -> dict[str, Any]:
         """Enrols the camera's newest frame (``enrol``).
 
@@ -154,7 +174,7 @@ class DeckDesk:
         return self.enrol(name, frame.jpeg, kreuz=kreuz)
 
     def _enrol(self, name: str, photo: bytes, kreuz: str | None) -> None:
-        from dokocam.vision.decks.enrol import EnrolmentError, enrol_grid, shipped_reader
+        from dokocam.vision.decks.enrol import EnrolmentError, OrientationError, enrol_grid, shipped_reader
 
         try:
             image = cv2.imdecode(np.frombuffer(photo, np.uint8), cv2.IMREAD_COLOR)
@@ -165,6 +185,21 @@ class DeckDesk:
             if self._reader is None:
                 self._reader = shipped_reader()
             enrolment = enrol_grid(image, reader=self._reader, kreuz=kreuz)
+        except OrientationError as exc:
+            # The page offers the sides; the CLI's --kreuz in the vision message means nothing there.
+            sides = exc.sides
+            ask = (
+                Text("deck_kreuz_unknown", sides=" oder ".join(sides), sides_en=" or ".join(sides))
+                if kreuz is None
+                else Text("deck_kreuz_impossible", kreuz=kreuz, sides=" oder ".join(sides), sides_en=" or ".join(sides))
+            )
+
+            def ask_side(job: Job) -> None:
+                _refuse(job, f"{ask.de}\n{ask.en}")
+                job.photo, job.kreuz_sides = photo, sides
+
+            self._finish_enrolment(name, ask_side)
+            return
         except (EnrolmentError, ValueError) as exc:
             why = str(exc)
             self._finish_enrolment(name, lambda job: _refuse(job, why))
@@ -201,16 +236,23 @@ class DeckDesk:
 
     # -- adapting -----------------------------------------------------------------------
 
-    def confirm(self) -> dict[str, Any]:
+    def confirm(self, *, unsure_checked: bool = False) -> dict[str, Any]:
         """The players confirmed the faces: stores the deck and adapts it in a low-priority process.
+
+        Args:
+            unsure_checked: the players looked at the places read unsurely and say they are right; without
+                it an enrolment with unsure places is not confirmed.
 
         Raises:
             DeskBusy: there is nothing waiting for confirmation.
+            TextError: unsure places not said to be checked (the enrolment waits on).
         """
         with self._lock:
             job = self._job
             if job.state != "review" or job.name is None:
                 raise DeskBusy(Text("deck_nothing_to_confirm", state=job.state))
+            if job.unsure and not unsure_checked:
+                raise TextError(Text("deck_unsure_unchecked", count=len(job.unsure)))
             job.state = "adapting"
             job.progress = {"stage": "start", "done": 0, "total": 0, "fraction": 0.0}
             manifest = {"source": "grid", "kreuz": job.turn, "unsure": ["\n".join(u) for u in job.unsure]}
@@ -288,7 +330,7 @@ class DeckDesk:
 
 def _refuse(job: Job, text: str, state: str = "refused") -> None:
     job.state, job.message = state, _split(text)
-    job.faces, job.raw, job.unsure = {}, {}, []
+    job.faces, job.raw, job.unsure, job.photo, job.kreuz_sides = {}, {}, [], b"", ()
 
 
 def adapt_in_child(

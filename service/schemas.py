@@ -411,6 +411,18 @@ class CameraEnrolment(_Body):
     kreuz: KreuzSide | None = Field(default=None, description="where the Kreuz row lies, when the cards do not tell")
 
 
+class KreuzChoice(_Body):
+    """Read the refused photo again with the Kreuz row on the side named."""
+
+    kreuz: KreuzSide
+
+
+class DeckConfirm(_Body):
+    """The players confirm the faces; with unsure places only when they say they checked them."""
+
+    unsure_checked: bool = Field(default=False, description="the unsure places were looked at and are right")
+
+
 class DeckUse(_Body):
     """The deck the table reads with: an enrolled, adapted one, or null for the shipped detector."""
 
@@ -437,6 +449,9 @@ class EnrolmentPublic(BaseModel):
     faces: list[FacePublic] = Field(description="the 24 rectified faces to confirm (in review)")
     unsure: list[UnsurePublic] = Field(description="places to look at before confirming")
     turn: str | None = Field(description="the side of the photo the Kreuz row lay on")
+    kreuz_sides: list[KreuzSide] = Field(
+        default_factory=list, description="refused for its orientation: the sides to choose from (POST .../kreuz)"
+    )
     progress: dict[str, Any] = Field(description="the adaptation: stage, done, total, fraction (0..1)")
     deck: str | None = Field(description="the deck the table reads with now (null: shipped)")
 

@@ -255,6 +255,25 @@ TEXTS: dict[str, tuple[str, str]] = {
         "nothing to confirm ({state}); take a photo of the layout first",
     ),
     "deck_refused": ("{why}", "{why}"),
+    "deck_kreuz_unknown": (
+        "Die Karten verraten nicht, wie herum das Foto liegt. Wähle auf dieser Seite bei „Kreuz-Reihe liegt“, "
+        "wo die Kreuz-Reihe auf dem Foto liegt ({sides}); das Foto wird damit noch einmal gelesen",
+        "the cards do not tell which way round the photo is; choose under 'Kreuz-Reihe liegt' on this page "
+        "where the Kreuz row lies in the photo ({sides_en}) and the photo is read again",
+    ),
+    "deck_kreuz_impossible": (
+        "Die Kreuz-Reihe kann auf diesem Foto nicht {kreuz} liegen. Wähle bei „Kreuz-Reihe liegt“ {sides}",
+        "the Kreuz row cannot lie at the {kreuz} side of this photo; choose {sides_en} under 'Kreuz-Reihe liegt'",
+    ),
+    "deck_kreuz_no_photo": (
+        "Kein abgelehntes Foto da, das mit einer Kreuz-Seite noch einmal gelesen werden kann ({state}); "
+        "nimm ein Foto der Auslage auf",
+        "there is no refused photo to read again with a Kreuz side ({state}); take a photo of the layout",
+    ),
+    "deck_unsure_unchecked": (
+        "Erst die unsicheren Plätze prüfen ({count}, unter „Bitte prüfen“) und „Geprüft“ ankreuzen, dann bestätigen",
+        "check the unsure places first ({count}, under 'Bitte prüfen') and tick 'Geprüft', then confirm",
+    ),
     "deck_not_adapted": (
         "Deck {name!r} ist noch nicht angepasst; auf der Deck-Seite neu anlernen oder `dokocam deck adapt {name}`",
         "deck {name!r} is not adapted yet; enrol it again on the Deck page or run `dokocam deck adapt {name}`",

@@ -13,7 +13,7 @@ from fastapi import APIRouter, Depends, Request, Response, status
 from dokocam.service.deckdesk import MAX_PHOTO, DeckDesk, DeskBusy, UnknownDeck
 from dokocam.service.deps import TokenDep
 from dokocam.service.errors import ApiError
-from dokocam.service.schemas import CameraEnrolment, DeckPublic, DeckUse, EnrolmentPublic
+from dokocam.service.schemas import CameraEnrolment, DeckConfirm, DeckPublic, DeckUse, EnrolmentPublic, KreuzChoice
 from dokocam.service.texts import Text, TextError
 from dokocam.vision.synth.faces import CARD_CODES
 
@@ -101,6 +101,16 @@ def enrol_camera(*, desk: DeskDep, body: CameraEnrolment) -> EnrolmentPublic:
         raise _refusal(exc) from exc
 
 
+@router.post("/enrolment/kreuz", status_code=status.HTTP_202_ACCEPTED, dependencies=[TokenDep])
+def enrol_with_kreuz(*, desk: DeskDep, body: KreuzChoice) -> EnrolmentPublic:
+    """Reads the photo refused for its orientation again, with the Kreuz row on the side chosen
+    (``kreuz_sides`` of ``GET /decks/enrolment`` names the possible ones)."""
+    try:
+        return EnrolmentPublic.model_validate(desk.enrol_with_kreuz(body.kreuz))
+    except TextError as exc:
+        raise _refusal(exc) from exc
+
+
 @router.get("/enrolment/faces/{code}.png", response_class=Response)
 def face(*, desk: DeskDep, code: str) -> Response:
     """One rectified face of the enrolment waiting for confirmation."""
@@ -111,11 +121,11 @@ def face(*, desk: DeskDep, code: str) -> Response:
 
 
 @router.post("/enrolment/confirm", status_code=status.HTTP_202_ACCEPTED, dependencies=[TokenDep])
-def confirm(*, desk: DeskDep) -> EnrolmentPublic:
+def confirm(*, desk: DeskDep, body: DeckConfirm) -> EnrolmentPublic:
     """The players confirm the faces: the deck is stored and adapted (progress in ``GET /decks/enrolment``),
-    then the table reads with it."""
+    then the table reads with it. With unsure places it needs ``unsure_checked``."""
     try:
-        return EnrolmentPublic.model_validate(desk.confirm())
+        return EnrolmentPublic.model_validate(desk.confirm(unsure_checked=body.unsure_checked))
     except TextError as exc:
         raise _refusal(exc) from exc
 

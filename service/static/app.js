@@ -580,8 +580,15 @@ function renderDeck(d) {
   const msg = $("#deck-message");
   msg.hidden = !d.message;
   msg.replaceChildren(...(d.message ? [el("strong", { text: d.message }), el("small", { text: d.message_en })] : []));
+  // Refused for its orientation: the sides the Kreuz row can lie on read the same photo again.
+  const sides = d.kreuz_sides || [];
+  $("#deck-kreuz").hidden = !sides.length;
+  for (const b of document.querySelectorAll("#deck-kreuz button")) b.disabled = !sides.includes(b.dataset.kreuz);
   const unsure = $("#deck-unsure");
   unsure.hidden = !d.unsure.length;
+  $("#deck-unsure-checked").hidden = !d.unsure.length;
+  if (d.phase !== "review") $("#deck-unsure-check").checked = false;
+  $("#btn-deck-confirm").disabled = d.unsure.length > 0 && !$("#deck-unsure-check").checked;
   unsure.replaceChildren(...d.unsure.map((u) => el("li", { title: u.message_en, text: `Bitte prüfen: ${u.message}` })));
   const faces = $("#deck-faces");
   faces.hidden = !d.faces.length;
@@ -622,7 +629,13 @@ function wireDeckPage() {
   $("#btn-deck-camera").addEventListener("click", () =>
     api("POST", "/decks/enrolment/camera", { name: $("#deck-name").value.trim() }).then(renderDeck).then(pollDeck).catch(() => {}));
   $("#btn-deck-confirm").addEventListener("click", () =>
-    api("POST", "/decks/enrolment/confirm").then(renderDeck).then(pollDeck).catch(() => {}));
+    api("POST", "/decks/enrolment/confirm", { unsure_checked: $("#deck-unsure-check").checked })
+      .then(renderDeck).then(pollDeck).catch(() => {}));
+  $("#deck-unsure-check").addEventListener("change", (e) => { $("#btn-deck-confirm").disabled = !e.target.checked; });
+  for (const b of document.querySelectorAll("#deck-kreuz button")) {
+    b.addEventListener("click", () =>
+      api("POST", "/decks/enrolment/kreuz", { kreuz: b.dataset.kreuz }).then(renderDeck).then(pollDeck).catch(() => {}));
+  }
   $("#btn-deck-cancel").addEventListener("click", () => api("POST", "/decks/enrolment/cancel").then(renderDeck).catch(() => {}));
 }
 wireDeckPage();

@@ -37,6 +37,44 @@ def grid_jpeg(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     return bytes(cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 92])[1])
 
 
+def _photo_without_indices(folder: Path, blank: tuple[str, ...], seed: int) -> bytes:
+    """A photo of the drawn deck in ``folder`` with the corner indices of the ``blank`` cards painted over
+    (as on a deck whose indices the shipped classifier does not know), from across the table."""
+    from dokocam.vision.decks.layout import GridShot, render_grid
+    from dokocam.vision.synth.faces import load_face_folder
+
+    faces = load_face_folder(folder)
+    for code in blank:
+        image = cv2.imread(str(folder / f"{code}.png"))
+        for quad in faces[code].indices:
+            (x0, y0), (x1, y1) = quad.min(axis=0).astype(int) - 2, quad.max(axis=0).astype(int) + 2
+            cv2.rectangle(image, (int(x0), int(y0)), (int(x1), int(y1)), (245, 245, 245), -1)
+        cv2.imwrite(str(folder / f"{code}.png"), image)
+    photo = render_grid(load_face_folder(folder), GridShot(turn=2), seed=seed)
+    return bytes(cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 92])[1])
+
+
+def _drawn_deck(folder: Path) -> Path:
+    from dokocam.vision.synth.faces import FaceStyle, write_face_folder
+
+    write_face_folder(folder, FaceStyle.random(np.random.default_rng(DECK_SEED), width=300), seed=DECK_SEED)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def no_indices_jpeg(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """No card shows an index: the cards cannot tell which way round the photo is."""
+    from dokocam.vision.synth.faces import CARD_CODES
+
+    return _photo_without_indices(_drawn_deck(tmp_path_factory.mktemp("blank") / "faces"), CARD_CODES, seed=7)
+
+
+@pytest.fixture(scope="module")
+def one_unsure_jpeg(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """Only the Kreuz-Dame shows no index: that place reads unsurely."""
+    return _photo_without_indices(_drawn_deck(tmp_path_factory.mktemp("unsure") / "faces"), ("QC",), seed=8)
+
+
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("DOKOCAM_HOME", str(tmp_path / "home"))  # the adaptation's process inherits it
@@ -168,3 +206,62 @@ def test_the_form_parser_keeps_binary_content_whole() -> None:
     )
     assert parse_form("multipart/form-data; boundary=b0", body) == {"name": b"omas-blatt", "photo": photo}
     assert parse_form("application/json", body) == {}
+
+
+def test_an_orientation_the_cards_do_not_tell_is_asked_on_the_page_and_read_again(
+    client: TestClient, no_indices_jpeg: bytes
+) -> None:
+    assert _upload(client, "ohne-ecken", no_indices_jpeg).status_code == 202
+    asked = _wait(client, ("refused", "review", "failed"), 120)
+    assert asked["phase"] == "refused", asked
+    # The refusal points at the page's control, not at the command line's option, German first.
+    assert "Kreuz-Reihe liegt" in asked["message"] and "--kreuz" not in asked["message"] + asked["message_en"]
+    assert "which way round" in asked["message_en"]
+    assert sorted(asked["kreuz_sides"]) == ["oben", "unten"] and asked["faces"] == []
+
+    # A side the rows do not run to is refused with the sides that are possible; the photo is kept.
+    assert client.post("/decks/enrolment/kreuz", json={"kreuz": "links"}).status_code == 202
+    across = _wait(client, ("refused", "review", "failed"), 120)
+    assert "nicht links liegen" in across["message"] and "oben" in across["message"] and "unten" in across["message"]
+    assert sorted(across["kreuz_sides"]) == ["oben", "unten"]
+
+    assert client.post("/decks/enrolment/kreuz", json={"kreuz": "unten"}).json()["phase"] == "enrolling"
+    review = _wait(client, ("review", "refused", "failed"), 120)
+    assert review["phase"] == "review", review["message"]
+    assert review["turn"] == "unten" and len(review["faces"]) == 24 and review["kreuz_sides"] == []
+    assert review["unsure"]  # faces without indices read unsurely: the players are asked to look
+
+
+def test_a_kreuz_side_needs_a_photo_refused_for_its_orientation(client: TestClient) -> None:
+    nothing = client.post("/decks/enrolment/kreuz", json={"kreuz": "oben"})
+    assert nothing.status_code == 409 and "Kein abgelehntes Foto" in nothing.json()["detail"]
+    assert client.post("/decks/enrolment/kreuz", json={"kreuz": "diagonal"}).status_code == 422
+    grey = bytes(cv2.imencode(".png", np.full((900, 1200, 3), 90, np.uint8))[1])
+    _upload(client, "leer", grey)
+    assert _wait(client, ("refused",), 60)["kreuz_sides"] == []  # no cards: no side would help
+    assert client.post("/decks/enrolment/kreuz", json={"kreuz": "oben"}).status_code == 409
+
+
+def test_unsure_places_are_shown_and_confirmed_only_when_checked(
+    client: TestClient, home: Path, one_unsure_jpeg: bytes
+) -> None:
+    import json
+
+    _upload(client, "ein-zweifel", one_unsure_jpeg)
+    review = _wait(client, ("review", "refused", "failed"), 120)
+    assert review["phase"] == "review", review["message"]
+    assert len(review["unsure"]) == 1, review["unsure"]
+    unsure = review["unsure"][0]
+    assert unsure["message"].startswith("Reihe 1, Spalte 4") and "erwartet Kreuz-Dame" in unsure["message"]
+    assert "expected QC" in unsure["message_en"]
+
+    refused = client.post("/decks/enrolment/confirm", json={})
+    assert refused.status_code == 422 and "unsicheren Plätze prüfen (1" in refused.json()["detail"]
+    assert client.get("/decks/enrolment").json()["phase"] == "review"  # nothing lost: the faces wait on
+    assert not (home / "decks" / "ein-zweifel").exists()
+
+    assert client.post("/decks/enrolment/confirm", json={"unsure_checked": True}).json()["phase"] == "adapting"
+    done = _wait(client, ("done", "failed"), 300)
+    assert done["phase"] == "done", done["message"]
+    manifest = json.loads((home / "decks" / "ein-zweifel" / "deck.json").read_text())
+    assert manifest["kreuz"] == "unten" and len(manifest["unsure"]) == 1 and "Kreuz-Dame" in manifest["unsure"][0]

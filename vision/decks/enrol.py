@@ -33,6 +33,18 @@ class EnrolmentError(ValueError):
     """A photo or folder that cannot be enrolled; the message says why and what to do (German, then English)."""
 
 
+class OrientationError(EnrolmentError):
+    """The cards do not tell which side the Kreuz row lies on (or lie across the side named): ask again.
+
+    Attributes:
+        sides: the sides the Kreuz row can lie on in this photo (the two ends of its columns).
+    """
+
+    def __init__(self, message: str, sides: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.sides = sides
+
+
 def _both(german: str, english: str) -> str:
     return f"{german}\n{english}"
 
@@ -226,26 +238,28 @@ def _orientation(readings: list[dict[str, Reading]], placements: list[Placement]
             )
         matches = [k for k, p in enumerate(placements) if _side(p) == kreuz]
         if not matches:
-            raise EnrolmentError(
+            raise OrientationError(
                 _both(
                     f"Die Kreuz-Reihe kann nicht {kreuz} liegen: die Reihen laufen auf diesem Foto "
                     f"{'waagerecht' if _side(placements[0]) in ('oben', 'unten') else 'senkrecht'}.",
                     f"The Kreuz row cannot lie at the {kreuz} side: the rows run "
                     f"{'across' if _side(placements[0]) in ('oben', 'unten') else 'up and down'} in this photo.",
-                )
+                ),
+                tuple(_side(p) for p in placements),
             )
         return matches[0]
     agree = [sum(r.code == code for code, r in reading.items()) for reading in readings]
     best = int(np.argmax(agree))
     if agree[best] < MIN_AGREEMENT or agree[best] < 2 * agree[1 - best] + 2:
         sides = " oder ".join(_side(p) for p in placements)
-        raise EnrolmentError(
+        raise OrientationError(
             _both(
                 f"Die Ausrichtung ist nicht zu erkennen ({agree[0]} zu {agree[1]} Karten passen). "
                 f"Sag, wo die Kreuz-Reihe auf dem Foto liegt: {sides} (--kreuz).",
                 f"The orientation cannot be told ({agree[0]} against {agree[1]} cards fit): say where the Kreuz "
                 f"row lies in the photo (--kreuz {' or '.join(_side(p) for p in placements)}).",
-            )
+            ),
+            tuple(_side(p) for p in placements),
         )
     return best
 
