@@ -113,3 +113,54 @@ def test_a_grid_photo_is_uploaded_confirmed_and_the_deck_is_in_use(
     assert state["deck"] == "familie" and state["game"]["deck"] == "familie"
     assert (tmp_path / "home" / "decks" / "familie" / "faces" / "QC.png").is_file()
     assert errors == []
+
+
+@pytest.fixture
+def photo_without_indices(tmp_path: Path) -> Path:
+    """No card shows its corner index: the cards cannot tell which way round the photo is."""
+    from dokocam.vision.decks.layout import GridShot, render_grid
+    from dokocam.vision.synth.faces import CARD_CODES, FaceStyle, load_face_folder, write_face_folder
+
+    folder = tmp_path / "faces"
+    write_face_folder(folder, FaceStyle.random(np.random.default_rng(3), width=300), seed=3)
+    faces = load_face_folder(folder)
+    for code in CARD_CODES:
+        image = cv2.imread(str(folder / f"{code}.png"))
+        for quad in faces[code].indices:
+            (x0, y0), (x1, y1) = quad.min(axis=0).astype(int) - 2, quad.max(axis=0).astype(int) + 2
+            cv2.rectangle(image, (int(x0), int(y0)), (int(x1), int(y1)), (245, 245, 245), -1)
+        cv2.imwrite(str(folder / f"{code}.png"), image)
+    photo = tmp_path / "ohne-ecken.jpg"
+    cv2.imwrite(str(photo), render_grid(load_face_folder(folder), GridShot(turn=2), seed=7))
+    return photo
+
+
+def test_the_kreuz_side_is_chosen_on_the_page_and_unsure_places_are_checked_before_confirming(
+    server: str, browser: object, photo_without_indices: Path
+) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})  # type: ignore[attr-defined]
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server + "/")
+    page.wait_for_function("window.__state && window.__state.game")
+    page.click("#btn-deck")
+    page.fill("#deck-name", "ohne-ecken")
+    page.set_input_files("#deck-photo", str(photo_without_indices))
+
+    page.wait_for_selector("#deck-kreuz:not([hidden])", timeout=120000)
+    assert "Kreuz-Reihe liegt" in page.inner_text("#deck-message") and "--kreuz" not in page.inner_text("#deck-message")
+    enabled = page.eval_on_selector_all(
+        "#deck-kreuz button", "bs => bs.filter((b) => !b.disabled).map((b) => b.dataset.kreuz)"
+    )
+    assert sorted(enabled) == ["oben", "unten"]
+    page.click("#deck-kreuz button[data-kreuz='unten']")
+
+    page.wait_for_selector("#deck-faces img >> nth=23", timeout=120000)
+    assert page.is_hidden("#deck-kreuz") and page.is_visible("#deck-unsure")
+    assert "Bitte prüfen" in page.inner_text("#deck-unsure li >> nth=0")
+    assert page.is_disabled("#btn-deck-confirm")  # the unsure places are looked at first
+    page.check("#deck-unsure-check")
+    assert page.is_enabled("#btn-deck-confirm")
+    page.click("#btn-deck-confirm")
+    page.wait_for_selector("#deck-page[data-state='adapting'], #deck-page[data-state='done']", timeout=30000)
+    assert errors == []
