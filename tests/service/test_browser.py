@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,18 +23,6 @@ pytestmark = [
         not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium; scripts/test.sh does)"
     ),
 ]
-
-
-@pytest.fixture
-def browser() -> Iterator[object]:
-    playwright = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    with playwright.sync_playwright() as p:
-        chromium = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-        )
-        yield chromium
-        chromium.close()
 
 
 def _correction_that_moves_the_sheet(re_seat: int) -> tuple[int, str]:

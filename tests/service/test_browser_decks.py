@@ -32,18 +32,6 @@ pytestmark = [
 
 
 @pytest.fixture
-def browser() -> Iterator[object]:
-    playwright = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    with playwright.sync_playwright() as p:
-        chromium = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-        )
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
 def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """The dashboard on a free loopback port, adapting decks with a tiny configuration (in this process)."""
     monkeypatch.setenv("DOKOCAM_HOME", str(tmp_path / "home"))
