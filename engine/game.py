@@ -33,7 +33,6 @@ from dokocam.engine.scoring import GameResult, score_game, special_points
 from dokocam.engine.trick import Trick
 from dokocam.engine.types import (
     ABSAGEN,
-    RECORD_FORMAT,
     Call,
     CallEvent,
     ClaimEvent,
@@ -45,6 +44,7 @@ from dokocam.engine.types import (
     PlayEvent,
     SchweinchenEvent,
     ScoreItem,
+    record_object,
 )
 
 __all__ = [
@@ -984,18 +984,12 @@ class Game:
 
     def to_dict(self) -> dict[str, object]:
         """The game as a ``dokocam-game/1`` record object (``record.load_record`` reads it)."""
-        out: dict[str, object] = {
-            "format": RECORD_FORMAT,
-            "players": list(self.players),
-            "rules": self.rules.to_dict(),
-            "contract": self.contract.to_dict(),
-            "events": [event.to_dict() for event in self.history],
-        }
+        hands = None
         if self.hands is not None:
-            out["hands"] = [[str(c) for c in sorted(h.elements(), key=lambda c: c.index)] for h in self.hands]
-        if self.bock:
-            out["bock"] = self.bock
-        return out
+            hands = [sorted(h.elements(), key=lambda c: c.index) for h in self.hands]
+        return record_object(
+            self.players, self.rules.to_dict(), self.contract.to_dict(), self.history, hands, self.bock
+        )
 
     def __repr__(self) -> str:
         return (

@@ -58,6 +58,7 @@ from dokocam.engine.types import (
     Event,
     PlayEvent,
     SchweinchenEvent,
+    record_object,
 )
 
 __all__ = ["FORMAT", "GameRecord", "load_record", "save_record"]
@@ -97,17 +98,9 @@ class GameRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """The record as a JSON object (``load_record`` reads it back)."""
-        out: dict[str, Any] = {
-            "format": FORMAT,
-            "players": list(self.players),
-            "rules": self.rules.to_dict(),
-            "contract": self.contract.to_dict(),
-            "events": [event.to_dict() for event in self.events],
-        }
-        if self.hands is not None:
-            out["hands"] = [[str(c) for c in hand] for hand in self.hands]
-        if self.bock:
-            out["bock"] = self.bock
+        out: dict[str, Any] = record_object(
+            self.players, self.rules.to_dict(), self.contract.to_dict(), self.events, self.hands, self.bock
+        )
         out.update(self.extra)
         return out
 

@@ -16,6 +16,7 @@ record format all import them from here and never each other in a circle.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -24,6 +25,7 @@ from dokocam.engine.messages import Lang, Message
 
 __all__ = [
     "RECORD_FORMAT",
+    "record_object",
     "Party",
     "Call",
     "ABSAGEN",
@@ -148,6 +150,29 @@ class ClaimEvent(NamedTuple):
 
 
 Event = PlayEvent | CallEvent | CloseTrickEvent | SchweinchenEvent | ClaimEvent
+
+
+def record_object(
+    players: Sequence[str],
+    rules: Mapping[str, object],
+    contract: Mapping[str, object],
+    events: Sequence[Event],
+    hands: Sequence[Sequence[Card]] | None,
+    bock: int,
+) -> dict[str, object]:
+    """A ``dokocam-game/1`` record object: what ``Game.to_dict`` and ``GameRecord.to_dict`` both write."""
+    out: dict[str, object] = {
+        "format": RECORD_FORMAT,
+        "players": list(players),
+        "rules": dict(rules),
+        "contract": dict(contract),
+        "events": [event.to_dict() for event in events],
+    }
+    if hands is not None:
+        out["hands"] = [[str(c) for c in hand] for hand in hands]
+    if bock:
+        out["bock"] = bock
+    return out
 
 
 class FlagKind(enum.StrEnum):
