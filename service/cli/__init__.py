@@ -26,6 +26,7 @@ from dokocam.service.cli import dataset, deck, detector, table
 
 # group -> (help, examples shown by `dokocam GROUP --help`)
 GROUPS: dict[str, tuple[str, str]] = {
+    "deck": (deck.HELP, deck.EXAMPLES),
     "detector": (
         "train, export, benchmark, build and ship the card detector",
         "  dokocam detector build runs/b1                      # the whole recipe, resumable\n"
@@ -91,7 +92,8 @@ def _help_of(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], 
     return show
 
 
-def _group(top: _Subparsers, name: str, help: str, examples: str) -> tuple[argparse.ArgumentParser, _Subparsers]:
+def _group(top: _Subparsers, name: str, help: str, examples: str, metavar: str = "VERB") -> _Subparsers:
+    """A group of verbs under ``top``: called without one, it prints its help (with ``examples``)."""
     parser = top.add_parser(
         name,
         help=help,
@@ -99,9 +101,9 @@ def _group(top: _Subparsers, name: str, help: str, examples: str) -> tuple[argpa
         epilog="examples:\n" + examples,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    verbs = parser.add_subparsers(dest=f"{name}_verb", metavar="VERB")
+    verbs = parser.add_subparsers(dest=f"{name}_verb", metavar=metavar)
     parser.set_defaults(func=_help_of(parser))
-    return parser, verbs
+    return verbs
 
 
 def _parser_at(top: _Subparsers, path: Sequence[str]) -> argparse.ArgumentParser:
@@ -128,15 +130,14 @@ def build_parser() -> argparse.ArgumentParser:
     top = parser.add_subparsers(dest="command", metavar="COMMAND")
     groups: dict[str, _Subparsers] = {"top": top}
     for name, (help, examples) in GROUPS.items():
-        _, groups[name] = _group(top, name, help, examples)
-    detector_parser = groups["detector"].add_parser(
+        groups[name] = _group(top, name, help, examples)
+    groups["train"] = _group(
+        groups["detector"],
         "train",
-        help="train one part of the detector: locator, classifier, refiner or rescorer",
-        epilog="examples:\n" + TRAIN_EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "train one part of the detector: locator, classifier, refiner or rescorer",
+        TRAIN_EXAMPLES,
+        metavar="PART",
     )
-    groups["train"] = detector_parser.add_subparsers(dest="train_part", metavar="PART")
-    detector_parser.set_defaults(func=_help_of(detector_parser))
 
     for module in (commands, table, engine_cli, detector, dataset, deck):
         module.register(groups)

@@ -18,8 +18,9 @@ EXAMPLES = (
     "  dokocam deck list\n"
     "  dokocam deck show omas-blatt                       # writes a contact sheet of the 24 faces\n"
     "  dokocam deck adapt omas-blatt                      # adapt it again to today's detector\n"
-    "  dokocam detect foto.jpg --deck omas-blatt"
+    "Then read with it: dokocam detect foto.jpg --deck omas-blatt (also serve, demo, run, analyze, eval)."
 )
+HELP = "teach it your deck: enrol a deck from one photo, list, show, remove, adapt"
 LAYOUT = (
     "layout: rows top to bottom Kreuz, Pik, Herz, Karo; columns left to right 9, 10, Bube, Dame, König, Ass; "
     "face up, a little apart, photographed from above (from any side of the table)."
@@ -27,17 +28,8 @@ LAYOUT = (
 
 
 def register(groups: Mapping[str, Any]) -> None:
-    """Adds the ``deck`` group and its verbs to the ``dokocam`` parser."""
-    deck = groups["top"].add_parser(
-        "deck",
-        help="teach it your deck: enrol a deck from one photo, list, show, remove, adapt",
-        description="Enrol a physical deck from one photo of its 24 faces (or one photo per card) and adapt the "
-        "detector to it; use it with --deck NAME on detect, eval, analyze and run.",
-        epilog="examples:\n" + EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    verbs = deck.add_subparsers(dest="deck_verb", metavar="VERB")
-    deck.set_defaults(func=lambda args: deck.print_help() or 2)
+    """Adds the ``deck`` group's verbs to the ``dokocam`` parser."""
+    verbs = groups["deck"]
 
     enroll = verbs.add_parser(
         "enroll",
