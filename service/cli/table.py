@@ -132,6 +132,20 @@ def register(groups: Mapping[str, Any]) -> None:
         "detector never saw, instead of each seed's drawn deck",
     )
     p.add_argument(
+        "--designs",
+        choices=("heldout", "train", "drawn"),
+        default="heldout",
+        help="draw each game in a design held out of the detector's training (default; the held-out SVG decks and "
+        "font families in turn, by seed), in a training design, or in the seed's own drawn deck",
+    )
+    p.add_argument(
+        "--events",
+        default="realistic",
+        metavar="SPEC",
+        help="real-table events staged in each game: 'realistic' (default), 'none', or NAME=RATE,... with NAME one of "
+        "twins, slide_under, hand_rest, pull_back, early_sweep, bump",
+    )
+    p.add_argument(
         "--light",
         metavar="KIND",
         help="model detector: lay a change of light or camera over every frame ("
@@ -424,8 +438,14 @@ def _bench(args: argparse.Namespace) -> int:
     from dokocam.vision.bench.table import run_bench
     from dokocam.vision.synth.faces import FaceFolderError
     from dokocam.vision.synth.perturb import PerturbError
+    from dokocam.vision.synth.svgdecks import SvgDeckError
+    from dokocam.vision.synth.video import Mishaps
 
     width, height = (int(v) for v in args.size.lower().split("x"))
+    try:
+        mishaps = Mishaps.parse(args.events)
+    except ValueError as exc:
+        return _error(f"--events: {exc}")
     try:
         report = run_bench(
             games=args.games,
@@ -444,12 +464,16 @@ def _bench(args: argparse.Namespace) -> int:
             faces=args.faces,
             light=args.light,
             decode=args.decoder,
+            designs=args.designs,
+            mishaps=mishaps,
             progress=print,
         )
     except FaceFolderError as exc:  # the first game's GameVideo reads the folder before drawing anything
         return _error(f"--faces: {exc}")
     except PerturbError as exc:
         return _error(f"--light: {exc}")
+    except SvgDeckError as exc:  # a held-out SVG design needs Debian's card decks
+        return _error(f"--designs: {exc}")
     print(json.dumps(report["summary"], indent=1))
     if args.out:
         Path(args.out).write_text(json.dumps(report, indent=1) + "\n")

@@ -2,18 +2,27 @@
 
 A trick counts as reconstructed exactly when its four cards, their seats and their order equal the
 ground truth's; a game when its final points per seat equal the ground truth's.
+
+By default every game is drawn in a design held out of the detector's training (the held-out designs in
+turn, by seed) and shows real-table events at realistic rates (:class:`~dokocam.vision.synth.video.Mishaps`):
+a benchmark on the project's own decks and tidy players would flatter it.
 """
 
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from dokocam.vision.detections import Detections
+from dokocam.vision.synth.video import Mishaps
+
+DESIGN_CHOICES = ("heldout", "train", "drawn")
 
 
 def noisy(
@@ -68,6 +77,8 @@ def run_bench(
     faces: str | Path | None = None,
     light: str | None = None,
     decode: bool = False,
+    designs: str = "heldout",
+    mishaps: Mishaps | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Renders ``games`` games, follows each with a fresh pipeline and scores the result.
@@ -82,8 +93,15 @@ def run_bench(
     per detector: a recording does not know which weights made it (nor whether the trick area
     was cropped: ``whole_frame`` searches every frame whole, as before the crop).
 
-    ``faces``: a face folder every game is played with instead of its seed's drawn deck (a design
-    the detector never saw); recordings made with it are named after the folder.
+    ``designs``: ``heldout`` (default) draws game ``seed`` in design ``design_for_seed(seed, "heldout")``
+    (SVG decks and font families the detector never saw, in turn), ``train`` cycles through the training
+    designs, ``drawn`` plays each seed's own drawn deck (any font, trained on or not).
+
+    ``faces``: a face folder every game is played with instead (a user's deck); recordings made with it
+    are named after the folder.
+
+    ``mishaps``: the real-table events each game stages (``None``: :meth:`Mishaps.realistic`; ``Mishaps()``
+    for none). Each game's row lists the events of its tricks that came out wrong.
 
     ``light``: one of :data:`vision.synth.perturb.PHOTOMETRIC` (``shadow``, ``dark``, ``washed``
     ...) laid over every rendered frame before the detector reads it: the same games in another
@@ -91,12 +109,16 @@ def run_bench(
 
     Raises:
         PerturbError: ``light`` is not a change of light, or the detector reads no pixels.
+        ValueError: ``designs`` is not ``heldout``, ``train`` or ``drawn``.
     """
     from dokocam.engine.record import load_record
-    from dokocam.vision.synth.video import GameVideo
+    from dokocam.vision.synth.video import GameVideo, design_for_seed
     from dokocam.vision.table.pipeline import TablePipeline
     from dokocam.vision.table.recording import RecordingHeader, load_detections, save_detections
 
+    if designs not in DESIGN_CHOICES:
+        raise ValueError(f"designs must be one of {', '.join(DESIGN_CHOICES)}, got {designs!r}")
+    mishaps = Mishaps.realistic() if mishaps is None else mishaps
     if light is not None:
         from dokocam.vision.synth.perturb import PHOTOMETRIC, PerturbError, perturb
 
@@ -118,7 +140,8 @@ def run_bench(
     latencies: list[float] = []
     for g in range(games):
         seed = seed_base + g
-        video = GameVideo(seed=seed, width=width, height=height, fps=fps, faces=faces)
+        design = None if faces or designs == "drawn" else design_for_seed(seed, designs)
+        video = GameVideo(seed=seed, width=width, height=height, fps=fps, faces=faces, design=design, mishaps=mishaps)
         rng = np.random.default_rng(seed)
         pipeline = TablePipeline.for_video(width, height, detector=model, decode=decode)
         if whole_fraction is not None:
@@ -126,6 +149,8 @@ def run_bench(
         played_times: list[float] = []
         questions = 0
         deck = f"-faces-{Path(faces).resolve().name}" if faces else ""
+        deck += f"-design-{design.replace(':', '-')}" if design else ""
+        deck += f"-events-{mishaps.tag}" if mishaps.tag else ""
         deck += f"-light-{light}" if light else ""
         recording = (
             Path(cache) / f"seed{seed}-{width}x{height}-fps{fps:g}-stride{stride}{deck}.jsonl"
@@ -192,14 +217,17 @@ def run_bench(
         except ValueError:
             got_points = None
         same = got_points == truth_points
-        if exact == len(truth_tricks) and len(played_times) == len(video.timeline):
+        if exact == len(truth_tricks) and len(played_times) == len(video.timeline) and not video.withdrawn:
             # The timeline is in play order: how long after each card came to rest was it reported?
             latencies.extend(p - c.land for p, c in zip(played_times, video.timeline, strict=True))
         tricks_total += len(truth_tricks)
         tricks_exact += exact
         games_exact += int(same)
+        odd = video.trick_mishaps()
+        wrong = [k for k, t in enumerate(truth_tricks) if k >= len(got_tricks) or got_tricks[k] != t]
         row = {
             "seed": seed,
+            "design": str(faces) if faces else design or "drawn",
             "tricks": len(truth_tricks),
             "tricks_exact": exact,
             "points_truth": truth_points,
@@ -208,12 +236,17 @@ def run_bench(
             "flags": [f.to_dict() for f in game.flags],
             "questions": questions,
             "calibration": (pipeline.decoded.geometry if pipeline.decoded else pipeline.follower.geometry).method,
+            "events": _count_events(odd),
+            "wrong_tricks": {k: odd.get(k, []) for k in wrong},
         }
         rows.append(row)
         if progress:
             progress(
-                f"seed {seed}: {exact}/{len(truth_tricks)} tricks exact, points {'equal' if same else 'DIFFER'}, "
-                f"{len(game.flags)} flags, {questions} questions"
+                f"seed {seed} ({row['design']}): {exact}/{len(truth_tricks)} tricks exact, "
+                f"points {'equal' if same else 'DIFFER'}, {len(game.flags)} flags, {questions} questions"
+                + "".join(
+                    f"; trick {k + 1} wrong ({', '.join(e) or 'no event'})" for k, e in row["wrong_tricks"].items()
+                )
             )
     analysed = frames_total
     summary = {
@@ -223,6 +256,8 @@ def run_bench(
         "video_fps": fps,
         "stride": stride,
         "faces": str(faces) if faces else None,
+        "designs": None if faces else designs,
+        "events": asdict(mishaps),
         "light": light,
         "whole_fraction": pipeline.tracker.whole_fraction,
         "game_from": "decoder" if decode else "follower",
@@ -246,3 +281,8 @@ def run_bench(
     if detector == "noisy":
         summary["noise"] = {"drop": drop, "misread": misread, "corner": corner}
     return {"summary": summary, "games": rows}
+
+
+def _count_events(by_trick: dict[int, list[str]]) -> dict[str, int]:
+    """How many tricks saw each real-table event."""
+    return dict(Counter(event for events in by_trick.values() for event in events))
