@@ -111,7 +111,7 @@ class CardTimeline:
     angle: float
     pile: tuple[float, float]
     layer: float = 0.0  # drawing order on the table (higher lies on top)
-    withdrawn: bool = False  # put down and taken back into the hand: ``pile`` is the player's side
+    withdrawn: bool = False  # put down, let go, taken back from ``sweep`` to ``gone`` (``pile``: the player's side)
 
 
 @dataclass(frozen=True)
@@ -397,7 +397,8 @@ class GameVideo:
         if not others:
             return t
         land = t + odd.uniform(0.45, 0.8)
-        back = land + odd.uniform(0.5, 1.5)  # lies there, the hand still on it
+        release = land + odd.uniform(0.1, 0.4)
+        back = release + 0.7 + odd.uniform(0.3, 1.0)  # lies there alone, then the hand comes back for it
         gone = back + odd.uniform(0.4, 0.7)
         where = (rest[0] + odd.uniform(-1.5, 1.5), rest[1] + odd.uniform(-1.5, 1.5))
         card = odd.choice(others)
@@ -408,7 +409,7 @@ class GameVideo:
                 trick=trick,
                 push=t,
                 land=land,
-                release=gone,
+                release=release,
                 sweep=back,
                 gone=gone,
                 start=start,
@@ -484,10 +485,13 @@ class GameVideo:
             # The player's hand holds the card by its near end while pushing it, then withdraws.
             hand = (where[0] + dx * 10.0, where[1] + dy * 10.0)
             shoulder = (dx * 80.0, dy * 80.0)
-            if time < c.release:
+            away = (dx * 60.0, dy * 60.0)
+            if time < c.release or (c.withdrawn and time >= c.sweep):
                 arms.append((shoulder, hand))
+            elif c.withdrawn and time >= c.sweep - 0.4:  # the player reaches back in for the card
+                arms.append((shoulder, _lerp(away, hand, _ease((time - (c.sweep - 0.4)) / 0.4))))
             elif time < c.release + 0.3:
-                arms.append((shoulder, _lerp(hand, (dx * 60.0, dy * 60.0), (time - c.release) / 0.3)))
+                arms.append((shoulder, _lerp(hand, away, (time - c.release) / 0.3)))
             # The winner reaches in for half a second, then sweeps the trick towards the pile.
             if not c.withdrawn and c.trick not in reaching and c.sweep - 0.5 <= time < c.gone:
                 reaching.add(c.trick)
