@@ -58,11 +58,6 @@ def register(groups: Mapping[str, Any]) -> None:
         help="replay detections recorded by --save-detections instead of running the detector (seconds, not minutes)",
     )
     p.add_argument("--save-detections", help="also record the detector's per-frame detections to this JSON-lines file")
-    p.add_argument(
-        "--follower",
-        action="store_true",
-        help="follow the game card by card as `run` does, instead of decoding it from the whole video",
-    )
     p.set_defaults(func=_analyze)
 
     p = groups["dataset"].add_parser(
@@ -83,6 +78,17 @@ def register(groups: Mapping[str, Any]) -> None:
         "--faces",
         metavar="DIR",
         help="play with this folder of face images named by card code (QC.png ...) instead of the seed's drawn deck",
+    )
+    p.add_argument(
+        "--design",
+        metavar="NAME",
+        help="draw the cards in this design (datasets/designs.md), e.g. svg:gm-paris or font:liberation-serif",
+    )
+    p.add_argument(
+        "--events",
+        default="none",
+        metavar="SPEC",
+        help="real-table events to stage: 'none' (default), 'realistic', or NAME=RATE,... as for `bench table`",
     )
     p.set_defaults(func=_render_game)
 
@@ -130,6 +136,11 @@ def register(groups: Mapping[str, Any]) -> None:
         metavar="DIR",
         help="render every game with this folder of face images named by card code (QC.png ...), e.g. a deck the "
         "detector never saw, instead of each seed's drawn deck",
+    )
+    p.add_argument(
+        "--deck",
+        metavar="NAME",
+        help="model detector: read with this enrolled deck's adapted classifier (`dokocam deck list`)",
     )
     p.add_argument(
         "--designs",
@@ -281,7 +292,7 @@ def _analyze(args: argparse.Namespace) -> int:
             geometry=_geometry(args, width, height),
             target=target,
             detector=detector,
-            decode=not args.follower,
+            offline=True,
         )
         analysis = analyze_stream(frames, pipeline, total_frames=total, detect_seconds=timer)
     except ValueError as exc:
@@ -331,7 +342,7 @@ def _run(args: argparse.Namespace) -> int:
             return
         print(_describe(event), flush=True)
         if isinstance(event, TrickComplete) and live.pipeline is not None:
-            print("   " + _describe_game(live.pipeline.follower.game), flush=True)
+            print("   " + _describe_game(live.pipeline.game), flush=True)
 
     def new_game() -> None:
         if not args.jsonl:
@@ -379,7 +390,7 @@ def _describe_game(game: Any) -> str:
 
 
 def _render_game(args: argparse.Namespace) -> int:
-    from dokocam.vision.synth.video import GameVideo
+    from dokocam.vision.synth.video import GameVideo, Mishaps
 
     try:
         width, height = (int(v) for v in args.size.lower().split("x"))
@@ -390,6 +401,10 @@ def _render_game(args: argparse.Namespace) -> int:
     from dokocam.vision.synth.faces import FaceFolderError
 
     try:
+        mishaps = Mishaps.parse(args.events)
+    except ValueError as exc:
+        return _error(f"--events: {exc}")
+    try:
         video = GameVideo(
             seed=args.seed,
             tricks=args.tricks,
@@ -398,9 +413,13 @@ def _render_game(args: argparse.Namespace) -> int:
             fps=args.fps,
             steady=args.steady,
             faces=args.faces,
+            design=args.design,
+            mishaps=mishaps,
         )
     except FaceFolderError as exc:
         return _error(f"--faces: {exc}")
+    except ValueError as exc:
+        return _error(f"--design: {exc}")
     summary = video.write(args.out, record_path=args.record, progress=sys.stderr.isatty())
     print(json.dumps(summary))
     return 0
@@ -436,6 +455,7 @@ def _table_setup(args: argparse.Namespace) -> int:
 
 def _bench(args: argparse.Namespace) -> int:
     from dokocam.vision.bench.table import run_bench
+    from dokocam.vision.decks.store import DeckError
     from dokocam.vision.synth.faces import FaceFolderError
     from dokocam.vision.synth.perturb import PerturbError
     from dokocam.vision.synth.svgdecks import SvgDeckError
@@ -462,6 +482,7 @@ def _bench(args: argparse.Namespace) -> int:
             height=height,
             cache=args.cache,
             faces=args.faces,
+            deck=args.deck,
             light=args.light,
             decode=args.decoder,
             designs=args.designs,
@@ -474,6 +495,8 @@ def _bench(args: argparse.Namespace) -> int:
         return _error(f"--light: {exc}")
     except SvgDeckError as exc:  # a held-out SVG design needs Debian's card decks
         return _error(f"--designs: {exc}")
+    except DeckError as exc:  # an unknown or unadapted --deck
+        return _error(f"--deck: {exc}")
     print(json.dumps(report["summary"], indent=1))
     if args.out:
         Path(args.out).write_text(json.dumps(report, indent=1) + "\n")

@@ -143,3 +143,14 @@ def test_games_cycle_through_the_held_out_designs_and_draw_each():
     assert "LiberationSerif" in font.style.font
     with pytest.raises(ValueError, match="cannot be drawn"):
         GameVideo(seed=1, design="svg:nope")
+
+
+def test_render_game_refuses_an_unknown_design_or_event_with_a_message(tmp_path, capsys):
+    from dokocam.service.cli import main
+
+    out = tmp_path / "g.mp4"
+    base = ["dataset", "render-game", str(out), "--seed", "5", "--tricks", "1", "--size", "160x90", "--fps", "2"]
+    assert main([*base, "--design", "svg:nope"]) == 2
+    assert "--design" in capsys.readouterr().err and not out.exists()
+    assert main([*base, "--events", "wobble=1"]) == 2
+    assert "--events" in capsys.readouterr().err and not out.exists()

@@ -1,0 +1,46 @@
+"""``bench table``: held-out designs and real-table events by default, and a game with every event decoded right."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from dokocam.service.cli import build_parser
+from dokocam.vision.bench.table import run_bench
+from dokocam.vision.synth.video import Mishaps, game_designs
+
+
+def bench_args(*argv: str) -> argparse.Namespace:
+    return build_parser().parse_args(["bench", "table", *argv])
+
+
+def test_the_bench_draws_held_out_designs_with_real_table_events_unless_told_otherwise():
+    args = bench_args()
+    assert args.designs == "heldout" and Mishaps.parse(args.events) == Mishaps.realistic()
+    report = run_bench(games=2, seed_base=9, fps=1.0, detector="truth", mishaps=Mishaps())
+    designs = [row["design"] for row in report["games"]]
+    assert set(designs) <= set(game_designs("heldout")) and len(set(designs)) == 2
+    assert report["summary"]["designs"] == "heldout"
+    drawn = run_bench(games=1, seed_base=9, fps=1.0, detector="truth", designs="drawn", mishaps=Mishaps())
+    assert drawn["games"][0]["design"] == "drawn"
+    with pytest.raises(ValueError, match="heldout, train, drawn"):
+        run_bench(games=1, seed_base=9, detector="truth", designs="mine")
+
+
+def test_a_game_with_real_table_events_is_decoded_right_from_perfect_detections():
+    # A development seed the decoder reads right at the realistic rates, staging both copies in one
+    # trick, slid cards, a card pulled back and a camera bump. Other seeds still fail on pulled-back
+    # cards and early collections (docs/benchmarks.md): this test keeps the ones it reads.
+    report = run_bench(games=1, seed_base=72002, fps=5.0, detector="truth", decode=True)
+    row = report["games"][0]
+    assert {"twins", "slide_under", "pull_back", "bump"} <= set(row["events"])
+    assert row["tricks_exact"] == 12 and row["points_equal"] and row["wrong_tricks"] == {}
+    assert report["summary"]["events"] == vars(Mishaps.realistic())
+
+
+def test_bench_table_refuses_a_bad_events_spec(capsys):
+    from dokocam.service.cli import main
+
+    assert main(["bench", "table", "--games", "1", "--events", "bump=3"]) == 2
+    assert "--events" in capsys.readouterr().err
