@@ -73,6 +73,8 @@ class Sighting:
         landed, frame: when it came to rest (video seconds, frame index).
         left, left_frame: when it was gone (``None``: still there when the video ended).
         spread: how far (pixels) the card's centre may lie from ``center`` (one corner seen).
+        weight: 1 for a card that came to rest, less for one glimpsed passing (see ``CardLanded``).
+        last_seen: when it was last seen before it was gone (``None`` while it lies there).
     """
 
     track_id: int
@@ -84,6 +86,8 @@ class Sighting:
     left: float | None = None
     left_frame: int | None = None
     spread: float = 0.0
+    weight: float = 1.0
+    last_seen: float | None = None
 
     @classmethod
     def from_event(cls, event: CardLanded) -> Sighting:
@@ -96,6 +100,7 @@ class Sighting:
             landed=event.time,
             frame=event.frame,
             spread=event.spread,
+            weight=event.weight,
         )
 
 
@@ -111,7 +116,10 @@ class Evidence:
                 self._by_track[event.track_id] = Sighting.from_event(event)
             elif isinstance(event, CardLeft) and event.track_id in self._by_track:
                 seen = self._by_track[event.track_id]
-                self._by_track[event.track_id] = replace(seen, left=event.time, left_frame=event.frame)
+                last_seen = event.time if event.last_seen is None else event.last_seen
+                self._by_track[event.track_id] = replace(
+                    seen, left=event.time, left_frame=event.frame, last_seen=last_seen
+                )
 
     @property
     def sightings(self) -> list[Sighting]:
@@ -186,7 +194,8 @@ class DecodedGame:
         game: the engine's game (calls included), plays in turn order.
         tricks: each trick's plays in turn order.
         dropped: sightings explained as no play: ``(sighting, why)``, ``why`` one of ``"duplicate"``
-            (a card seen again on its spot), ``"spurious"`` (no card) or ``"after_game"``.
+            (a card seen again on its spot), ``"withdrawn"`` (put down and taken back), ``"spurious"``
+            (no card) or ``"after_game"``.
         questions: what a person should confirm (the game stays ambiguous there).
         geometry: the seating decoded under.
         cost: the game's cost (negative log-probability, up to a constant).
@@ -320,6 +329,10 @@ class GameDecoder:
         apart: cost of a card that left the table at another time than the rest of its trick
             (``sweep_tolerance`` before it, ``linger`` after it).
         late: cost of a card landing in a trick after that trick had left the table.
+        withdrawn: cost of a sighting explained as a card its player put down and took back: one
+            that went alone within ``withdraw_within`` seconds of landing (see ``Search._taken_back``).
+        withdraw_within: seconds a card taken back lies at most; raising it lets a card that lay
+            longer, then went alone (lost by the tracker), count as taken back.
         early: cost of a card landing while the trick before its own still lay on the table.
         sweep_tolerance: seconds within which leaving and landing times count as together.
         linger: seconds a card may count as gone after the rest of its trick (the tracker holds a
@@ -350,6 +363,8 @@ class GameDecoder:
         apart: float = 3.0,
         late: float = 4.0,
         early: float = 4.0,
+        withdrawn: float = 1.0,
+        withdraw_within: float = 4.0,
         sweep_tolerance: float = 1.5,
         linger: float = 4.5,
         duplicate_distance: float = 0.35,
@@ -373,6 +388,8 @@ class GameDecoder:
         self.apart = apart
         self.late = late
         self.early = early
+        self.withdrawn = withdrawn
+        self.withdraw_within = withdraw_within
         self.sweep_tolerance = sweep_tolerance
         self.linger = linger
         self.duplicate_distance = duplicate_distance
@@ -456,8 +473,9 @@ class _Search:
         return tuple(-math.log(v / top) for v in p)
 
     def _drop_cost(self, h: _Hyp, i: int) -> tuple[float, str]:
-        """The cost of explaining sighting ``i`` as no play: a second sighting of a card on its spot
-        (still lying there, or gone a moment ago), or nothing."""
+        """The cost of explaining sighting ``i`` as no play: a card put down and taken back, a
+        second sighting of a card on its spot (still lying there, or gone a moment ago), or nothing;
+        a glimpse (weight below 1) is that much more likely to be no play."""
         s = self.sightings[i]
         if len(h.done) >= self.n_tricks:
             return self.d.after_game, "after_game"
@@ -473,8 +491,25 @@ class _Search:
                 continue
             if math.hypot(*(self.plane[j] - here)) <= self.spot:
                 same = other.readings[0][0] == s.readings[0][0]
-                return self.d.duplicate + (0.0 if same else 1.0), "duplicate"
-        return self.d.spurious + self.d.spurious_per_confidence * s.confidence, "spurious"
+                options.append((self.d.duplicate + (0.0 if same else 1.0), "duplicate"))
+                break
+        cost, why = min(options)
+        return s.weight * cost, why
+
+    def _taken_back(self, i: int) -> bool:
+        """Whether sighting ``i`` went the way a card taken back goes: within ``withdraw_within`` of
+        landing, and alone: at most one other sighting (a second track of the same card) was last
+        seen within ``sweep_tolerance`` of it. A trick's cards go together towards its winner; a
+        card its player takes back goes by itself while the trick stays."""
+        s = self.sightings[i]
+        if s.last_seen is None or s.last_seen - s.landed > self.d.withdraw_within:
+            return False
+        with_it = sum(
+            o.last_seen is not None and abs(o.last_seen - s.last_seen) <= self.d.sweep_tolerance
+            for j, o in enumerate(self.sightings)
+            if j != i
+        )
+        return with_it <= 1
 
     # -- the beam ---------------------------------------------------------------------------------
 
@@ -482,6 +517,9 @@ class _Search:
         beam = [_Hyp(0.0, self.base, (), (0,) * N_CARDS, (), ())]
         for i in range(len(self.sightings)):
             beam = self._prune(h for parent in beam for h in self._expand(parent, i))
+        options = [(self.d.spurious + self.d.spurious_per_confidence * s.confidence, "spurious")]
+        if self._taken_back(i):
+            options.append((self.d.withdrawn, "withdrawn"))
         finals: list[_Hyp] = []
         for h in beam:
             for end in self._close(h) if h.current else [h]:

@@ -61,6 +61,8 @@ class Track:
     landed_box: np.ndarray | None = None  # the footprint it came to rest with
     moved: bool = False
     path: deque[tuple[float, np.ndarray]] = field(default_factory=lambda: deque(maxlen=512))
+    # Where it came nearest the table centre inside the trick area: (plane distance, time, frame, centre).
+    nearest: tuple[float, float, int, np.ndarray] | None = None
 
     @property
     def card_index(self) -> int:
@@ -71,6 +73,13 @@ class Track:
         """The winning card's share of all votes."""
         total = float(self.votes.sum())
         return float(self.votes.max()) / total if total > 0 else 0.0
+
+    @property
+    def confidence(self) -> float:
+        """How sure the identity is: the vote share (how consistent) times the winning card's mean
+        score (how sure each frame was)."""
+        index = self.card_index
+        return round(self.share * float(self.votes[index]) / max(1.0, float(self.counts[index])), 3)
 
     def candidates(self, k: int = 3) -> list[tuple[int, float]]:
         total = float(self.votes.sum()) or 1.0
@@ -86,6 +95,9 @@ class CardLanded:
         uncertain: the identity vote stayed below ``min_share`` until ``decide_within`` ran out.
         spread: how far (pixels) the card's true centre may lie from ``center``: 0 for a whole
             card, about a third of its diagonal when only one corner index was seen.
+        weight: how much the sighting counts as a card put down: 1 for a card that came to rest,
+            ``glimpse_weight`` for one only glimpsed (it slid into the trick area and was carried
+            off before it settled, as when a trick is collected right after its last card).
     """
 
     track_id: int
@@ -97,16 +109,24 @@ class CardLanded:
     candidates: tuple[tuple[int, float], ...] = ()
     uncertain: bool = False
     spread: float = 0.0
+    weight: float = 1.0
 
 
 @dataclass(frozen=True)
 class CardLeft:
-    """A landed card is gone (collected, or missing longer than ``hold_time``)."""
+    """A landed card is gone (collected, or missing longer than ``hold_time``).
+
+    Attributes:
+        time: when the tracker gave it up.
+        last_seen: when it was last seen (``None``: at ``time``); a card hidden as it is taken away
+            is given up only ``hold_time`` later, so this says better when it went.
+    """
 
     track_id: int
     card_index: int
     frame: int
     time: float
+    last_seen: float | None = None
 
 
 TrackerEvent = CardLanded | CardLeft
@@ -169,6 +189,8 @@ class CardTracker:
         part_memory: seconds a part of a card (one corner index) keeps counting towards where
             the card lies after it was last seen; raising it steadies cards whose indices flicker,
             and lets a moved card drag its old place along for longer.
+        glimpse_weight: the weight of a card that slid into the trick area and went without
+            coming to rest (reported when its track ends, see :meth:`_glimpsed`); 0 reports none.
     """
 
     def __init__(
@@ -201,6 +223,7 @@ class CardTracker:
         index_ratio: float = 5.7,
         part_join: float = 1.25,
         part_memory: float = 1.0,
+        glimpse_weight: float = 0.5,
     ) -> None:
         self.geometry = geometry
         self.min_confidence = min_confidence
@@ -229,6 +252,7 @@ class CardTracker:
         self.index_ratio = index_ratio
         self.part_join = part_join
         self.part_memory = part_memory
+        self.glimpse_weight = glimpse_weight
         self.reset()
 
     def reset(self) -> None:
@@ -258,6 +282,7 @@ class CardTracker:
         for track in seen_now:
             if not track.landed:
                 track.co_seen.update(o.id for o in seen_now if o.landed and o.card_index == track.card_index)
+                self._note_nearest(track, frame, time)
         events: list[TrackerEvent] = []
         survivors: list[Track] = []
         for track in self.tracks:
@@ -275,7 +300,9 @@ class CardTracker:
                         survivors.append(track)
                         continue
                     if track.landed:
-                        events.append(CardLeft(track.id, track.card_index, frame, time))
+                        events.append(CardLeft(track.id, track.card_index, frame, time, track.last_time))
+                    else:
+                        events.extend(self._glimpsed(track, frame, time))
                     continue
             survivors.append(track)
             if track.landed:
@@ -285,7 +312,7 @@ class CardTracker:
                     ) > self.move_tolerance * track.size and not self._still(track):
                         track.moved = True
                 if track.moved and not bool(self.geometry.in_trick_area(track.center[None])[0]):
-                    events.append(CardLeft(track.id, track.card_index, frame, time))
+                    events.append(CardLeft(track.id, track.card_index, frame, time, time))
                     survivors.pop()
                 continue
             landed = self._try_land(track, frame, time)
@@ -298,7 +325,7 @@ class CardTracker:
             # The cards of a trick vanish one after another as a hand sweeps them up: those hidden
             # a moment less long went with them.
             hidden = [t for t in survivors if t.landed and time - t.last_time > self.reappear_after]
-            events.extend(CardLeft(t.id, t.card_index, frame, time) for t in hidden)
+            events.extend(CardLeft(t.id, t.card_index, frame, time, t.last_time) for t in hidden)
             gone = {t.id for t in hidden}
             survivors = [t for t in survivors if t.id not in gone]
         self.tracks = [t for t in survivors if t.id not in self._dropped]
@@ -832,6 +859,46 @@ class CardTracker:
                 return True
         return False
 
+    def _note_nearest(self, track: Track, frame: int, time: float) -> None:
+        """Remembers where a card not yet landed came nearest the table centre inside the trick area."""
+        if not bool(self.geometry.in_trick_area(track.center[None])[0]):
+            return
+        distance = self.geometry.polar((float(track.center[0]), float(track.center[1])))[1]
+        if track.nearest is None or distance < track.nearest[0]:
+            track.nearest = (distance, time, frame, track.center.copy())
+
+    def _glimpsed(self, track: Track, frame: int, time: float) -> list[TrackerEvent]:
+        """A card whose track ends without landing, reported at its nearest place to the centre with
+        ``glimpse_weight``, then as gone, when it came into the trick area from at least a card's
+        length away and its reading holds.
+
+        A trick collected right after its last card was put down carries that card off before it
+        rests: it is still a play, only seen less well. A track begun on the table (a card being
+        collected, a misreading on a card lying there) did not come in, and is no glimpse.
+        """
+        if self.glimpse_weight <= 0 or track.nearest is None or track.hits < self.min_hits or not track.path:
+            return []
+        distance, when, at, center = track.nearest
+        start = track.path[0][1]
+        came_in = self.geometry.polar((float(start[0]), float(start[1])))[1] > distance
+        if not came_in or float(np.hypot(*(center - start))) < track.size:
+            return []
+        index, confidence = track.card_index, track.confidence
+        if confidence < self.min_land_confidence:
+            return []
+        glimpse = CardLanded(
+            track_id=track.id,
+            card_index=index,
+            confidence=confidence,
+            center=(float(center[0]), float(center[1])),
+            frame=at,
+            time=when,
+            candidates=tuple(track.candidates()),
+            uncertain=track.share < self.min_share,
+            weight=self.glimpse_weight,
+        )
+        return [glimpse, CardLeft(track.id, index, frame, time, track.last_time)]
+
     def _try_land(self, track: Track, frame: int, time: float) -> CardLanded | None:
         if track.hits < self.min_hits or time - track.last_time > 1e-9:
             return None  # only decide on frames where the card is actually seen
@@ -845,10 +912,7 @@ class CardTracker:
         uncertain = track.share < self.min_share
         if uncertain and time - since < self.decide_within:
             return None
-        index = track.card_index
-        # The vote share says how consistent the identity was; the mean score how sure each frame was.
-        mean_score = float(track.votes[index]) / max(1.0, float(track.counts[index]))
-        confidence = round(track.share * mean_score, 3)
+        index, confidence = track.card_index, track.confidence
         if confidence < self.min_land_confidence:
             return None  # inconsistent and weakly scored: misreadings, not a card
         if track.parts:
