@@ -326,13 +326,13 @@ class GameDecoder:
         spurious: cost of a sighting explained as no card at all, plus ``spurious_per_confidence``
             times its confidence.
         after_game: cost of a sighting after the game's last trick (the next game, a hand).
-        apart: cost of a card that left the table at another time than the rest of its trick
-            (``sweep_tolerance`` before it, ``linger`` after it).
-        late: cost of a card landing in a trick after that trick had left the table.
         withdrawn: cost of a sighting explained as a card its player put down and took back: one
             that went alone within ``withdraw_within`` seconds of landing (see ``Search._taken_back``).
         withdraw_within: seconds a card taken back lies at most; raising it lets a card that lay
             longer, then went alone (lost by the tracker), count as taken back.
+        apart: cost of a card that left the table at another time than the rest of its trick
+            (``sweep_tolerance`` before it, ``linger`` after it).
+        late: cost of a card landing in a trick after that trick had left the table.
         early: cost of a card landing while the trick before its own still lay on the table.
         sweep_tolerance: seconds within which leaving and landing times count as together.
         linger: seconds a card may count as gone after the rest of its trick (the tracker holds a
@@ -360,11 +360,11 @@ class GameDecoder:
         spurious: float = 4.0,
         spurious_per_confidence: float = 6.0,
         after_game: float = 1.0,
+        withdrawn: float = 1.0,
+        withdraw_within: float = 4.0,
         apart: float = 3.0,
         late: float = 4.0,
         early: float = 4.0,
-        withdrawn: float = 1.0,
-        withdraw_within: float = 4.0,
         sweep_tolerance: float = 1.5,
         linger: float = 4.5,
         duplicate_distance: float = 0.35,
@@ -385,11 +385,11 @@ class GameDecoder:
         self.spurious = spurious
         self.spurious_per_confidence = spurious_per_confidence
         self.after_game = after_game
+        self.withdrawn = withdrawn
+        self.withdraw_within = withdraw_within
         self.apart = apart
         self.late = late
         self.early = early
-        self.withdrawn = withdrawn
-        self.withdraw_within = withdraw_within
         self.sweep_tolerance = sweep_tolerance
         self.linger = linger
         self.duplicate_distance = duplicate_distance
@@ -479,6 +479,9 @@ class _Search:
         s = self.sightings[i]
         if len(h.done) >= self.n_tricks:
             return self.d.after_game, "after_game"
+        options = [(self.d.spurious + self.d.spurious_per_confidence * s.confidence, "spurious")]
+        if self._taken_back(i):
+            options.append((self.d.withdrawn, "withdrawn"))
         # The cards still lying there: the trick in play, and the one before until it was swept.
         near = [(j, self.sightings[j].left) for p in h.current if (j := p.sighting) >= 0]
         if h.done:
@@ -517,9 +520,6 @@ class _Search:
         beam = [_Hyp(0.0, self.base, (), (0,) * N_CARDS, (), ())]
         for i in range(len(self.sightings)):
             beam = self._prune(h for parent in beam for h in self._expand(parent, i))
-        options = [(self.d.spurious + self.d.spurious_per_confidence * s.confidence, "spurious")]
-        if self._taken_back(i):
-            options.append((self.d.withdrawn, "withdrawn"))
         finals: list[_Hyp] = []
         for h in beam:
             for end in self._close(h) if h.current else [h]:
