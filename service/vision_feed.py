@@ -90,6 +90,7 @@ class VisionFeed:
         # Everyone at the table, clockwise from place 0; the table sets it (see ``_use_current_game``).
         self.seating: Callable[[], Sequence[str]] | None = None
         self._new_contract: Any = None  # set by the table's thread, taken up by the feed's
+        self._fixes: list[tuple[int, int, str]] = []  # people's corrections, the same way
         self._restart = False
         self._places: tuple[str, ...] | None = None  # players clockwise from place 0
         self._closed = False
@@ -107,8 +108,13 @@ class VisionFeed:
         self._first_game = game
 
     def contract_changed(self, contract: Any) -> None:
-        """Replays the pipeline's game under ``contract`` before the next frame."""
+        """Decodes the pipeline's game under ``contract`` before the next frame."""
         self._new_contract = contract
+
+    def card_fixed(self, trick: int, seat: int, card: str) -> None:
+        """A person corrected a camera card: the decoder holds ``seat`` (engine seat) to ``card`` in
+        ``trick`` from the next frame on, whatever it sees later."""
+        self._fixes.append((trick, seat, card))
 
     def game_abandoned(self) -> None:
         """Starts the table's next game before the next frame (the running one ended early)."""
@@ -155,16 +161,12 @@ class VisionFeed:
             if self._restart:
                 self._restart = False
                 self._use_current_game(pipeline)
-                pipeline.reset()
             reader, self._next_reader = self._next_reader, None
             if reader is not None:
                 getattr(self.detector, "detector", self.detector).reader = reader
-            contract, self._new_contract = self._new_contract, None
-            if contract is not None:
-                old = pipeline.follower.game
-                pipeline.follower.game = Game.replay(old.rules, contract, old.players, old.history)
+            events = self._take_table_news(pipeline, frame.index, frame.time)
             detections = self._detect(frame)
-            for event in pipeline.update(detections, frame.index, frame.time):
+            for event in [*events, *pipeline.update(detections, frame.index, frame.time)]:
                 data = event.to_dict()
                 kind = data.pop("type")
                 data.pop("time", None)
@@ -175,10 +177,25 @@ class VisionFeed:
                     # The last trick is off the table: the next cards belong to a new game.
                     game_over = False
                     self._use_current_game(pipeline)
-                    pipeline.reset()
             if frame.time - last_sent >= self.frame_interval:
                 last_sent = frame.time
                 yield self._encode(frame.image, detections, frame.index, frame.time)
+
+    def _take_table_news(self, pipeline: TablePipeline, index: int, when: float) -> list[Any]:
+        """What the table said since the last frame, given to the decoder: a contract, people's corrections."""
+        events: list[Any] = []
+        contract, self._new_contract = self._new_contract, None
+        live = pipeline.live
+        if contract is not None:
+            rules, players = live.game.rules, live.game.players
+            events += live.use_factory(lambda: Game(rules, contract, players), frame=index, time=when)
+        fixes, self._fixes = self._fixes, []
+        for trick, seat, card in fixes:
+            try:
+                events += live.fix(trick, seat, card, frame=index, time=when)
+            except ValueError:
+                log.warning("correction of trick %s seat %s to %s not given to the decoder", trick, seat, card)
+        return events
 
     def _detect(self, frame: Any) -> Detections:
         self.frames_detected += 1
@@ -188,25 +205,24 @@ class VisionFeed:
         return found
 
     def _use_current_game(self, pipeline: TablePipeline, game: Any = None) -> None:
-        if self.game_factory is None:
-            return
-        follower = pipeline.follower
-        follower.game_factory = self.game_factory
-        follower.reset()
-        if game is not None:
-            follower.game = game
-        players = tuple(follower.game.players)
-        seating = tuple(self.seating()) if self.seating is not None else ()
-        if len(seating) == 5 and players[0] in seating:
-            # Five chairs, the dealer's empty this game: the geometry skips the place before Vorhand.
-            follower.geometry = replace(follower.geometry, places=5, vorhand=seating.index(players[0]))
-            return
-        # The places around the table are the table seats (seat 0 at the bottom of the picture), so a
-        # camera starting again mid-Partie finds Vorhand where the game has it; Vorhand moves on each game.
-        if self._places is None:
-            self._places = seating if len(seating) == 4 else players
-        if players[0] in self._places:
-            follower.geometry = follower.geometry.with_vorhand(self._places.index(players[0]))
+        """Starts the pipeline on the table's next game (``game``'s set-up when given), Vorhand where it sits."""
+        live = pipeline.live
+        if self.game_factory is not None:
+            live.game_factory = self.game_factory
+            if game is not None:
+                live.game_factory = lambda: Game(game.rules, game.contract, game.players)
+            players = tuple(live.game_factory().players)
+            seating = tuple(self.seating()) if self.seating is not None else ()
+            # The places around the table are the table seats (seat 0 at the bottom of the picture), so a
+            # camera starting again mid-Partie finds Vorhand where the game has it; Vorhand moves on each game.
+            if self._places is None:
+                self._places = seating if len(seating) == 4 else players
+            if len(seating) == 5 and players[0] in seating:
+                # Five chairs, the dealer's empty this game: the geometry skips the place before Vorhand.
+                live.initial_geometry = replace(live.initial_geometry, places=5, vorhand=seating.index(players[0]))
+            elif players[0] in self._places:
+                live.initial_geometry = live.initial_geometry.with_vorhand(self._places.index(players[0]))
+        pipeline.reset()
 
     def _encode(self, image: Any, detections: Any, index: int, when: float) -> FeedFrame:
         height, width = image.shape[:2]

@@ -71,8 +71,8 @@ def test_vorhand_moves_around_the_table_with_each_game(video: Path) -> None:
         players = next(deals)
         feed.game_factory = lambda players=players: Game(players=players)
         feed._use_current_game(pipeline)
-        vorhand_places.append(pipeline.follower.geometry.vorhand)
-        assert pipeline.follower.game.players == players
+        vorhand_places.append(pipeline.live.geometry.vorhand)
+        assert pipeline.game.players == players
     assert vorhand_places == [0, 1, 2]
 
 
@@ -88,9 +88,9 @@ def test_with_five_at_the_table_the_dealers_place_is_skipped(video: Path) -> Non
     for players in [("A", "B", "C", "D"), ("B", "C", "D", "E"), ("D", "E", "A", "B")]:  # E, A, C deal
         feed.game_factory = lambda players=players: Game(players=players)
         feed._use_current_game(pipeline)
-        geometry = pipeline.follower.geometry
+        geometry = pipeline.live.geometry
         places.append([geometry.place_of_seat(seat) for seat in range(4)])
-        assert geometry.places == 5 and pipeline.follower.game.players == players
+        assert geometry.places == 5 and pipeline.game.players == players
     assert places == [[0, 1, 2, 3], [1, 2, 3, 4], [3, 4, 0, 1]]
 
 

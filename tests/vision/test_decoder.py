@@ -230,7 +230,7 @@ def test_a_close_call_is_asked_naming_both_cards():
 def test_analyze_decodes_the_video_at_the_end_and_keeps_the_record_format():
     video = GameVideo(seed=11, tricks=3, fps=5.0)
     frames = [(i, t, video.truth(t)) for i, t in video.frame_times()]
-    pipeline = TablePipeline.for_video(video.width, video.height, decode=True)
+    pipeline = TablePipeline.for_video(video.width, video.height, offline=True)
     analysis = analyze_stream(frames, pipeline)
     assert analysis.record["format"] == "dokocam-game/1"
     assert analysis.record["events"] == video.game.record()["events"]

@@ -7,8 +7,8 @@ import numpy as np
 from dokocam.engine import Game
 from dokocam.vision.detections import Detections
 from dokocam.vision.table.focus import TrickAreaDetector
-from dokocam.vision.table.follower import GameFollower
 from dokocam.vision.table.geometry import TableGeometry
+from dokocam.vision.table.live import LiveDecoder
 from dokocam.vision.table.pipeline import TablePipeline
 
 
@@ -46,8 +46,8 @@ def test_without_a_trick_area_the_whole_frame_is_searched():
 def test_the_trick_area_is_cropped_and_boxes_come_back_in_frame_pixels():
     inner = Recorder()
     detector = TrickAreaDetector(inner)
-    follower = GameFollower(Game, TableGeometry(center=(700.0, 400.0), radius=200.0))
-    detector.follow(follower)
+    live = LiveDecoder(Game, TableGeometry(center=(700.0, 400.0), radius=200.0))
+    detector.follow(live)
     found = detector.update(frame_with_spot(760, 350))
     ((h, w),) = inner.shapes
     assert (w, h) == (460, 460)  # the radius and its margin, both ways
@@ -62,7 +62,7 @@ def test_calibration_moves_the_crop_with_the_trick_area():
     detector = TrickAreaDetector(inner)
     pipeline = TablePipeline.for_video(1280, 720, detector=detector)
     detector.update(frame_with_spot(640, 360))
-    pipeline.follower.geometry = TableGeometry(center=(300.0, 300.0), radius=100.0)
+    pipeline.live.geometry = TableGeometry(center=(300.0, 300.0), radius=100.0)
     detector.update(frame_with_spot(300, 300))
     assert detector.box == (185, 185, 415, 415)
 
@@ -70,6 +70,6 @@ def test_calibration_moves_the_crop_with_the_trick_area():
 def test_a_degenerate_trick_area_falls_back_to_the_whole_frame():
     inner = Recorder()
     detector = TrickAreaDetector(inner)
-    detector.follow(GameFollower(Game, TableGeometry(center=(2000.0, 2000.0), radius=10.0)))
+    detector.follow(LiveDecoder(Game, TableGeometry(center=(2000.0, 2000.0), radius=10.0)))
     detector.update(frame_with_spot(10, 10))
     assert inner.shapes == [(720, 1280)] and detector.box is None

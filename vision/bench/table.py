@@ -143,7 +143,7 @@ def run_bench(
         design = None if faces or designs == "drawn" else design_for_seed(seed, designs)
         video = GameVideo(seed=seed, width=width, height=height, fps=fps, faces=faces, design=design, mishaps=mishaps)
         rng = np.random.default_rng(seed)
-        pipeline = TablePipeline.for_video(width, height, detector=model, decode=decode)
+        pipeline = TablePipeline.for_video(width, height, detector=model, offline=decode)
         if whole_fraction is not None:
             pipeline.tracker.whole_fraction = whole_fraction
         played_times: list[float] = []
@@ -235,7 +235,7 @@ def run_bench(
             "points_equal": same,
             "flags": [f.to_dict() for f in game.flags],
             "questions": questions,
-            "calibration": (pipeline.decoded.geometry if pipeline.decoded else pipeline.follower.geometry).method,
+            "calibration": (pipeline.decoded.geometry if pipeline.decoded else pipeline.live.geometry).method,
             "events": _count_events(odd),
             "wrong_tricks": {k: odd.get(k, []) for k in wrong},
         }
@@ -260,7 +260,7 @@ def run_bench(
         "events": asdict(mishaps),
         "light": light,
         "whole_fraction": pipeline.tracker.whole_fraction,
-        "game_from": "decoder" if decode else "follower",
+        "game_from": "decoder" if decode else "live decoder",
         "tricks_exact_pct": round(100.0 * tricks_exact / max(1, tricks_total), 2),
         "games_points_equal_pct": round(100.0 * games_exact / max(1, games), 2),
         "questions_per_game": round(sum(r["questions"] for r in rows) / max(1, games), 2),

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import product
 from typing import NamedTuple
@@ -132,14 +132,17 @@ class Evidence:
 
 def seatings(sightings: Sequence[Sighting], geometry: TableGeometry) -> list[TableGeometry]:
     """The seatings to decode under: a manual calibration as it is; otherwise the four ways to seat
-    the four directions in which the cards lay (found from all of them), in play's turning sense.
+    the four directions in which the cards lay (found from all of them), in play's turning sense;
+    before four cards lay, the four ways to seat the table's own directions.
 
     The centre is the median of where the cards lay (every seat plays as many cards); the four seat
     directions are 90 degrees apart, their common turn the circular mean of four times each card's
     angle; the turning sense is the one most consecutive landings step in.
     """
-    if geometry.method == "manual" or geometry.places != SEATS or len(sightings) < SEATS:
+    if geometry.method == "manual" or geometry.places != SEATS:
         return [geometry]
+    if len(sightings) < SEATS:
+        return [replace(geometry, seat0_angle=(geometry.seat0_angle + 90.0 * k) % 360.0) for k in range(SEATS)]
     plane = geometry.to_plane([s.center for s in sightings]).reshape(-1, 2)
     cx, cy = (float(v) for v in np.median(plane, axis=0))
     angles = [math.atan2(y - cy, x - cx) for x, y in plane]
@@ -402,6 +405,7 @@ class GameDecoder:
         geometry: TableGeometry,
         *,
         calls: Sequence[tuple[int, int, str]] = (),
+        fixed: Mapping[tuple[int, int], int] | None = None,
     ) -> DecodedGame:
         """The most probable game for ``sightings`` (landing order), under each of :func:`seatings`.
 
@@ -409,9 +413,12 @@ class GameDecoder:
             game_factory: builds the empty game (players, rules, contract).
             geometry: the table; a manual calibration is trusted, any other only sizes the table.
             calls: ``(cards played before, seat, call)`` announcements, made at those points.
+            fixed: ``(trick, seat) -> card index`` a person said was played there; never overridden.
         """
         sightings = sorted(sightings, key=lambda s: (s.landed, s.track_id))
-        searches = [_Search(self, sightings, game_factory, seating) for seating in seatings(sightings, geometry)]
+        searches = [
+            Search(self, sightings, game_factory, seating, fixed=fixed) for seating in seatings(sightings, geometry)
+        ]
         done = sorted((s for s in searches if s.run()), key=lambda s: s.finals[0].cost)
         if not done:
             return searches[0].result([], calls)
@@ -426,16 +433,28 @@ class GameDecoder:
         return decoded
 
 
-class _Search:
-    """One beam search under one seating."""
+class Search:
+    """One beam search under one seating, kept step by step so that it can go on from any sighting.
+
+    ``beams[k]`` is the beam after the first ``k`` sightings; :meth:`extend` searches again from a
+    sighting on (a new one, or one whose departure is now known), reusing the beams before it.
+    ``fixed`` holds what a person said: ``(trick, seat) -> card index``.
+    """
 
     def __init__(
-        self, decoder: GameDecoder, sightings: Sequence[Sighting], factory: Callable[[], Game], geometry: TableGeometry
+        self,
+        decoder: GameDecoder,
+        sightings: Sequence[Sighting],
+        factory: Callable[[], Game],
+        geometry: TableGeometry,
+        *,
+        fixed: Mapping[tuple[int, int], int] | None = None,
     ) -> None:
         self.d = decoder
         self.sightings = list(sightings)
         self.factory = factory
         self.geometry = geometry
+        self.fixed = dict(fixed or {})
         base = factory()
         self.base = base
         self.rules, self.contract, self.players = base.rules, base.contract, base.players
@@ -448,6 +467,8 @@ class _Search:
         offsets = [geometry.polar(s.center)[1] for s in self.sightings]
         self.spot = self.d.duplicate_distance * (_median(offsets) if offsets else geometry.radius)
         self.plane = [geometry.to_plane(s.center) for s in self.sightings]
+        self.beams: list[list[_Hyp]] = [[_Hyp(0.0, self.base, (), (0,) * N_CARDS, (), ())]]
+        self._winners: dict[tuple[object, ...], dict[int, tuple[float, list[int]]]] = {}
 
     # -- costs of one sighting ------------------------------------------------------------------
 
@@ -517,17 +538,48 @@ class _Search:
     # -- the beam ---------------------------------------------------------------------------------
 
     def run(self) -> list[_Hyp]:
-        beam = [_Hyp(0.0, self.base, (), (0,) * N_CARDS, (), ())]
-        for i in range(len(self.sightings)):
-            beam = self._prune(h for parent in beam for h in self._expand(parent, i))
+        """Searches every sighting and ends the game: the ranked whole games (also ``finals``)."""
+        self.extend(self.sightings, 0)
         finals: list[_Hyp] = []
-        for h in beam:
+        for h in self.beams[-1]:
             for end in self._close(h) if h.current else [h]:
                 short = self.n_tricks - len(end.done)
                 finals.append(replace(end, cost=end.cost + SEATS * self.d.missed * short))
         # Not merged: games alike to the rest of a game that has ended are the alternatives to ask about.
         self.finals = sorted(finals, key=lambda h: h.cost)[: self.d.beam]
         return self.finals
+
+    def extend(self, sightings: Sequence[Sighting], start: int) -> None:
+        """Searches ``sightings`` from index ``start`` on; those before ``start`` must be unchanged."""
+        start = min(start, len(self.beams) - 1, len(sightings))
+        self.sightings = list(sightings)
+        new = self.sightings[start:]
+        self.options[start:] = [self._readings(s) for s in new]
+        self.seat_costs[start:] = [self._seat_costs(s) for s in new]
+        self.plane[start:] = [self.geometry.to_plane(s.center) for s in new]
+        del self.beams[start + 1 :]
+        beam = self.beams[start]
+        for i in range(start, len(self.sightings)):
+            beam = self._prune(h for parent in beam for h in self._expand(parent, i))
+            self.beams.append(beam)
+
+    def ranked(self) -> list[_Hyp]:
+        """The hypotheses after the last sighting, the game going on: cheapest first by :meth:`score`,
+        the best one's full trick in play finished."""
+        beam = sorted(self.beams[-1], key=self.score)
+        if not beam or len(beam[0].current) < SEATS:
+            return beam
+        return [*sorted(self._close(beam[0]), key=lambda h: h.cost), *beam[1:]]
+
+    def score(self, h: _Hyp) -> float:
+        """The cost of ``h`` and the least that its trick in play must still cost: a seat whose turn
+        comes before a card that lies there lands later (against the turn order) or was missed."""
+        leader = h.game.to_move
+        if not h.current or leader is None:
+            return h.cost
+        turns = [(p.seat - leader) % SEATS for p in h.current]
+        gaps = [g for g in range(max(turns)) if g not in turns]
+        return h.cost + sum(min(self.d.inversion * sum(t > g for t in turns), self.d.missed) for g in gaps)
 
     def _prune(self, hyps: Iterable[_Hyp]) -> list[_Hyp]:
         kept: dict[tuple[object, ...], _Hyp] = {}
@@ -580,7 +632,8 @@ class _Search:
                 continue
             turn = (seat - leader) % SEATS
             seat_cost = base + self.seat_costs[i][seat] + self.d.inversion * sum(t > turn for t in turns)
-            for card, read_cost in self.options[i]:
+            fix = self.fixed.get((len(h.done), seat))
+            for card, read_cost in self.options[i] if fix is None else [(fix, 0.0)]:
                 cost = seat_cost + read_cost
                 if card >= 0 and h.known[card] + sum(p.card == card for p in h.current) >= self.copies[card]:
                     cost += self.d.third_copy
@@ -594,6 +647,8 @@ class _Search:
         assert leader is not None
         by_seat = {p.seat: p for p in h.current}
         plays = [by_seat.get((leader + k) % SEATS, _Play((leader + k) % SEATS, _UNREAD, -1)) for k in range(SEATS)]
+        trick = len(h.done)
+        plays = [p._replace(card=self.fixed.get((trick, p.seat), p.card)) for p in plays]
         known = list(h.known)
         for p in plays:
             if p.card >= 0:
@@ -606,14 +661,19 @@ class _Search:
         sweep = _swept(lefts)
         if sweep is not None:
             cost += self.d.apart * sum(t < sweep - self.d.sweep_tolerance or t > sweep + self.d.linger for t in lefts)
-        best: dict[int, tuple[float, list[int]]] = {}
-        for filled in self._fillings(known, len(open_)):
-            cards = [p.card for p in plays]
-            for k, card in zip(open_, filled, strict=True):
-                cards[k] = card
-            winner, prior = self._judge(h.game.current_trick, plays, cards)
-            if winner not in best or prior < best[winner][0]:
-                best[winner] = (prior, cards)
+        # The winners the open plays can make depend only on the trick's cards, leader and the deck.
+        memo = (len(h.done), plays[0].seat, tuple(p.card for p in plays), tuple(known))
+        best = self._winners.get(memo)
+        if best is None:
+            best = {}
+            for filled in self._fillings(known, len(open_)):
+                cards = [p.card for p in plays]
+                for k, card in zip(open_, filled, strict=True):
+                    cards[k] = card
+                winner, prior = self._judge(h.game.current_trick, plays, cards)
+                if winner not in best or prior < best[winner][0]:
+                    best[winner] = (prior, cards)
+            self._winners[memo] = best
         out = []
         for winner, (prior, cards) in best.items():
             history = [*h.game.history, *(PlayEvent(p.seat, Card.from_index(c)) for p, c in zip(plays, cards))]
@@ -671,17 +731,17 @@ class _Search:
 
     def result(self, finals: list[_Hyp], calls: Sequence[tuple[int, int, str]]) -> DecodedGame:
         if not finals:
-            game, errors = self._with_calls([], calls)
+            game, errors = self.with_calls([], calls)
             return DecodedGame(game, [], [(s, "spurious") for s in self.sightings], [], self.geometry, 0.0, errors)
         best = finals[0]
         tricks, questions = self._resolve(best)
         questions += self.ask(best, finals[1:])
         plays = [(p.seat, p.card) for trick in tricks for p in trick]
-        game, errors = self._with_calls(plays, calls)
+        game, errors = self.with_calls(plays, calls)
         dropped = [(self.sightings[i], why) for i, why in best.dropped]
         return DecodedGame(game, tricks, dropped, questions, self.geometry, best.cost, errors)
 
-    def _with_calls(
+    def with_calls(
         self, plays: Sequence[tuple[int, Card]], calls: Sequence[tuple[int, int, str]]
     ) -> tuple[Game, list[str]]:
         """The game of ``plays`` with each call made once its number of cards had been played."""
@@ -698,6 +758,40 @@ class _Search:
             if n < len(plays):
                 game.play(*plays[n])
         return game, errors
+
+    def live_plays(self, h: _Hyp) -> tuple[list[list[DecodedPlay]], list[DecodedPlay]]:
+        """The finished tricks of ``h`` (cards nobody read as its trick's closing chose them) and the
+        plays of the trick in play that can be shown: in turn order from its leader, up to the first
+        seat not yet seen or a card no reading names."""
+
+        def play(p: _Play, deduced: bool) -> DecodedPlay:
+            return DecodedPlay(
+                p.seat, Card.from_index(p.card), self.sightings[p.sighting] if p.sighting >= 0 else None, deduced
+            )
+
+        tricks = [[play(p, d) for p, d in zip(done.plays, done.deduced, strict=True)] for done in h.done]
+        leader = h.game.to_move
+        by_seat = {p.seat: p for p in h.current}
+        open_: list[DecodedPlay] = []
+        for k in range(SEATS if leader is not None else 0):
+            p = by_seat.get((leader + k) % SEATS) if leader is not None else None
+            if p is None or p.card < 0:
+                break
+            open_.append(play(p, False))
+        return tricks, open_
+
+    def deduced_question(self, h: _Hyp, trick: int, k: int) -> NeedsConfirmation | None:
+        """A question about play ``k`` of finished ``trick`` nobody read, naming the two likeliest
+        cards the deck still holds that keep the trick's winner (None when one card is left)."""
+        cards = [[p.card for p in done.plays] for done in h.done]
+        ranked = self._hand_out(h, cards, [(trick, k)])
+        if len(ranked) < 2:
+            return None
+        (cost, (a,)), (other, (b,)) = ranked[0], ranked[1]
+        seat = h.done[trick].plays[k].seat
+        return self._question(
+            h, trick, seat, Card.from_index(a), Card.from_index(b), other - cost, "nicht gelesen / not read"
+        )
 
     def _resolve(self, h: _Hyp) -> tuple[list[list[DecodedPlay]], list[NeedsConfirmation]]:
         """The tricks of ``h`` with the cards nobody read decided by elimination: the deck holds

@@ -75,6 +75,32 @@ class TrickCleared(TableEvent):
 
 
 @dataclass(frozen=True)
+class CardRevised(TableEvent):
+    """A play shown earlier is now read otherwise: later evidence made another game more probable.
+
+    Attributes:
+        trick: the 0-based trick of the play.
+        play: the play's place in the game (0-based, turn order: trick x 4 + its turn).
+        seat: the seat it was shown for; ``new_seat`` the seat it is now (the same unless the
+            trick's order changed).
+        old, new: the card codes before and after.
+        reason: ``"copies"`` (the old card is now seen twice elsewhere) or ``"evidence"``.
+        message: what changed, German first.
+    """
+
+    trick: int
+    play: int
+    seat: int
+    old: str
+    new: str
+    new_seat: int
+    reason: str = "evidence"
+    message: str = ""
+
+    type = "card_revised"
+
+
+@dataclass(frozen=True)
 class NeedsConfirmation(TableEvent):
     """Something a person should confirm: an uncertain card, a trick cleared with cards missing,
     or a card taken back.

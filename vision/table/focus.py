@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from dokocam.vision.detections import Detections
+from dokocam.vision.table.geometry import TableGeometry
 
-if TYPE_CHECKING:
-    from dokocam.vision.table.follower import GameFollower
+
+class HasGeometry(Protocol):
+    """Whatever knows where the trick lies now (the live decoder: its seating moves with the cards)."""
+
+    geometry: TableGeometry
+
 
 # A crop smaller than this (pixels a side) says the geometry is off, not where the cards are.
 MIN_SIDE = 64
@@ -24,8 +29,8 @@ class TrickAreaDetector:
     with the default geometry) keeps it at full size for a similar cost. Cards outside the trick
     area are never played (the tracker lands none there), so the pipeline loses nothing.
 
-    The trick area is the followed game's: :meth:`follow` points the detector at a follower (as
-    :meth:`TablePipeline.for_video` does), whose geometry moves when the table is calibrated.
+    The trick area is the decoded game's: :meth:`follow` points the detector at the live decoder
+    (as :meth:`TablePipeline.for_video` does), whose seating moves with where the cards lie.
     Until then, and for a geometry whose area is no real part of the frame, the whole frame is
     searched.
 
@@ -38,7 +43,7 @@ class TrickAreaDetector:
     def __init__(self, detector: Any, *, margin: float = 1.15) -> None:
         self.detector = detector
         self.margin = margin
-        self.follower: GameFollower | None = None
+        self.source: HasGeometry | None = None
         self.box: tuple[int, int, int, int] | None = None  # the crop of the last frame
 
     @property
@@ -46,15 +51,15 @@ class TrickAreaDetector:
         """The wrapped detector's model card (what it finds)."""
         return getattr(self.detector, "card", None)
 
-    def follow(self, follower: GameFollower) -> None:
-        """Takes the trick area from ``follower.geometry`` from the next frame on."""
-        self.follower = follower
+    def follow(self, source: HasGeometry) -> None:
+        """Takes the trick area from ``source.geometry`` from the next frame on."""
+        self.source = source
 
     def update(self, image: np.ndarray) -> Detections:
         height, width = image.shape[:2]
         self.box = None
-        if self.follower is not None:
-            x1, y1, x2, y2 = self.follower.geometry.trick_box(width, height, margin=self.margin)
+        if self.source is not None:
+            x1, y1, x2, y2 = self.source.geometry.trick_box(width, height, margin=self.margin)
             if x2 - x1 >= MIN_SIDE and y2 - y1 >= MIN_SIDE:
                 self.box = (x1, y1, x2, y2)
         if self.box is None:

@@ -1,7 +1,7 @@
-"""The whole table pipeline in one stage: detections -> tracker -> follower -> events, the live
+"""The whole table pipeline in one stage: detections -> tracker -> decoder -> events, the live
 loop that follows game after game (:class:`LiveTable`), and the offline analysis of a video into
-a ``dokocam-game/1`` record (the tracker's sightings of the whole video decoded into the most
-probable game by :class:`GameDecoder`).
+a ``dokocam-game/1`` record (the tracker's sightings of the whole video decoded at once into the
+most probable game by :class:`GameDecoder`).
 
 Also the command-line shorthands for contracts and calls that ``analyze`` accepts.
 """
@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dokocam.vision.detections import Detections
-from dokocam.vision.table.decoder import DecodedGame, Evidence, GameDecoder
+from dokocam.vision.table.decoder import DecodedGame, GameDecoder
 from dokocam.vision.table.events import GameOver, TableEvent, TrickCleared
 from dokocam.vision.table.focus import TrickAreaDetector
-from dokocam.vision.table.follower import GameFollower
 from dokocam.vision.table.geometry import TableGeometry
+from dokocam.vision.table.live import LiveDecoder
 from dokocam.vision.table.tracker import CardTracker
 
 if TYPE_CHECKING:
@@ -136,29 +136,32 @@ class GameSpec:
 
 
 class TablePipeline:
-    """Detections of one frame in, table events out.
+    """Detections of one frame in, table events out: the tracker's sightings decoded into the game.
+
+    Live (the default), each frame's landings and departures go to the :class:`LiveDecoder`, whose
+    events (plays, revisions, tricks, questions) :meth:`update` returns. Offline (``offline``),
+    the sightings are only kept, and :meth:`finish` decodes them all at once into the most
+    probable game and returns its events (``dokocam analyze``: the fastest way through a video).
 
     Args:
-        follower: feeds the engine (holds the game and the geometry).
-        tracker: tracks cards (built on the follower's geometry when ``None``).
-        calls: ``(cards played before, seat, call)`` announcements to make at those points.
-        decoder: decode the game offline: the tracker's sightings are kept, :meth:`finish` decodes
-            them all into the most probable game and returns its events (``update`` returns none;
-            the follower then only calibrates the trick area the tracker and detector look at).
+        live: the live decoder (holds the evidence, the game so far and the seating).
+        tracker: tracks cards (built on the decoder's geometry when ``None``).
+        offline: decode once, at :meth:`finish`, with ``decoder``.
+        decoder: the costs and beam of the offline decode (a default one when ``None``).
     """
 
     def __init__(
         self,
-        follower: GameFollower,
+        live: LiveDecoder,
         tracker: CardTracker | None = None,
         *,
-        calls: Sequence[tuple[int, int, str]] = (),
+        offline: bool = False,
         decoder: GameDecoder | None = None,
     ) -> None:
-        self.follower = follower
-        self.tracker = tracker or CardTracker(follower.geometry)
-        self.calls = list(calls)
-        self.decoder = decoder
+        self.live = live
+        self.tracker = tracker or CardTracker(live.geometry)
+        self.offline = offline
+        self.decoder = decoder or live.decoder
         self.reset()
 
     @classmethod
@@ -171,72 +174,70 @@ class TablePipeline:
         geometry: TableGeometry | None = None,
         detector: Any = None,
         target: str | None = None,
-        decode: bool = False,
+        offline: bool = False,
     ) -> TablePipeline:
         """A pipeline for frames of ``width x height``; with a ``detector`` whose model card says it
         finds corner indices (or ``target="corners"``, for recorded detections), boxes of one
         corner only confirm a card instead of moving it. A :class:`TrickAreaDetector` is pointed
-        at this pipeline's trick area. ``decode``: decode the whole game at :meth:`finish`."""
+        at this pipeline's trick area. ``offline``: decode the whole game at :meth:`finish`."""
         spec = spec or GameSpec()
-        follower = GameFollower(spec.game_factory(), geometry or TableGeometry.default(width, height))
+        live = LiveDecoder(spec.game_factory(), geometry or TableGeometry.default(width, height), calls=spec.calls)
         target = target or getattr(getattr(detector, "card", None), "target", None)
         corners = target == "corners"
-        tracker = CardTracker(follower.geometry, whole_fraction=0.75 if corners else 0.0)
+        tracker = CardTracker(live.geometry, whole_fraction=0.75 if corners else 0.0)
         if isinstance(detector, TrickAreaDetector):
-            detector.follow(follower)
-        return cls(follower, tracker, calls=spec.calls, decoder=GameDecoder() if decode else None)
+            detector.follow(live)
+        return cls(live, tracker, offline=offline)
 
     def reset(self) -> None:
+        """Starts the next game on the same table."""
         self.tracker.reset()
-        self.follower.reset()
-        self.tracker.geometry = self.follower.geometry
-        self._pending_calls = list(self.calls)
-        self.call_errors: list[str] = []
-        self.evidence = Evidence()
+        self.live.reset()
+        self.tracker.geometry = self.live.geometry
         self.decoded: DecodedGame | None = None
 
     @property
+    def calls(self) -> list[tuple[int, int, str]]:
+        return self.live.calls
+
+    @property
+    def call_errors(self) -> list[str]:
+        """Announcements the engine refused."""
+        if self.decoded is not None:
+            return list(self.decoded.call_errors)
+        return self.live.call_errors
+
+    @property
     def game(self) -> Any:
-        """The engine's game: the decoded one once :meth:`finish` ran, else the follower's."""
-        return self.decoded.game if self.decoded is not None else self.follower.game
+        """The engine's game: the decoded one once :meth:`finish` ran, else the live decoder's."""
+        return self.decoded.game if self.decoded is not None else self.live.game
 
     def update(self, detections: Detections, frame: int, time: float) -> list[TableEvent]:
         landed = self.tracker.update(detections, frame, time)
-        if self.decoder is not None:
-            self.evidence.add(landed)
-        elif self._pending_calls and landed:
-            self._make_calls()
-        events = self.follower.update(landed)
-        self.tracker.geometry = self.follower.geometry  # calibration may have moved the trick area
-        return [] if self.decoder is not None else events
+        if self.offline:
+            self.live.evidence.add(landed)
+            return []
+        events = self.live.update(landed)
+        self.tracker.geometry = self.live.geometry  # the seating found from the cards moves the trick area
+        return events
 
     def finish(self) -> list[TableEvent]:
-        """Decodes every sighting so far into the game (a pipeline with a decoder only; once) and
+        """Decodes every sighting so far into the game (an offline pipeline only; once) and
         returns its events: plays, tricks, flags, questions."""
-        if self.decoder is None or self.decoded is not None:
+        if not self.offline or self.decoded is not None:
             return []
         self.decoded = self.decoder.decode(
-            self.evidence.sightings, self.follower.game_factory, self.follower.initial_geometry, calls=self.calls
+            self.live.evidence.sightings,
+            self.live.game_factory,
+            self.live.initial_geometry,
+            calls=self.calls,
+            fixed=self.live.fixed,
         )
-        self.call_errors = list(self.decoded.call_errors)
         return self.decoded.events()
-
-    def _make_calls(self) -> None:
-        """Makes the announcements due by now (they are said before the next card)."""
-        played = sum(1 for e in self.follower.game.history if hasattr(e, "card"))
-        while self._pending_calls and self._pending_calls[0][0] <= played:
-            _, seat, call = self._pending_calls.pop(0)
-            try:
-                self.follower.game.call(seat, call)
-            except ValueError as exc:
-                self.call_errors.append(f"seat {seat} {call}: {exc}")
 
     def record(self) -> dict[str, Any]:
         """The game so far as a ``dokocam-game/1`` record (plays and calls only)."""
-        if self.decoder is not None:
-            self.finish()
-        else:
-            self._make_calls()
+        self.finish()
         game = self.game
         events = [e.to_dict() for e in game.history if hasattr(e, "card") or hasattr(e, "call")]
         return {
@@ -301,8 +302,8 @@ class LiveTable:
                 self.games += 1
             elif isinstance(event, TrickCleared) and self._game_over:
                 self._game_over = False
-                follower = pipeline.follower
-                follower.geometry = follower.geometry.with_vorhand(follower.geometry.vorhand + 1)
+                live = pipeline.live
+                live.initial_geometry = live.initial_geometry.with_vorhand(live.initial_geometry.vorhand + 1)
                 pipeline.reset()
                 if self.on_new_game is not None:
                     self.on_new_game()

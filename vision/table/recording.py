@@ -1,6 +1,6 @@
 """Detections recorded once and replayed many times (``dokocam analyze --save-detections`` / ``--detections``).
 
-Running the detector over a video costs tens of milliseconds a frame; the tracker and the follower
+Running the detector over a video costs tens of milliseconds a frame; the tracker and the decoder
 cost well under one. A recording keeps every analysed frame's detections as JSON lines, so the
 table pipeline can be tuned and tested on real detector output in seconds:
 

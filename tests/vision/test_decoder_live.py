@@ -1,0 +1,173 @@
+"""The live decoder: plays as their cards come to rest, revisions as events, a person's word kept,
+the evidence replayed to the same game, and the live game equal to the offline decode at the end."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from dokocam.engine import Card, Game
+from dokocam.engine.record import load_record
+from dokocam.vision.synth.video import GameVideo
+from dokocam.vision.table.decoder import Evidence, GameDecoder
+from dokocam.vision.table.events import CardRevised
+from dokocam.vision.table.geometry import TableGeometry
+from dokocam.vision.table.live import LiveDecoder
+from dokocam.vision.table.pipeline import GameSpec
+from dokocam.vision.table.tracker import CardLanded, CardTracker, TrackerEvent
+
+WIDTH, HEIGHT = 1280, 720
+GEOMETRY = TableGeometry.default(WIDTH, HEIGHT)
+
+
+def tricks_of(game: Game) -> list[list[tuple[int, str]]]:
+    return [[(s, str(c)) for s, c in t.plays] for t in game.tricks]
+
+
+@pytest.fixture(scope="module")
+def stream() -> tuple[list[list[TrackerEvent]], list[list[tuple[int, str]]]]:
+    """A whole rendered game as the tracker reported it, frame by frame (ground-truth boxes), and its true tricks."""
+    video = GameVideo(seed=23, fps=5.0)
+    tracker = CardTracker(GEOMETRY)
+    frames = [tracker.update(video.truth(time), index, time) for index, time in video.frame_times()]
+    return [f for f in frames if f], tricks_of(load_record(video.game.record()).to_game())
+
+
+def live_decoder() -> LiveDecoder:
+    return LiveDecoder(GameSpec().game_factory(), GEOMETRY)
+
+
+def run(live: LiveDecoder, frames: list[list[TrackerEvent]]) -> list:
+    return [e for events in frames for e in live.update(events)]
+
+
+def test_live_decoding_of_a_recorded_stream_ends_with_the_offline_decode(stream):
+    frames, truth = stream
+    live = live_decoder()
+    events = run(live, frames)
+    evidence = Evidence()
+    for events_of_frame in frames:
+        evidence.add(events_of_frame)
+    offline = GameDecoder().decode(evidence.sightings, GameSpec().game_factory(), GEOMETRY)
+    assert tricks_of(live.game) == tricks_of(offline.game) == truth
+    kinds = [e.type for e in events]
+    assert kinds.count("card_played") == 48 and kinds.count("trick_complete") == 12 and kinds.count("game_over") == 1
+    assert "card_revised" not in kinds  # clean readings: nothing to take back
+
+
+def _misread(frames: list[list[TrackerEvent]], track: int, code: str, share: float) -> list[list[TrackerEvent]]:
+    """``frames`` with the landing of ``track`` read as ``code`` by ``share`` of the votes, its true card the rest."""
+    wrong = Card.parse(code).index
+    out = []
+    for events in frames:
+        changed = []
+        for e in events:
+            if isinstance(e, CardLanded) and e.track_id == track:
+                e = replace(
+                    e, card_index=wrong, candidates=((wrong, share), (e.card_index, 1.0 - share)), confidence=0.5
+                )
+            changed.append(e)
+        out.append(changed)
+    return out
+
+
+def _landings(frames: list[list[TrackerEvent]]) -> list[CardLanded]:
+    return [e for events in frames for e in events if isinstance(e, CardLanded)]
+
+
+def _swaps(truth: list[list[tuple[int, str]]]) -> list[tuple[int, int, str]]:
+    """``(trick, turn, card)``: another card a play could have been that the rules cannot tell from it
+    (the same suit class, every trick's winner and every flag but the third copy unchanged)."""
+    factory = GameSpec().game_factory()
+    plays = [p for trick in truth for p in trick]
+    base = factory()
+    for seat, code in plays:
+        base.play(seat, code)
+    out = []
+    for n, (_, code) in enumerate(plays):
+        for other in (str(Card.from_index(i)) for i in range(24)):
+            if other == code:
+                continue
+            trial = factory()
+            for k, (s, c) in enumerate(plays):
+                trial.play(s, other if k == n else c)
+            same_class = base.order.suit_class[Card.parse(code).index] == base.order.suit_class[Card.parse(other).index]
+            winners = [t.winner() for t in trial.tricks] == [t.winner() for t in base.tricks]
+            if same_class and winners and _flags(trial) == _flags(base):
+                out.append((n // 4, n % 4, other))
+    return out
+
+
+def _flags(game: Game) -> list[str]:
+    return [str(f.kind) for f in game.flags if "third" not in str(f.kind)]
+
+
+def test_a_second_copy_turning_up_revises_the_first_reading_once(stream):
+    frames, truth = stream
+    landings = _landings(frames)
+    codes = [str(Card.from_index(e.card_index)) for e in landings]
+    plays = [c for trick in truth for _, c in trick]
+    # An early play misread as a card that fits it as well, whose two copies are both played later.
+    trick, turn, late = next((t, k, c) for t, k, c in _swaps(truth) if 1 <= t <= 4 and plays.index(c) > 4 * t + 3)
+    early = codes.index(truth[trick][turn][1], 4 * trick)
+    second = max(k for k, c in enumerate(codes) if c == late)
+    frames = _misread(frames, landings[early].track_id, late, 0.7)
+    live = live_decoder()
+    events = run(live, frames)
+    revisions = [e for e in events if isinstance(e, CardRevised)]
+    assert [(r.trick, r.old, r.new, r.reason) for r in revisions] == [(trick, late, codes[early], "copies")]
+    # Told within a second of the landing that makes the first reading a third copy.
+    assert 0 <= revisions[0].time - landings[second].time <= 1.0
+    assert f"Stich {trick + 1}" in revisions[0].message
+    assert f"nicht {Card.parse(late).german_name}" in revisions[0].message
+    assert tricks_of(live.game) == truth
+
+
+def test_a_persons_correction_survives_everything_seen_later(stream):
+    frames, truth = stream
+    landings = _landings(frames)
+    codes = [str(Card.from_index(e.card_index)) for e in landings]
+    plays = [c for trick in truth for _, c in trick]
+    trick, turn, late = next((t, k, c) for t, k, c in _swaps(truth) if 1 <= t <= 4 and plays.index(c) > 4 * t + 3)
+    early = codes.index(truth[trick][turn][1], 4 * trick)
+    # The camera reads the card surely as another one; a person corrects it before its copies show.
+    frames = _misread(frames, landings[early].track_id, late, 1.0)
+    frames = [[replace(e, confidence=1.0) if isinstance(e, CardLanded) else e for e in f] for f in frames]
+    cut = next(i for i, f in enumerate(frames) if any(e.time > landings[4 * trick + 3].time + 3 for e in f))
+    live = live_decoder()
+    run(live, frames[:cut])
+    seat = truth[trick][turn][0]
+    assert dict(tricks_of(live.game)[trick])[seat] == late
+    events = live.fix(trick, seat, codes[early])
+    assert not [e for e in events if isinstance(e, CardRevised)]  # their own word is not told back to them
+    later = run(live, frames[cut:])
+    assert not [e for e in later if isinstance(e, CardRevised) and e.trick == trick]
+    assert tricks_of(live.game) == truth
+    # A correction the deck contradicts (a third copy) is kept all the same.
+    wrong = live_decoder()
+    run(wrong, frames[:cut])
+    wrong.fix(trick, seat, late)
+    run(wrong, frames[cut:])
+    assert dict(tricks_of(wrong.game)[trick])[seat] == late
+
+
+def test_the_logged_evidence_replays_to_the_same_game_and_the_same_revisions(stream):
+    frames, truth = stream
+    landings = _landings(frames)
+    frames = _misread(frames, landings[5].track_id, str(Card.from_index(landings[40].card_index)), 0.7)
+    live = live_decoder()
+    events = run(live, frames[:25])
+    events += live.fix(1, truth[1][0][0], truth[1][0][1])
+    events += run(live, frames[25:])
+    logged = json.loads(json.dumps(live.evidence_dict()))
+    again = live_decoder()
+    replayed = again.replay(logged)
+    assert [e.to_dict() for e in replayed] == [e.to_dict() for e in events]
+    assert tricks_of(again.game) == tricks_of(live.game)
+
+
+def test_logged_evidence_that_is_not_evidence_is_refused_with_its_kind():
+    with pytest.raises(ValueError, match="'tracked' or 'fixed'"):
+        live_decoder().replay([{"kind": "frame"}])
