@@ -205,6 +205,7 @@ class PlayPublic(BaseModel):
     uncertain: bool
     corrected: bool
     manual: bool = Field(description="entered by a person, not seen by the camera")
+    revised: bool = Field(False, description="the camera reads it otherwise now than when it reported it")
 
 
 class TrickPublic(BaseModel):

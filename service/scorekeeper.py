@@ -217,6 +217,8 @@ class Scorekeeper:
                     self._feed.contract_changed(current.contract)
                 elif kind == t.GAME_ENDED_EARLY:
                     self._feed.game_abandoned()
+            if kind == t.CARD_CORRECTED:
+                self._tell_feed_the_correction(payload)
             if kind == t.DECK_SET and isinstance(self._feed, ReadsDeck):
                 self._feed.use_deck(payload.get("name"))
             self._view = self._build_view()
@@ -466,6 +468,8 @@ class Scorekeeper:
                         **origin,
                     },
                 )
+            if event.kind == t.CARD_REVISED:
+                return self._revise(data, origin)
             if event.kind == NEEDS_CONFIRMATION and data.get("reason") == "uncertain_card":
                 target = self._last_play(data.get("card"))
                 if target is not None:
@@ -510,6 +514,38 @@ class Scorekeeper:
             return None
         self.hub.publish("pipeline", {"kind": event.kind, "time": event.time})
         return None
+
+    def _revise(self, data: Mapping[str, Any], origin: Mapping[str, Any]) -> StoredEvent | None:
+        """Logs the camera's new reading of the ``play``-th card of its game (none for a card a person corrected)."""
+        current = self.state.current
+        game = current if current is not None and current.plays else None
+        if game is None and self.state.finished:
+            game = self.state.finished[-1].state  # the game's last card finished it
+        play = int(data["play"])
+        if game is None or not 0 <= play < len(game.plays) or game.plays[play].corrected:
+            return None
+        return self.submit(
+            t.CARD_REVISED,
+            {
+                "target": game.plays[play].event_id,
+                "card": str(data["new"]),
+                "old": str(data["old"]),
+                "seat": game.table_seat(int(data["new_seat"])),
+                "message": str(data.get("message", "")),
+                **origin,
+            },
+        )
+
+    def _tell_feed_the_correction(self, payload: Mapping[str, Any]) -> None:
+        """A person's correction of a camera card of the game played now is a fixed reading for the camera's decoder."""
+        card_fixed = getattr(self._feed, "card_fixed", None)
+        current = self.state.current
+        if card_fixed is None or current is None:
+            return
+        play = next((k for k, p in enumerate(current.plays) if p.event_id == int(payload["target"])), None)
+        if play is not None and current.plays[play].source_time is not None:
+            ref = current.plays[play]
+            card_fixed(play // 4, current.game_seat(ref.seat), str(ref.card))
 
     def _last_play(self, card: str | None) -> t.PlayRef | None:
         current = self.state.current
@@ -588,6 +624,7 @@ _VALIDATORS: dict[str, Callable[[Scorekeeper, dict[str, Any]], None]] = {
     t.REST_CLAIMED: Scorekeeper._check_claim,
     t.GAME_ENDED_EARLY: Scorekeeper._check_end,
     t.PIPELINE_FLAG: Scorekeeper._check_nothing,
+    t.CARD_REVISED: Scorekeeper._check_nothing,
     t.UNDO: Scorekeeper._check_undo,
     t.DECK_SET: Scorekeeper._check_deck,
 }

@@ -14,7 +14,9 @@ into a fresh ``Partie`` and ``Game`` in order. An event that no longer fits afte
 
 Who made an event matters: people take back what they entered (a call, a game type, a card
 entered by hand, a correction, a confirmation, ending a game), the camera's cards are corrected,
-never undone by a person, so an undo can never race a card the camera adds meanwhile.
+never undone by a person, so an undo can never race a card the camera adds meanwhile. The camera
+revises its own cards (``card_revised``: later cards made another reading more probable); a
+person's correction of a card outranks every revision of it.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ CARD_OBSERVED = "card_observed"
 CARD_DOUBTED = "card_doubted"
 CARD_CONFIRMED = "card_confirmed"
 CARD_CORRECTED = "card_corrected"
+CARD_REVISED = "card_revised"  # the camera reads a card it reported otherwise now (later cards told it)
 CALL_MADE = "call_made"
 CALL_CORRECTED = "call_corrected"
 REST_CLAIMED = "rest_claimed"
@@ -78,7 +81,7 @@ PERSON_KINDS = frozenset(
     }
 )
 # Events that change earlier ones: the state is rebuilt from the whole log after them.
-REBUILDS = frozenset({UNDO, CARD_CORRECTED, CARD_CONFIRMED, CALL_CORRECTED})
+REBUILDS = frozenset({UNDO, CARD_CORRECTED, CARD_CONFIRMED, CALL_CORRECTED, CARD_REVISED})
 
 
 def from_camera(event: StoredEvent) -> bool:
@@ -109,6 +112,7 @@ class PlayRef:
         confidence: the detector's score, 1.0 for a card a person entered.
         uncertain: the pipeline asked for a person's look and nobody confirmed it yet.
         corrected: a person changed the card or the seat.
+        revised: the camera reads it otherwise now than when it reported it (and no person corrected it).
         manual: a person entered it (the camera did not see it).
         source_time: seconds into the source when the camera saw it; None for a card entered by hand.
     """
@@ -121,6 +125,7 @@ class PlayRef:
     corrected: bool
     manual: bool = False
     source_time: float | None = None
+    revised: bool = False
 
 
 def table_players(seating: Sequence[str], playing: Iterable[str]) -> tuple[str, ...]:
@@ -253,6 +258,7 @@ class Replayer:
         self.call_overrides: dict[int, dict[str, Any]] = {}
         self.confirmed: set[int] = set()
         self.doubted: dict[int, dict[str, Any]] = {}
+        self.revisions: dict[int, dict[str, Any]] = {}  # the camera's latest reading of its cards, by event
 
     # -- replay --------------------------------------------------------------------------
 
@@ -270,6 +276,11 @@ class Replayer:
                 target = int(event.payload["target"])
                 merged = replayer.call_overrides.setdefault(target, {})
                 merged.update({k: event.payload[k] for k in ("call", "seat") if event.payload.get(k) is not None})
+            elif event.kind == CARD_REVISED:
+                target = int(event.payload["target"])
+                replayer.revisions.setdefault(target, {}).update(
+                    {k: event.payload[k] for k in ("card", "seat") if event.payload.get(k) is not None}
+                )
             elif event.kind == CARD_CONFIRMED:
                 replayer.confirmed.add(int(event.payload["target"]))
             elif event.kind == CARD_DOUBTED:
@@ -292,6 +303,7 @@ class Replayer:
         trial = Replayer()
         trial.overrides, trial.call_overrides = dict(self.overrides), dict(self.call_overrides)
         trial.confirmed, trial.doubted = set(self.confirmed), dict(self.doubted)
+        trial.revisions = dict(self.revisions)
         state = self.state
         trial.state = replace(
             state,
@@ -356,8 +368,9 @@ class Replayer:
         payload = event.payload
         current = self.require_game()
         fix = self.overrides.get(event.id, {})
-        seat = int(fix.get("seat", payload["seat"]))
-        card = Card.parse(fix.get("card", payload["card"]))
+        revised = {} if fix else self.revisions.get(event.id, {})  # a person's word outranks the camera's
+        seat = int(fix.get("seat", revised.get("seat", payload["seat"])))
+        card = Card.parse(fix.get("card", revised.get("card", payload["card"])))
         current.game.play(current.game_seat(seat), card)
         current.plays.append(
             PlayRef(
@@ -371,6 +384,7 @@ class Replayer:
                 corrected=bool(fix),
                 manual=payload.get("source") == "manual",
                 source_time=float(payload["source_time"]) if payload.get("source") == "camera" else None,
+                revised=bool(revised),
             )
         )
         self._finish_if_over()
@@ -381,6 +395,38 @@ class Replayer:
         for play in self._all_plays():
             if play.event_id == target:
                 play.uncertain = target not in self.confirmed and target not in self.overrides
+
+    def _card_revised(self, event: StoredEvent) -> None:
+        """Shows the revision among the camera's notes, the players named (the card itself is replayed as revised)."""
+        payload = event.payload
+        target = int(payload["target"])
+        if target in self.overrides:
+            return  # a person corrected that card: the camera's later reading does not count
+        game = next((g for g in self.state.games() if any(p.event_id == target for p in g.plays)), None)
+        if game is None:
+            return
+        position = next(k for k, p in enumerate(game.plays) if p.event_id == target)
+        seat = int(payload.get("seat", game.plays[position].seat))
+        old, new = Card.parse(str(payload["old"])), Card.parse(str(payload["card"]))
+        text = Text(
+            "camera.card_revised",
+            trick=position // 4 + 1,
+            player=game.table_players[seat],
+            card=new.german_name,
+            old=old.german_name,
+            code=str(new),
+            old_code=str(old),
+        )
+        self.state.pipeline_flags.append(
+            {
+                "event_id": event.id,
+                "kind": CARD_REVISED,
+                "trick": position // 4,
+                "target": target,
+                "message": text.de,
+                "message_en": text.en,
+            }
+        )
 
     def _call_made(self, event: StoredEvent) -> None:
         current = self.require_game()
@@ -482,6 +528,7 @@ _HANDLERS = {
     REST_CLAIMED: Replayer._rest_claimed,
     GAME_ENDED_EARLY: Replayer._game_ended_early,
     PIPELINE_FLAG: Replayer._pipeline_flag,
+    CARD_REVISED: Replayer._card_revised,
     DECK_SET: Replayer._deck_set,
 }
 

@@ -221,6 +221,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Kamera: die Plätze am Tisch scheinen vertauscht; bitte prüfen",
         "camera: the places at the table seem swapped; please check",
     ),
+    "camera.card_revised": (
+        "Kamera: Stich {trick}, {player}: {card}, nicht {old}",
+        "camera: trick {trick}, {player}: {code}, not {old_code}",
+    ),
     "camera.other": ("Kamera: bitte prüfen ({kind})", "camera: please check ({kind})"),
     # the camera feed
     "feed_stopped": (

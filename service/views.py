@@ -78,6 +78,8 @@ _CAMERA_REASONS = ("incomplete_trick", "card_withdrawn", "card_replaced", "seats
 def camera_flag_view(flag: Mapping[str, Any]) -> dict[str, Any]:
     """What the camera asks a person to look at, in German (``message``) and English; its own words in ``detail``."""
     kind = str(flag.get("kind", ""))
+    if kind == "card_revised":
+        return {**flag, "detail": ""}  # worded with the players' names when it was replayed
     trick = flag.get("trick")
     number = int(trick) + 1 if isinstance(trick, int) else "?"
     text = Text(f"camera.{kind}", trick=number) if kind in _CAMERA_REASONS else Text("camera.other", kind=kind)
@@ -252,6 +254,7 @@ def play_view(ref: t.PlayRef, players: tuple[str, ...]) -> dict[str, Any]:
         "confidence": round(ref.confidence, 3),
         "uncertain": ref.uncertain,
         "corrected": ref.corrected,
+        "revised": ref.revised,
         "manual": ref.manual,
     }
 

@@ -138,7 +138,7 @@ function renderAlerts() {
 
 function cardNode(play, g, extra = "") {
   const c = cardInfo(play.card.code);
-  const cls = ["card", c.red ? "red" : "", play.uncertain ? "uncertain" : "", play.corrected ? "corrected" : "", extra].join(" ");
+  const cls = ["card", c.red ? "red" : "", play.uncertain ? "uncertain" : "", play.corrected ? "corrected" : "", play.revised ? "revised" : "", extra].join(" ");
   return el("div", { class: cls, title: `${play.card.symbol} ${play.card.name} – antippen zum Berichtigen`, "data-event": play.event_id, onclick: () => openFix(play, g) },
     el("span", { class: "sym", text: play.card.symbol }), el("span", { class: "nm", text: play.card.name }));
 }

@@ -19,8 +19,11 @@ What each choice costs, in nats (``GameDecoder``'s arguments):
   (``off_suit``), a renege the engine can prove (``renege``), a third copy (``third_copy``);
 - time: the cards of a trick leave together (``apart``), nothing lands in a trick after it left
   (``late``), and the next trick's cards land after it left (``early``);
-- a card never seen (``missed``), a sighting that was no card (``spurious``) or the second sighting
-  of one (``duplicate``).
+- a card never seen (``missed``), a sighting that was no card (``spurious``), the second sighting
+  of one (``duplicate``) or a card its player put down and took back (``withdrawn``: it went alone,
+  soon after it landed, while its trick stayed); a sighting glimpsed rather than seen at rest (the
+  tracker's weight below 1: a card carried off with its trick before it settled) is that much
+  cheaper to explain as no play.
 
 The search is a beam over the sightings in landing order (``beam`` hypotheses, each holding an
 engine ``Game`` of its finished tricks); hypotheses that agree on everything the rest of the game
@@ -35,7 +38,7 @@ import copy
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import product
+from itertools import chain, product
 from typing import NamedTuple
 
 import numpy as np
@@ -560,7 +563,17 @@ class Search:
         del self.beams[start + 1 :]
         beam = self.beams[start]
         for i in range(start, len(self.sightings)):
-            beam = self._prune(h for parent in beam for h in self._expand(parent, i))
+            kept = self._prune(h for parent in beam for h in self._expand(parent, i))
+            # Finishing a trick costs at least its plays nobody saw: parents whose finished trick
+            # could not reach the beam anyway are not finished (the costliest step of the search).
+            bar = kept[-1].cost if len(kept) >= self.d.beam else math.inf
+            closing = (
+                h
+                for parent in beam
+                if parent.current and parent.cost + self.d.missed * (SEATS - len(parent.current)) <= bar
+                for h in self._expand_closed(parent, i)
+            )
+            beam = self._prune(chain(kept, closing))
             self.beams.append(beam)
 
     def ranked(self) -> list[_Hyp]:
@@ -590,13 +603,17 @@ class Search:
         return sorted(kept.values(), key=lambda h: h.cost)[: self.d.beam]
 
     def _expand(self, h: _Hyp, i: int) -> list[_Hyp]:
+        """``h`` with sighting ``i`` dropped, or played into the trick in play."""
         cost, why = self._drop_cost(h, i)
         out = [replace(h, cost=h.cost + cost, dropped=(*h.dropped, (i, why)))]
-        if len(h.done) >= self.n_tricks:
-            return out
-        if len(h.current) < SEATS:
+        if len(h.done) < self.n_tricks and len(h.current) < SEATS:
             out.extend(self._join(h, i))
-        if h.current and self._may_close(h, i):
+        return out
+
+    def _expand_closed(self, h: _Hyp, i: int) -> list[_Hyp]:
+        """``h`` with its trick in play finished and sighting ``i`` leading the next one."""
+        out: list[_Hyp] = []
+        if len(h.done) < self.n_tricks and h.current and self._may_close(h, i):
             for closed in self._close(h):
                 if len(closed.done) < self.n_tricks:
                     out.extend(self._join(closed, i))

@@ -60,11 +60,15 @@ def revision_message(trick: int, seat: int, old: Card, new: Card, new_seat: int)
     )
 
 
+def _turn(a: TableGeometry, b: TableGeometry) -> float:
+    """Degrees between two seatings' place 0 (a mirrored one counts as far away)."""
+    return abs((a.seat0_angle - b.seat0_angle + 180.0) % 360.0 - 180.0) + (0.0 if a.clockwise == b.clockwise else 360.0)
+
+
 def _same_seating(a: TableGeometry, b: TableGeometry, *, degrees: float, fraction: float) -> bool:
     """True when two seatings differ by less than ``degrees`` of turn and ``fraction`` of the radius."""
-    turn = abs((a.seat0_angle - b.seat0_angle + 180.0) % 360.0 - 180.0)
     shift = math.dist(a.center, b.center)
-    return a.clockwise == b.clockwise and a.vorhand == b.vorhand and turn <= degrees and shift <= fraction * a.radius
+    return a.vorhand == b.vorhand and _turn(a, b) <= degrees and shift <= fraction * a.radius
 
 
 class LiveDecoder:
@@ -113,6 +117,7 @@ class LiveDecoder:
         self.call_errors: list[str] = []  # announcements the engine refused
         self._sightings: list[Sighting] = []
         self._searches: list[Search] = []
+        self._from_start = False
         self._shown: list[tuple[int, Card]] = []  # (seat, card) of each play shown, in game order
         self._complete: set[int] = set()
         self._cleared: set[int] = set()
@@ -152,7 +157,9 @@ class LiveDecoder:
             raise ValueError(f"trick {trick}, seat {seat}: no such play in this game")
         self._log.append({"kind": "fixed", "trick": trick, "seat": seat, "card": str(card), "time": time})
         self.fixed[(trick, seat)] = card.index
-        self._searches = []  # a constraint reaches back: search again from the first sighting
+        for search in self._searches:
+            search.fixed = dict(self.fixed)
+        self._from_start = True  # a constraint reaches back: search again from the first sighting
         return self._decode(frame, time, shown_as_fixed=(trick, seat))
 
     def use_factory(self, game_factory: Callable[[], Game], *, frame: int = 0, time: float = 0.0) -> list[TableEvent]:
@@ -187,10 +194,15 @@ class LiveDecoder:
             (i for i, (a, b) in enumerate(zip(self._sightings, sightings)) if a != b),
             min(len(self._sightings), len(sightings)),
         )
+        if self._from_start:
+            start, self._from_start = 0, False
         self._sightings = sightings
         wanted = seatings(sightings, self.initial_geometry)
+        if len(sightings) >= 2 * SEATS and self._searches:
+            # Only the seatings still searched, each where it is found now.
+            wanted = [min(wanted, key=lambda w, s=s: _turn(w, s.geometry)) for s in self._searches]
         kept = [s for s in self._searches if any(self._same(s.geometry, w) for w in wanted)]
-        if not kept or len(kept) < len(self._searches) or (len(self._searches) < len(wanted) and len(sightings) < 8):
+        if not kept or len(kept) < len(self._searches) or len(self._searches) < len(wanted):
             self._searches = [Search(self.decoder, sightings, self.game_factory, w, fixed=self.fixed) for w in wanted]
             start = 0
         for search in self._searches:
