@@ -402,9 +402,15 @@ class Scorekeeper:
             skip, skip_until = 0, self.state.source_time
             self.hub.publish("feed", {"state": "resumed", **_texts(Text("feed_resumed", seconds=start))})
         elif not resume and isinstance(feed, FollowsGame) and current is not None and not current.game.is_over:
-            # A live camera starting again mid-trick sees that trick's cards arrive once more.
-            pending = len(current.game.current_trick.plays)
-            self._repeats = [(p.seat, str(p.card)) for p in current.plays[len(current.plays) - pending :]]
+            evidence = t.game_evidence(self._events, current)
+            prime = getattr(feed, "prime", None)
+            if evidence and prime is not None:
+                # A live camera starting again decodes the game from the evidence in the log first.
+                prime(evidence)
+            else:
+                # A live camera starting again mid-trick sees that trick's cards arrive once more.
+                pending = len(current.game.current_trick.plays)
+                self._repeats = [(p.seat, str(p.card)) for p in current.plays[len(current.plays) - pending :]]
         args = (feed, skip, skip_until)
         self._feed_thread = threading.Thread(target=self._consume, args=args, name="feed", daemon=True)
         self._feed_thread.start()
@@ -470,6 +476,8 @@ class Scorekeeper:
                 )
             if event.kind == t.CARD_REVISED:
                 return self._revise(data, origin)
+            if event.kind == t.CAMERA_EVIDENCE:
+                return self.submit(t.CAMERA_EVIDENCE, {"entry": data["entry"], **origin})
             if event.kind == NEEDS_CONFIRMATION and data.get("reason") == "uncertain_card":
                 target = self._last_play(data.get("card"))
                 if target is not None:
@@ -625,6 +633,7 @@ _VALIDATORS: dict[str, Callable[[Scorekeeper, dict[str, Any]], None]] = {
     t.GAME_ENDED_EARLY: Scorekeeper._check_end,
     t.PIPELINE_FLAG: Scorekeeper._check_nothing,
     t.CARD_REVISED: Scorekeeper._check_nothing,
+    t.CAMERA_EVIDENCE: Scorekeeper._check_nothing,
     t.UNDO: Scorekeeper._check_undo,
     t.DECK_SET: Scorekeeper._check_deck,
 }

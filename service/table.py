@@ -43,6 +43,7 @@ CARD_DOUBTED = "card_doubted"
 CARD_CONFIRMED = "card_confirmed"
 CARD_CORRECTED = "card_corrected"
 CARD_REVISED = "card_revised"  # the camera reads a card it reported otherwise now (later cards told it)
+CAMERA_EVIDENCE = "camera_evidence"  # what the camera's decoder decodes from (``entry``); changes no state
 CALL_MADE = "call_made"
 CALL_CORRECTED = "call_corrected"
 REST_CLAIMED = "rest_claimed"
@@ -608,6 +609,12 @@ def resume_point(state: TableState) -> tuple[float, GameState | None]:
         if seen:
             return max(0.0, min(seen) - RESUME_LEAD), game
     return 0.0, None
+
+
+def game_evidence(events: Sequence[StoredEvent], game: GameState) -> list[dict[str, Any]]:
+    """The camera's evidence of ``game`` as logged (the ``entry`` of each ``camera_evidence`` after its start)."""
+    start = game.first_event_id or 0
+    return [dict(e.payload["entry"]) for e in events if e.kind == CAMERA_EVIDENCE and e.id > start]
 
 
 def contract_from_payload(data: Mapping[str, Any], current: GameState) -> Contract:

@@ -91,6 +91,7 @@ class VisionFeed:
         self.seating: Callable[[], Sequence[str]] | None = None
         self._new_contract: Any = None  # set by the table's thread, taken up by the feed's
         self._fixes: list[tuple[int, int, str]] = []  # people's corrections, the same way
+        self._primed: list[dict[str, Any]] = []  # the game's evidence from the log, decoded before the first frame
         self._restart = False
         self._places: tuple[str, ...] | None = None  # players clockwise from place 0
         self._closed = False
@@ -110,6 +111,11 @@ class VisionFeed:
     def contract_changed(self, contract: Any) -> None:
         """Decodes the pipeline's game under ``contract`` before the next frame."""
         self._new_contract = contract
+
+    def prime(self, evidence: Sequence[dict[str, Any]]) -> None:
+        """Decodes the running game from its logged evidence before the first frame (a camera started
+        again mid-game): the game, its revisions and what was shown are as before; nothing is reported again."""
+        self._primed = list(evidence)
 
     def card_fixed(self, trick: int, seat: int, card: str) -> None:
         """A person corrected a camera card: the decoder holds ``seat`` (engine seat) to ``card`` in
@@ -158,15 +164,23 @@ class VisionFeed:
                 height, width = frame.image.shape[:2]
                 pipeline = TablePipeline.for_video(width, height, detector=self.detector)
                 self._use_current_game(pipeline, self._first_game)
+                if self._primed:
+                    pipeline.live.replay(self._primed)  # its events are in the log already
             if self._restart:
                 self._restart = False
                 self._use_current_game(pipeline)
             reader, self._next_reader = self._next_reader, None
             if reader is not None:
                 getattr(self.detector, "detector", self.detector).reader = reader
+            logged = len(pipeline.live.evidence_dict())
             events = self._take_table_news(pipeline, frame.index, frame.time)
             detections = self._detect(frame)
-            for event in [*events, *pipeline.update(detections, frame.index, frame.time)]:
+            events += pipeline.update(detections, frame.index, frame.time)
+            # What the decoder decodes from goes into the log first, so that a restart decodes it again.
+            evidence = pipeline.live.evidence_dict()
+            for entry in evidence[logged:]:
+                yield FeedEvent("camera_evidence", frame.time, {"entry": entry})
+            for event in events:
                 data = event.to_dict()
                 kind = data.pop("type")
                 data.pop("time", None)
@@ -208,10 +222,10 @@ class VisionFeed:
         """Starts the pipeline on the table's next game (``game``'s set-up when given), Vorhand where it sits."""
         live = pipeline.live
         if self.game_factory is not None:
-            live.game_factory = self.game_factory
-            if game is not None:
-                live.game_factory = lambda: Game(game.rules, game.contract, game.players)
-            players = tuple(live.game_factory().players)
+            # The decoder decodes the game from its first card: the game's set-up, none of its plays.
+            setup = game if game is not None else self.game_factory()
+            live.game_factory = lambda: Game(setup.rules, setup.contract, setup.players)
+            players = tuple(setup.players)
             seating = tuple(self.seating()) if self.seating is not None else ()
             # The places around the table are the table seats (seat 0 at the bottom of the picture), so a
             # camera starting again mid-Partie finds Vorhand where the game has it; Vorhand moves on each game.

@@ -8,7 +8,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 from svc_helpers import PLAYERS
 
-from dokocam.engine import Card
+from dokocam.engine import Card, Game
 from dokocam.service.config import Settings
 from dokocam.service.feed import FeedEvent, RecordedFeed
 from dokocam.service.main import create_app
@@ -87,3 +87,70 @@ def test_a_persons_correction_outranks_the_cameras_revision_and_reaches_its_deco
         assert feed.fixed == [(0, seat, person)]  # the first game: game seats are table seats
         assert table.observe(_revision(1, old, camera, seat, 4), 4) is None  # nothing logged
         assert [(p["card"]["code"], p["corrected"], p["revised"]) for p in _plays(client)][1] == (person, True, False)
+
+
+class _RestartedCamera(RecordedFeed):
+    """A live camera started again: it follows the table's game and decodes the logged evidence first."""
+
+    def __init__(self) -> None:
+        super().__init__([], realtime=False)
+        self.pacer = None
+        self.game_factory = None
+        self.seating = None
+        self.primed: list[dict] = []
+
+    def contract_changed(self, contract: object) -> None:
+        pass
+
+    def game_abandoned(self) -> None:
+        pass
+
+    def prime(self, evidence: list[dict]) -> None:
+        self.primed = list(evidence)
+
+
+def test_the_evidence_in_the_log_decodes_a_restarted_camera_to_the_same_game(tmp_path: Path) -> None:
+    from dokocam.service.scorekeeper import Scorekeeper
+    from dokocam.service.store import EventStore
+    from dokocam.service.table import PARTIE_STARTED
+    from dokocam.vision.synth.video import GameVideo
+    from dokocam.vision.table.geometry import TableGeometry
+    from dokocam.vision.table.live import LiveDecoder
+    from dokocam.vision.table.tracker import CardTracker
+
+    store = EventStore(tmp_path / "t.db")
+    table = Scorekeeper(store)
+    rules = table.state.rules.to_dict()
+    table.submit(PARTIE_STARTED, {"players": PLAYERS, "first_dealer": PLAYERS[-1], "rules": rules, "length": {}})
+    video = GameVideo(seed=23, fps=5.0)
+    geometry = TableGeometry.default(video.width, video.height)
+    setup = table.new_game()
+
+    def empty() -> Game:
+        return Game(setup.rules, setup.contract, setup.players)
+
+    tracker, live = CardTracker(geometry), LiveDecoder(empty, geometry)
+    seq = 0
+    for index, time in video.frame_times():  # the camera as VisionFeed reports it: evidence first, then events
+        if time > 60.0:
+            break  # the server dies in the middle of the game
+        logged = len(live.evidence_dict())
+        events = live.update(tracker.update(video.truth(time), index, time))
+        entries = [FeedEvent("camera_evidence", time, {"entry": e}) for e in live.evidence_dict()[logged:]]
+        for item in [*entries, *(FeedEvent(e.type, time, e.to_dict()) for e in events)]:
+            seq += 1
+            table.observe(item, seq)
+    shown = [(p.seat, str(p.card)) for p in table.state.current.plays]  # type: ignore[union-attr]
+    assert len(shown) > 8 and shown == [(s, str(c)) for s, c in live.game.history]
+    store.close()
+
+    store = EventStore(tmp_path / "t.db")
+    table = Scorekeeper(store)
+    camera = _RestartedCamera()
+    table.attach(camera)  # type: ignore[arg-type]
+    table._feed_thread.join(timeout=10)  # type: ignore[union-attr]
+    assert camera.primed == live.evidence_dict()
+    again = LiveDecoder(empty, geometry)
+    assert [e.to_dict() for e in again.replay(camera.primed)] != []
+    assert [(s, str(c)) for s, c in again.game.history] == [(s, str(c)) for s, c in live.game.history]
+    store.close()
