@@ -61,8 +61,8 @@ class Track:
     landed_box: np.ndarray | None = None  # the footprint it came to rest with
     moved: bool = False
     path: deque[tuple[float, np.ndarray]] = field(default_factory=lambda: deque(maxlen=512))
-    # Where it came nearest the table centre inside the trick area: (plane distance, time, frame, centre).
-    nearest: tuple[float, float, int, np.ndarray] | None = None
+    # Where it moved slowest inside the trick area, before it landed: (speed, time, frame, centre).
+    slowest: tuple[float, float, int, np.ndarray] | None = None
 
     @property
     def card_index(self) -> int:
@@ -191,6 +191,8 @@ class CardTracker:
             and lets a moved card drag its old place along for longer.
         glimpse_weight: the weight of a card that slid into the trick area and went without
             coming to rest (reported when its track ends, see :meth:`_glimpsed`); 0 reports none.
+        glimpse_approach: how far (in card sizes) such a card must have come towards the centre;
+            lowering it reports more glimpses, also of cards being collected.
     """
 
     def __init__(
@@ -224,6 +226,7 @@ class CardTracker:
         part_join: float = 1.25,
         part_memory: float = 1.0,
         glimpse_weight: float = 0.5,
+        glimpse_approach: float = 0.4,
     ) -> None:
         self.geometry = geometry
         self.min_confidence = min_confidence
@@ -253,6 +256,7 @@ class CardTracker:
         self.part_join = part_join
         self.part_memory = part_memory
         self.glimpse_weight = glimpse_weight
+        self.glimpse_approach = glimpse_approach
         self.reset()
 
     def reset(self) -> None:
@@ -282,7 +286,7 @@ class CardTracker:
         for track in seen_now:
             if not track.landed:
                 track.co_seen.update(o.id for o in seen_now if o.landed and o.card_index == track.card_index)
-                self._note_nearest(track, frame, time)
+                self._note_slowest(track, frame)
         events: list[TrackerEvent] = []
         survivors: list[Track] = []
         for track in self.tracks:
@@ -859,29 +863,36 @@ class CardTracker:
                 return True
         return False
 
-    def _note_nearest(self, track: Track, frame: int, time: float) -> None:
-        """Remembers where a card not yet landed came nearest the table centre inside the trick area."""
-        if not bool(self.geometry.in_trick_area(track.center[None])[0]):
+    def _note_slowest(self, track: Track, frame: int) -> None:
+        """Remembers where a card not yet landed moved slowest inside the trick area (pixels a second
+        since it was seen before): where it was put down, if it was."""
+        if len(track.path) < 2 or not bool(self.geometry.in_trick_area(track.center[None])[0]):
             return
-        distance = self.geometry.polar((float(track.center[0]), float(track.center[1])))[1]
-        if track.nearest is None or distance < track.nearest[0]:
-            track.nearest = (distance, time, frame, track.center.copy())
+        (t0, c0), (t1, c1) = track.path[-2], track.path[-1]
+        speed = float(np.hypot(*(c1 - c0))) / max(t1 - t0, 1e-6)
+        if track.slowest is None or speed < track.slowest[0]:
+            track.slowest = (speed, t1, frame, c1.copy())
 
     def _glimpsed(self, track: Track, frame: int, time: float) -> list[TrackerEvent]:
-        """A card whose track ends without landing, reported at its nearest place to the centre with
-        ``glimpse_weight``, then as gone, when it came into the trick area from at least a card's
-        length away and its reading holds.
+        """A card whose track ends without landing, reported where it moved slowest in the trick area
+        with ``glimpse_weight``, then as gone, when it came there from ``glimpse_approach`` card
+        sizes or more farther out and its reading holds.
 
         A trick collected right after its last card was put down carries that card off before it
         rests: it is still a play, only seen less well. A track begun on the table (a card being
-        collected, a misreading on a card lying there) did not come in, and is no glimpse.
+        collected, a misreading on a card lying there) did not come in, and is no glimpse. A card
+        slid in fast is followed only from its last hops (its first track ends where the next box
+        lies more than ``gate`` away), so less than a card's length of its way in may be seen.
         """
-        if self.glimpse_weight <= 0 or track.nearest is None or track.hits < self.min_hits or not track.path:
+        if self.glimpse_weight <= 0 or track.slowest is None or track.hits < self.min_hits:
             return []
-        distance, when, at, center = track.nearest
+        _, when, at, center = track.slowest
         start = track.path[0][1]
-        came_in = self.geometry.polar((float(start[0]), float(start[1])))[1] > distance
-        if not came_in or float(np.hypot(*(center - start))) < track.size:
+        came_in = (
+            self.geometry.polar((float(start[0]), float(start[1])))[1]
+            > self.geometry.polar((float(center[0]), float(center[1])))[1]
+        )
+        if not came_in or float(np.hypot(*(center - start))) < self.glimpse_approach * track.size:
             return []
         index, confidence = track.card_index, track.confidence
         if confidence < self.min_land_confidence:
