@@ -212,3 +212,19 @@ def test_a_rendered_game_full_of_one_mishap_is_decoded_exactly(mishap):
     assert staged & {"pull_back", "early_sweep", "twins"}  # the game shows it
     truth = tricks_of(load_record(video.game.record()).to_game())
     assert tricks_of(decoded_video(video).game) == truth
+
+
+def test_the_live_decoders_log_keeps_a_glimpse_and_when_a_card_was_last_seen():
+    from dokocam.vision.table.live import LiveDecoder
+
+    # A trick collected with its last card still coming, then a card lying alone until given up.
+    events = track(collected_while_coming(20, rest_frames=1) + [frame((3, 640, 460))] * 10 + [frame()] * 50)
+    live = LiveDecoder(GameSpec().game_factory(), GEOMETRY)
+    for event in events:
+        live.update([event])
+    sightings = live.evidence.sightings
+    assert sorted(s.weight for s in sightings) == [0.5, 1.0, 1.0, 1.0, 1.0]
+    assert all(s.last_seen is not None and s.left is not None and s.last_seen <= s.left for s in sightings)
+    again = LiveDecoder(GameSpec().game_factory(), GEOMETRY)
+    again.replay(live.evidence_dict())
+    assert again.evidence.sightings == sightings

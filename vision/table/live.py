@@ -331,6 +331,7 @@ def _event_dict(event: CardLanded | CardLeft) -> dict[str, Any]:
             "card": event.card_index,
             "frame": event.frame,
             "time": event.time,
+            "last_seen": event.last_seen,
         }
     return {
         "kind": "landed",
@@ -342,6 +343,7 @@ def _event_dict(event: CardLanded | CardLeft) -> dict[str, Any]:
         "time": event.time,
         "candidates": [[c, round(share, 6)] for c, share in event.candidates],
         "spread": round(event.spread, 3),
+        "weight": event.weight,
     }
 
 
@@ -353,7 +355,14 @@ def _event_from(entry: Mapping[str, Any]) -> CardLanded | CardLeft:
     """
     try:
         if entry["kind"] == "left":
-            return CardLeft(int(entry["track"]), int(entry["card"]), int(entry["frame"]), float(entry["time"]))
+            seen = entry.get("last_seen")
+            return CardLeft(
+                int(entry["track"]),
+                int(entry["card"]),
+                int(entry["frame"]),
+                float(entry["time"]),
+                None if seen is None else float(seen),
+            )
         if entry["kind"] == "landed":
             x, y = (float(v) for v in entry["center"])
             return CardLanded(
@@ -365,6 +374,7 @@ def _event_from(entry: Mapping[str, Any]) -> CardLanded | CardLeft:
                 time=float(entry["time"]),
                 candidates=tuple((int(c), float(s)) for c, s in entry.get("candidates", [])),
                 spread=float(entry.get("spread", 0.0)),
+                weight=float(entry.get("weight", 1.0)),
             )
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"logged evidence {dict(entry)!r} is malformed: {exc!r}") from None
