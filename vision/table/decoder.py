@@ -78,6 +78,7 @@ class Sighting:
         spread: how far (pixels) the card's centre may lie from ``center`` (one corner seen).
         weight: 1 for a card that came to rest, less for one glimpsed passing (see ``CardLanded``).
         last_seen: when it was last seen before it was gone (``None`` while it lies there).
+        came_from: where the tracker first saw it on its way in (``None``: first seen where it lay).
     """
 
     track_id: int
@@ -91,6 +92,7 @@ class Sighting:
     spread: float = 0.0
     weight: float = 1.0
     last_seen: float | None = None
+    came_from: tuple[float, float] | None = None
 
     @classmethod
     def from_event(cls, event: CardLanded) -> Sighting:
@@ -104,6 +106,7 @@ class Sighting:
             frame=event.frame,
             spread=event.spread,
             weight=event.weight,
+            came_from=event.came_from,
         )
 
 
@@ -321,6 +324,9 @@ class GameDecoder:
         seat_sigma: degrees by which a card typically lies off its seat's direction; raising it
             leans on the turn order more than on where cards lie.
         seat_floor: probability that a card lies anywhere (pushed far off, or the seating is off).
+        arrival_sigma: degrees by which the way a card came in typically departs from its seat's
+            direction (a player pushes a card in from their side, also one slid under another
+            player's card); 0 leaves where it came from out.
         inversion: cost of one pair of cards of a trick landing against the turn order.
         off_suit: cost of a card not following the led suit (legal only for a seat without it).
         renege: cost of a renege the engine can prove; high, yet a renege read surely stays.
@@ -356,6 +362,7 @@ class GameDecoder:
         read_trust: float = 0.95,
         seat_sigma: float = 22.0,
         seat_floor: float = 0.05,
+        arrival_sigma: float = 30.0,
         inversion: float = 2.0,
         off_suit: float = 1.0,
         renege: float = 8.0,
@@ -381,6 +388,7 @@ class GameDecoder:
         self.read_trust = read_trust
         self.seat_sigma = seat_sigma
         self.seat_floor = seat_floor
+        self.arrival_sigma = arrival_sigma
         self.inversion = inversion
         self.off_suit = off_suit
         self.renege = renege
@@ -484,13 +492,20 @@ class Search:
         return out
 
     def _seat_costs(self, s: Sighting) -> tuple[float, ...]:
-        """Per seat, how much less probable it is that the card lies where it lies than for the best seat."""
+        """Per seat, how much less probable it is that the card lies where it lies, and came in the
+        way it came, than for the best seat."""
         offsets = self.geometry.seat_offsets(s.center)
         sigma = self.d.seat_sigma
         distance = self.geometry.polar(s.center)[1]
         if s.spread > 0 and distance > 0:
             sigma = math.hypot(sigma, math.degrees(math.atan2(s.spread, distance)))
         weights = [math.exp(-0.5 * (o / sigma) ** 2) for o in offsets]
+        if s.came_from is not None and self.d.arrival_sigma > 0:
+            (fx, fy), (x, y) = self.geometry.to_plane([s.came_from, s.center])
+            way = math.degrees(math.atan2(fy - y, fx - x))
+            for seat in range(SEATS):
+                turn = abs((way - self.geometry.seat_angle(seat) + 180.0) % 360.0 - 180.0)
+                weights[seat] *= math.exp(-0.5 * (turn / self.d.arrival_sigma) ** 2)
         total = sum(weights) or 1.0
         p = [(1.0 - self.d.seat_floor) * w / total + self.d.seat_floor / SEATS for w in weights]
         top = max(p)
@@ -543,14 +558,26 @@ class Search:
     def run(self) -> list[_Hyp]:
         """Searches every sighting and ends the game: the ranked whole games (also ``finals``)."""
         self.extend(self.sightings, 0)
+        self.finals = self.ended()
+        return self.finals
+
+    def ended(self) -> list[_Hyp]:
+        """The hypotheses after the last sighting with the game ended (tricks never seen cost their
+        plays as missed), cheapest first."""
         finals: list[_Hyp] = []
         for h in self.beams[-1]:
             for end in self._close(h) if h.current else [h]:
                 short = self.n_tricks - len(end.done)
                 finals.append(replace(end, cost=end.cost + SEATS * self.d.missed * short))
         # Not merged: games alike to the rest of a game that has ended are the alternatives to ask about.
-        self.finals = sorted(finals, key=lambda h: h.cost)[: self.d.beam]
-        return self.finals
+        return sorted(finals, key=lambda h: h.cost)[: self.d.beam]
+
+    def resolve(self, h: _Hyp) -> tuple[list[list[DecodedPlay]], list[NeedsConfirmation]]:
+        """The tricks of an ended game ``h``, cards nobody read decided by the whole deck, and the
+        questions where another game is nearly as probable."""
+        tricks, questions = self._resolve(h)
+        others = [o for o in self.ended() if o is not h and o.cost >= h.cost]
+        return tricks, questions + self.ask(h, others)
 
     def extend(self, sightings: Sequence[Sighting], start: int) -> None:
         """Searches ``sightings`` from index ``start`` on; those before ``start`` must be unchanged."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import time as _time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from dokocam.engine import Card, Game
@@ -33,6 +34,7 @@ from dokocam.vision.table.events import (
     CardPlayed,
     CardRevised,
     GameOver,
+    NeedsConfirmation,
     TableEvent,
     TrickCleared,
     TrickComplete,
@@ -234,6 +236,10 @@ class LiveDecoder:
         """The events that take the game shown so far to the best hypothesis ``hyps[0]``."""
         best = hyps[0]
         tricks, open_ = search.live_plays(best)
+        asked: list[NeedsConfirmation] = []
+        if len(best.done) == best.game.rules.hand_size:
+            # The game has ended: the cards nobody read are decided by the whole deck now.
+            tricks, asked = search.resolve(best)
         plays = [p for trick in tricks for p in trick] + open_
         game, self.call_errors = search.with_calls([(p.seat, p.card) for p in plays], self.calls)
         self.game = game
@@ -276,6 +282,10 @@ class LiveDecoder:
             if trick in self._complete and trick not in self._cleared and done.sweep is not None:
                 self._cleared.add(trick)
                 out.append(TrickCleared(frame=frame, time=time, trick=trick))
+        for question in asked:
+            if (question.trick, question.seat) not in self._asked and question.trick in self._complete:
+                self._asked.add((question.trick, question.seat))
+                out.append(replace(question, frame=frame, time=time))
         if not self._over and len(self._complete) == game.rules.hand_size and game.is_over:
             self._over = True
             try:
