@@ -67,6 +67,11 @@ def _turn(a: TableGeometry, b: TableGeometry) -> float:
     return abs((a.seat0_angle - b.seat0_angle + 180.0) % 360.0 - 180.0) + (0.0 if a.clockwise == b.clockwise else 360.0)
 
 
+def _nearest(seatings: Sequence[TableGeometry], geometry: TableGeometry) -> TableGeometry:
+    """The one of ``seatings`` turned least from ``geometry``."""
+    return min(seatings, key=lambda w: _turn(w, geometry))
+
+
 def _same_seating(a: TableGeometry, b: TableGeometry, *, degrees: float, fraction: float) -> bool:
     """True when two seatings differ by less than ``degrees`` of turn and ``fraction`` of the radius."""
     shift = math.dist(a.center, b.center)
@@ -202,7 +207,7 @@ class LiveDecoder:
         wanted = seatings(sightings, self.initial_geometry)
         if len(sightings) >= 2 * SEATS and self._searches:
             # Only the seatings still searched, each where it is found now.
-            wanted = [min(wanted, key=lambda w, s=s: _turn(w, s.geometry)) for s in self._searches]
+            wanted = [_nearest(wanted, s.geometry) for s in self._searches]
         kept = [s for s in self._searches if any(self._same(s.geometry, w) for w in wanted)]
         if not kept or len(kept) < len(self._searches) or len(self._searches) < len(wanted):
             self._searches = [Search(self.decoder, sightings, self.game_factory, w, fixed=self.fixed) for w in wanted]
