@@ -376,6 +376,8 @@ def _describe(event: Any) -> str:
         return f"{stamp} FLAG {d['kind']}: {d['message']}"
     if kind == "needs_confirmation":
         return f"{stamp} CONFIRM: {d['message']}"
+    if kind == "card_revised":
+        return f"{stamp} REVISED: {d['message']}"
     if kind == "game_over":
         result = d["result"]
         return f"{stamp} game over: winner {result.get('winner')}, points {result.get('points')}"
