@@ -75,6 +75,7 @@ def run_bench(
     height: int = 720,
     cache: str | Path | None = None,
     faces: str | Path | None = None,
+    deck: str | None = None,
     light: str | None = None,
     decode: bool = False,
     designs: str = "heldout",
@@ -99,6 +100,9 @@ def run_bench(
 
     ``faces``: a face folder every game is played with instead (a user's deck); recordings made with it
     are named after the folder.
+
+    ``deck``: an enrolled deck (``dokocam deck enroll``) whose adapted classifier the model detector reads
+    with; recordings made with it are named after it.
 
     ``mishaps``: the real-table events each game stages (``None``: :meth:`Mishaps.realistic`; ``Mishaps()``
     for none). Each game's row lists the events of its tricks that came out wrong.
@@ -130,9 +134,10 @@ def run_bench(
     if detector not in ("truth", "noisy"):
         from dokocam.vision.table.focus import table_detector
 
-        model = table_detector(None if detector == "model" else detector)
+        model = table_detector(None if detector == "model" else detector, deck)
         if whole_frame:
             model = model.detector  # every frame whole, as before the trick-area crop
+    deck_name = deck  # ``deck`` below names a recording's deck part
     rows: list[dict[str, Any]] = []
     tricks_total = tricks_exact = games_exact = 0
     pipeline_seconds = detect_seconds = render_seconds = 0.0
@@ -152,6 +157,7 @@ def run_bench(
         deck += f"-design-{design.replace(':', '-')}" if design else ""
         deck += f"-events-{mishaps.tag}" if mishaps.tag else ""
         deck += f"-light-{light}" if light else ""
+        deck += f"-deck-{deck_name}" if deck_name else ""
         recording = (
             Path(cache) / f"seed{seed}-{width}x{height}-fps{fps:g}-stride{stride}{deck}.jsonl"
             if cache and model is not None

@@ -75,7 +75,8 @@ class Face:
     image: np.ndarray
     mask: np.ndarray
     indices: tuple[np.ndarray, ...] = ()
-    _levels: list[np.ndarray] = field(default_factory=list, repr=False, compare=False)
+    # Not an init field: dataclasses.replace(face, image=...) must start a new pyramid, not share this one.
+    _levels: list[np.ndarray] = field(default_factory=list, init=False, repr=False, compare=False)
 
     @property
     def size(self) -> tuple[int, int]:
