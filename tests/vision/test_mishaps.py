@@ -90,6 +90,13 @@ def test_cards_in_hands_and_a_card_read_anew_on_the_table_are_no_glimpse():
     assert all(e.weight == 1.0 for e in landed)
 
 
+def test_a_card_says_where_it_came_in_from_unless_first_seen_where_it_lay():
+    landed = [e for e in track(collected_while_coming(20, rest_frames=6)) if isinstance(e, CardLanded)]
+    came = {e.card_index: e.came_from for e in landed}
+    assert came[20] == pytest.approx((200, 420))  # pushed in from seat 1's side
+    assert came[3] is None and came[7] is None and came[12] is None
+
+
 def test_a_card_given_up_says_when_it_was_last_seen():
     frames = [frame((3, 640, 460))] * 10 + [frame()] * 50
     (left,) = [e for e in track(frames) if isinstance(e, CardLeft)]
@@ -169,6 +176,21 @@ def test_a_glimpse_of_the_last_card_swept_with_its_trick_is_its_play(trick):
     assert [(s, str(c)) for t in decode(sightings).game.tricks for s, c in t.plays] == PLAYS
 
 
+@pytest.mark.parametrize("trick", [1, 6, 10])
+def test_two_cards_lying_towards_each_others_seats_go_to_the_seats_they_came_from(trick):
+    sightings = made_up(PLAYS)
+    for n, lean in ((4 * trick + 1, 75.0), (4 * trick + 2, -75.0)):
+        # Slid half under other cards: each lies well towards the other player, pushed in from its own side.
+        own = 90.0 + 90.0 * PLAYS[n][0]
+        lies, came = math.radians(own + lean), math.radians(own)
+        sightings[n] = replace(
+            sightings[n],
+            center=(WIDTH / 2 + 110 * math.cos(lies), HEIGHT / 2 + 110 * math.sin(lies)),
+            came_from=(WIDTH / 2 + 330 * math.cos(came), HEIGHT / 2 + 330 * math.sin(came)),
+        )
+    assert [(s, str(c)) for t in decode(sightings).game.tricks for s, c in t.plays] == PLAYS
+
+
 def test_a_glimpse_of_a_card_that_then_landed_is_no_second_play():
     sightings = made_up(PLAYS)
     play = sightings[9]
@@ -225,6 +247,7 @@ def test_the_live_decoders_log_keeps_a_glimpse_and_when_a_card_was_last_seen():
     sightings = live.evidence.sightings
     assert sorted(s.weight for s in sightings) == [0.5, 1.0, 1.0, 1.0, 1.0]
     assert all(s.last_seen is not None and s.left is not None and s.last_seen <= s.left for s in sightings)
+    assert sum(s.came_from is not None for s in sightings) == 1
     again = LiveDecoder(GameSpec().game_factory(), GEOMETRY)
     again.replay(live.evidence_dict())
     assert again.evidence.sightings == sightings

@@ -359,7 +359,13 @@ def _event_dict(event: CardLanded | CardLeft) -> dict[str, Any]:
         "candidates": [[c, round(share, 6)] for c, share in event.candidates],
         "spread": round(event.spread, 3),
         "weight": event.weight,
+        "came_from": None if event.came_from is None else [round(v, 3) for v in event.came_from],
     }
+
+
+def _point(values: Sequence[Any]) -> tuple[float, float]:
+    x, y = (float(v) for v in values)
+    return (x, y)
 
 
 def _event_from(entry: Mapping[str, Any]) -> CardLanded | CardLeft:
@@ -390,6 +396,7 @@ def _event_from(entry: Mapping[str, Any]) -> CardLanded | CardLeft:
                 candidates=tuple((int(c), float(s)) for c, s in entry.get("candidates", [])),
                 spread=float(entry.get("spread", 0.0)),
                 weight=float(entry.get("weight", 1.0)),
+                came_from=None if entry.get("came_from") is None else _point(entry["came_from"]),
             )
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"logged evidence {dict(entry)!r} is malformed: {exc!r}") from None

@@ -98,6 +98,9 @@ class CardLanded:
         weight: how much the sighting counts as a card put down: 1 for a card that came to rest,
             ``glimpse_weight`` for one only glimpsed (it slid into the trick area and was carried
             off before it settled, as when a trick is collected right after its last card).
+        came_from: where its track began, when that lies half a card or more from ``center``
+            (the card was seen coming in from there: its player's side); ``None`` when it was
+            first seen where it lay.
     """
 
     track_id: int
@@ -110,6 +113,7 @@ class CardLanded:
     uncertain: bool = False
     spread: float = 0.0
     weight: float = 1.0
+    came_from: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -907,6 +911,7 @@ class CardTracker:
             candidates=tuple(track.candidates()),
             uncertain=track.share < self.min_share,
             weight=self.glimpse_weight,
+            came_from=_came_from(track, center),
         )
         return [glimpse, CardLeft(track.id, index, frame, time, track.last_time)]
 
@@ -943,7 +948,16 @@ class CardTracker:
             spread=round(max(0.0, (track.size - float(_diagonal(track.box[None])[0])) / 2.0), 1)
             if track.parts
             else 0.0,
+            came_from=_came_from(track, track.center),
         )
+
+
+def _came_from(track: Track, center: np.ndarray) -> tuple[float, float] | None:
+    """Where ``track`` began, when half a card or more away from ``center``."""
+    start = track.path[0][1] if track.path else center
+    if float(np.hypot(*(start - center))) < 0.5 * track.size:
+        return None
+    return (float(start[0]), float(start[1]))
 
 
 def _are_parts(det: Detections) -> bool:
