@@ -6,6 +6,12 @@ area, and as *left* once it is gone for good. A card hidden under a hand keeps i
 ``hold_time`` seconds; cards outside the trick area (hands at the table edge, won tricks pushed
 aside) never land; face-down cards carry no card class and are never detected as cards.
 
+It reports what it saw and decides no game facts: a card that slid in and was carried off before
+it came to rest (a trick collected at once) is reported as landed with a weight below 1 (a
+*glimpse*), each landing says where the card came in from, and each departure when the card was
+last seen, so that the decoder can tell a trick collected (its cards go together) from a card its
+player took back (it goes alone, soon).
+
 A corner-index detector reports a card as the boxes of the indices it saw (``data["corners"]``
 counts them per row): one small box in a card corner, or the union of two. Such boxes are *parts*
 of a card. The tracker joins same-card parts of one frame that fit inside one card, measures every
