@@ -262,13 +262,6 @@ def register(groups: Mapping[str, Any]) -> None:
         help="locator passes on photos as fractions of --imgsz (default: 1)",
     )
     ship.add_argument(
-        "--turned-scales",
-        type=_scale,
-        nargs="*",
-        default=[],
-        help="locator passes on photos turned a quarter, as fractions of --imgsz (default: none)",
-    )
-    ship.add_argument(
         "--stretches",
         type=_stretch,
         nargs="*",
@@ -287,18 +280,6 @@ def register(groups: Mapping[str, Any]) -> None:
         type=_fine_zoom,
         default=1.0,
         help="how far the fine pass may enlarge a photo, in [1, 4] (default 1: never larger than the photo)",
-    )
-    ship.add_argument(
-        "--min-contrast",
-        type=_min_contrast,
-        default=None,
-        help="stretch a photo whose grey levels span fewer than this many to span it, e.g. 128 (default: none)",
-    )
-    ship.add_argument(
-        "--table-min-contrast",
-        type=_min_contrast,
-        default=None,
-        help="--min-contrast for table frames (default: the same; 0: none)",
     )
     ship.add_argument(
         "--fine-below",
@@ -449,7 +430,6 @@ def _within(low: float, high: float, why: str) -> Callable[[str], float]:
 
 _fine_zoom = _within(1, 4, "the fine pass enlarges a photo by at most this factor (1: never)")
 _stretch = _within(1, 2, "a view widens or heightens the crop window by this factor")
-_min_contrast = _within(0, 255, "grey levels a flatter image is stretched to span (0 turns it off)")
 _sigma = _within(0.1, 8, "a Gaussian's sigma in crop pixels")
 _pad = _within(0.0, 4, "a crop's reach past its box, as a fraction of the box's longer side")
 
@@ -476,15 +456,6 @@ def _add_views(parser: argparse.ArgumentParser) -> None:
         "pass)",
     )
     parser.add_argument(
-        "--turned",
-        type=_scale,
-        nargs="*",
-        default=None,
-        metavar="SCALE",
-        help="locator passes on the photo turned a quarter, as fractions of the inference size (default: the model "
-        "card's; none given = none)",
-    )
-    parser.add_argument(
         "--stretches",
         type=_stretch,
         nargs="*",
@@ -499,14 +470,6 @@ def _add_views(parser: argparse.ArgumentParser) -> None:
         metavar="SCALE",
         help="one more locator pass at this fraction of the inference size when the indices found are small (default: "
         "the model card's; 0 = never)",
-    )
-    parser.add_argument(
-        "--min-contrast",
-        type=_min_contrast,
-        default=None,
-        metavar="LEVELS",
-        help="stretch an image whose grey levels span fewer than this many to span it (default: the model card's; 0 = "
-        "read as given)",
     )
     parser.add_argument(
         "--workers",
@@ -542,10 +505,8 @@ def _views(args: argparse.Namespace) -> dict[str, Any]:
     model card's)."""
     return {
         "scales": tuple(args.scales) if args.scales else None,
-        "turned_scales": None if args.turned is None else tuple(args.turned),
         "stretches": None if args.stretches is None else tuple(args.stretches),
         "fine_scale": args.fine,
-        "min_contrast": args.min_contrast,
         "workers": args.workers,
     }
 
@@ -588,6 +549,12 @@ RECIPE_HELP = {
     "hard_copies": "times each mined crop is in the classifier's data",
     "hard_minutes": "that training's time budget in minutes (0: none)",
     "hard_lr": "that training's peak learning rate",
+    "table_classifier_epochs": "epochs of the table frames' classifier, trained on from the photos' with blurred crops",
+    "table_classifier_minutes": "its time limit in minutes (0: none)",
+    "context_epochs": "epochs of the context classifier the rescorer reads",
+    "context_minutes": "its time limit in minutes (0: none)",
+    "rescorer_scenes": "scenes of training designs, never trained on, the rescorer is fitted on",
+    "rescorer_epochs": "the rescorer's fitting epochs",
     "device": "cpu or a CUDA index such as 0 (default: CUDA if present)",
     "workers": "processes for generation and the locator's data loading",
 }
@@ -620,7 +587,14 @@ def _build(args: argparse.Namespace) -> int:
 
     values = {spec.name: getattr(args, spec.name) for spec in fields(Recipe)}
     values["faces"] = tuple(args.faces)
-    for name in ("locator_hours", "classifier_minutes", "refiner_minutes", "hard_minutes"):
+    for name in (
+        "locator_hours",
+        "classifier_minutes",
+        "refiner_minutes",
+        "hard_minutes",
+        "table_classifier_minutes",
+        "context_minutes",
+    ):
         values[name] = values[name] or None
     try:
         report = build(args.out, Recipe(**values), until=args.until, eval_folders=tuple(args.eval))
@@ -777,7 +751,7 @@ def _train_rescorer(args: argparse.Namespace) -> int:
         raise SystemExit(
             f"dokocam detector train rescorer: {args.model} has no classifier whose readings could be rescored"
         )
-    detector.rescorer = None
+    detector = detector.without("rescore")
     try:
         parts = [
             collect_readings(
@@ -815,36 +789,21 @@ def _ship(args: argparse.Namespace) -> int:
     from dokocam.vision.detector.train import TrainResult, ship
 
     run = Path(args.run)
-    card = ModelCard(
-        target=args.target,
-        imgsz=args.imgsz,
-        conf=args.conf,
-        table_imgsz=args.table_imgsz,
-        locate_conf=args.locate_conf,
-        locate_weight=args.locate_weight,
-        scales=tuple(args.scales),
-        turned_scales=tuple(args.turned_scales),
-        stretches=tuple(args.stretches),
-        fine_scale=args.fine_scale,
-        fine_below=args.fine_below,
-        fine_zoom=args.fine_zoom,
-        table_conf=args.table_conf,
-        table_locate_conf=args.table_locate_conf,
-        table_locate_weight=args.table_locate_weight,
-        min_contrast=args.min_contrast,
-        table_min_contrast=args.table_min_contrast,
-        rescorer_conf=args.rescorer_conf,
-    )
-    dest = ship(
-        TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"),
-        args.dest,
-        card,
-        classifier=args.classifier,
-        refiner=args.refiner,
-        table_classifier=args.table_classifier,
-        rescorer=args.rescorer,
-        context_classifier=args.context_classifier,
-    )
+    files = {
+        key: getattr(args, key)
+        for key in ("classifier", "refiner", "table_classifier", "rescorer", "context_classifier")
+        if getattr(args, key)
+    }
+    flat = {
+        key: getattr(args, key)
+        for key in (
+            "target", "imgsz", "conf", "table_imgsz", "locate_conf", "locate_weight", "scales", "stretches",
+            "fine_scale", "fine_below", "fine_zoom", "table_conf", "table_locate_conf", "table_locate_weight",
+            "rescorer_conf",
+        )
+    }  # fmt: skip
+    card = ModelCard.from_flat({**flat, **{key: Path(name).name for key, name in files.items()}})
+    dest = ship(TrainResult(run, run / "weights" / "best.pt", run / "weights" / "last.pt"), args.dest, card, files)
     print(f"shipped {dest}")
     return 0
 

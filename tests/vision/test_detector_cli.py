@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from dokocam.service.cli import main
-from dokocam.vision.detector.model import DEFAULT_MODEL, CardDetector
+from dokocam.vision.detector.model import DEFAULT_MODEL, CardDetector, ModelCard
 from dokocam.vision.detector.train import FromScratchError, InitWeightsError, ResumeError, train_locator
 
 pytestmark = pytest.mark.slow
@@ -117,8 +117,8 @@ def test_trained_model_loads_with_its_card(tiny: dict[str, Path]):
     assert detector.card.target == "corners" and detector.reader is not None
     assert detector.imgsz == 64 and detector.conf == pytest.approx(0.01)
     # Whole table frames get their own inference size; an explicit size still wins.
-    assert CardDetector.load(tiny["model"], table=True).imgsz == 96
-    assert CardDetector.load(tiny["model"], table=True, imgsz=128).imgsz == 128
+    assert CardDetector.load(tiny["model"], "table").imgsz == 96
+    assert CardDetector.load(tiny["model"], "table", imgsz=128).imgsz == 128
     cards = detector.cards(np.full((90, 160, 3), 200, np.uint8))
     assert cards.xyxy.shape[1] == 4 and set(cards.data) == {"corners"}
 
@@ -232,10 +232,15 @@ def test_shipped_model_finds_a_clear_card(tmp_path: Path, capsys: pytest.Capture
     assert found >= 3, lines
 
 
-def test_bench_detect_reports_its_locator_passes(tiny: dict[str, Path], capsys: pytest.CaptureFixture[str]):
+def test_bench_detect_times_both_profiles_beside_a_plain_yolo(
+    tiny: dict[str, Path], capsys: pytest.CaptureFixture[str]
+):
     assert main(["detector", "benchmark", "--frames", "2", "--model", str(tiny["model"]), "--scales", "1", "0.5"]) == 0
     result = json.loads(capsys.readouterr().out.splitlines()[-1])
-    assert result["passes"] == 2 and result["frames"] == 2 and result["median_ms"] > 0
+    photo, table, plain = result["photo"], result["table"], result["yolo11n.yaml"]
+    assert photo["passes"] == 2 and table["passes"] == 1 and result["frames"] == 2
+    assert set(photo["stages_median_ms"]) == {"locate", "read", "score", "group"} and table["median_ms"] > 0
+    assert result["ratio"] == pytest.approx(photo["median_ms"] / plain["median_ms"])
 
 
 def test_export_onnx_carries_the_classifier_and_reads_as_torch(
@@ -284,14 +289,14 @@ def test_table_frames_read_with_their_own_classifier_shipped_and_exported_beside
         str(table),
     ]
     assert main(args) == 0
-    assert json.loads(model.with_suffix(".json").read_text())["table_classifier"] == "table.classifier.pt"
+    assert ModelCard.load(model).classifier("table") == "table.classifier.pt"
     assert (model.parent / "table.classifier.pt").exists()
 
     image = cv2.imread(str(next((tiny["data"] / "images" / "val").iterdir())))
     boxes = np.array([[10, 10, 40, 50], [60, 20, 75, 45]], float)
     photos, frames = (
         CardDetector.load(model).reader.probabilities(image, boxes),
-        CardDetector.load(model, table=True).reader.probabilities(image, boxes),
+        CardDetector.load(model, "table").reader.probabilities(image, boxes),
     )
     assert not np.allclose(photos, frames)
     assert np.allclose(frames, IndexReader.load(table).probabilities(image, boxes), atol=1e-6)
@@ -564,7 +569,7 @@ def test_a_context_classifier_is_trained_fitted_on_and_shipped_for_photos_only(
         )
         == 0
     )
-    photos, frames = CardDetector.load(model), CardDetector.load(model, table=True)
+    photos, frames = CardDetector.load(model), CardDetector.load(model, "table")
     assert photos.context is not None and photos.context.pad == 1.5 and photos.rescorer.needs_context
     assert frames.context is None and frames.rescorer is None
     image = cv2.imread(str(next((tiny["data"] / "images" / "val").iterdir())))
@@ -615,7 +620,8 @@ def test_a_context_classifier_is_trained_fitted_on_and_shipped_for_photos_only(
         )
     # A card whose rescorer reads a context classifier it does not name is refused when loaded.
     card = json.loads(model.with_suffix(".json").read_text())
-    del card["context_classifier"]
+    for stage in card["profiles"]["photo"]["stages"]:
+        stage.pop("context_classifier", None)
     model.with_suffix(".json").write_text(json.dumps(card))
     with pytest.raises(ModelNotFoundError, match="names no context_classifier"):
         CardDetector.load(model)
@@ -684,8 +690,8 @@ def test_a_rescorer_is_fitted_shipped_and_read_for_photos_only(
         )
         == 0
     )
-    assert json.loads(model.with_suffix(".json").read_text())["rescorer"] == "r.json"
-    photos, frames = CardDetector.load(model), CardDetector.load(model, table=True)
+    assert ModelCard.load(model).profile("photo").stage("rescore").rescorer == "r.json"
+    photos, frames = CardDetector.load(model), CardDetector.load(model, "table")
     assert photos.rescorer is not None and photos.rescorer.floor == pytest.approx(0.001) and frames.rescorer is None
     image = cv2.imread(str(next((tiny["data"] / "images" / "val").iterdir())))
     found = photos.reads(image, 0.0)
@@ -699,7 +705,7 @@ def test_a_rescorer_is_fitted_shipped_and_read_for_photos_only(
         main(["detect", str(next((tiny["data"] / "images" / "val").iterdir())), "--model", str(model), "--json"]) == 2
     )
     assert "names r.json beside the model, but there is no such file" in capsys.readouterr().err
-    assert CardDetector.load(model, table=True).rescorer is None  # table frames never needed it
+    assert CardDetector.load(model, "table").rescorer is None  # table frames never needed it
     with pytest.raises(SystemExit, match="--floor must lie between 0 and 1"):
         main(
             [

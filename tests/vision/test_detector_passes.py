@@ -1,5 +1,5 @@
 """Several looks at one photo: the locator's passes (sizes, merged boxes), the classifier's stretched views, the
-table settings."""
+profiles of the model card."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import torch
 
 from dokocam.service.cli import main
 from dokocam.vision.detections import Detections
-from dokocam.vision.detector.model import CardDetector, ModelCard, merge_passes, pass_size
+from dokocam.vision.detector.model import CardDetector, ModelCard, Profile, merge_passes, pass_size
+from dokocam.vision.detector.stages import GroupConfig, LocateConfig, ReadConfig, ScoreConfig
 
 
 @dataclass
@@ -44,6 +45,11 @@ class _Locator:
         return [_Result(_Boxes(rows[:, :4], rows[:, 4], torch.zeros(len(rows))))]
 
 
+def _plain(locator: object, conf: float = 0.25, **locate: object) -> CardDetector:
+    """A detector of ``locator`` alone (no classifier), its locate stage set by ``locate``."""
+    return CardDetector(Profile("photo", conf, (LocateConfig(**locate), GroupConfig())), locator)  # type: ignore[arg-type]
+
+
 def _detections(rows: list[tuple[float, float, float, float, float]]) -> Detections:
     a = np.array(rows, dtype=np.float32).reshape(-1, 5)
     return Detections(xyxy=a[:, :4], confidence=a[:, 4], class_id=np.zeros(len(a), np.int64))
@@ -72,7 +78,7 @@ def test_merge_keeps_one_box_per_index_and_every_other_box():
 
 def test_detector_runs_one_pass_per_scale_and_merges_them():
     locator = _Locator({416: [(10, 10, 30, 40, 0.3)], 320: [(11, 9, 31, 41, 0.8), (100, 100, 120, 130, 0.5)]})
-    detector = CardDetector(yolo=locator, card=ModelCard(imgsz=320), conf=0.25, imgsz=320, scales=(1.25, 1.0))
+    detector = _plain(locator, imgsz=320, scales=(1.25, 1.0))
     found = detector.detect(np.zeros((200, 300, 3), np.uint8))
     assert locator.sizes == [416, 320]
     assert len(found) == 2 and found.confidence.max() == pytest.approx(0.8)
@@ -81,7 +87,7 @@ def test_detector_runs_one_pass_per_scale_and_merges_them():
 def test_a_merged_box_takes_its_corners_from_the_largest_pass_and_keeps_its_score():
     # The 320 px pass is surer of the index but draws it bigger than the 416 px pass (IoU 0.69).
     locator = _Locator({416: [(10, 10, 30, 40, 0.5)], 320: [(8, 8, 33, 43, 0.8)]})
-    detector = CardDetector(yolo=locator, card=ModelCard(imgsz=320), conf=0.25, imgsz=320, scales=(1.25, 1.0))
+    detector = _plain(locator, imgsz=320, scales=(1.25, 1.0))
     found = detector.detect(np.zeros((200, 300, 3), np.uint8))
     assert found.xyxy.tolist() == [[10, 10, 30, 40]] and found.confidence.tolist() == pytest.approx([0.8])
 
@@ -89,7 +95,7 @@ def test_a_merged_box_takes_its_corners_from_the_largest_pass_and_keeps_its_scor
 def test_detect_gives_one_box_per_index_while_cards_still_count_the_twin():
     # Two passes put shifted boxes on one index (IoU 0.43: under the merge's 0.6, over drop_twins' 0.3).
     locator = _Locator({416: [(10, 10, 30, 40, 0.3)], 320: [(18, 10, 38, 40, 0.8)]})
-    detector = CardDetector(yolo=locator, card=ModelCard(imgsz=320), conf=0.25, imgsz=320, scales=(1.25, 1.0))
+    detector = _plain(locator, imgsz=320, scales=(1.25, 1.0))
     image = np.zeros((200, 300, 3), np.uint8)
     found = detector.detect(image)
     assert len(found) == 1 and found.confidence.tolist() == pytest.approx([0.8])
@@ -102,34 +108,40 @@ def test_detect_gives_one_box_per_index_while_cards_still_count_the_twin():
     assert len(cards) == 1 and cards.data["corners"].tolist() == [2]  # the twin joined its card
 
 
-def test_table_frames_keep_their_own_operating_point(tmp_path: Path):
-    card = ModelCard(
-        imgsz=320,
-        conf=0.35,
-        table_imgsz=640,
-        locate_conf=0.05,
-        locate_weight=0.35,
-        scales=(1.2, 1.0, 0.8),
-        stretches=(1.3,),
-        table_conf=0.4,
-        table_locate_conf=0.2,
-        table_locate_weight=0.5,
+def test_a_flat_card_becomes_two_profiles_and_table_frames_keep_their_own_operating_point(tmp_path: Path):
+    flat = {
+        "imgsz": 320,
+        "conf": 0.35,
+        "table_imgsz": 640,
+        "locate_conf": 0.05,
+        "locate_weight": 0.35,
+        "scales": [1.2, 1.0, 0.8],
+        "stretches": [1.3],
+        "table_conf": 0.4,
+        "table_locate_conf": 0.2,
+        "table_locate_weight": 0.5,
+        "classifier": "c.pt",
+    }
+    (tmp_path / "m.json").write_text(json.dumps(flat))
+    card = ModelCard.load(tmp_path / "m.pt")
+    photo, table = card.profile("photo"), card.profile("table")
+    assert (photo.conf, photo.locate_weight, photo.stage("locate").scales, photo.stage("read").stretches) == (
+        0.35,
+        0.35,
+        (1.2, 1.0, 0.8),
+        (1.3,),
     )
-    model = tmp_path / "m.pt"
-    card.save(model)
-    loaded = ModelCard.load(model)
-    assert loaded == card
-    table = loaded.for_table()
-    assert (table.imgsz, table.conf, table.locate_conf, table.locate_weight, table.scales, table.stretches) == (
-        640,
-        0.4,
-        0.2,
-        0.5,
-        (1.0,),
-        (),
-    )
-    # Without table values the table frames use the photo ones (older model cards).
-    assert ModelCard(imgsz=320, locate_conf=0.05, locate_weight=0.35).for_table().locate_conf == 0.05
+    locate = table.stage("locate")
+    assert (locate.imgsz, table.conf, locate.conf, table.locate_weight, locate.scales) == (640, 0.4, 0.2, 0.5, (1.0,))
+    assert table.stage("read").stretches == ()
+    # Written once in the profiles' form, it reads back the same.
+    card.save(tmp_path / "m.pt")
+    assert "profiles" in json.loads((tmp_path / "m.json").read_text()) and ModelCard.load(tmp_path / "m.pt") == card
+    # Without table values the table frames use the photo ones.
+    old = ModelCard.from_flat({"imgsz": 320, "locate_conf": 0.05, "locate_weight": 0.35})
+    assert old.profile("table").stage("locate").conf == 0.05
+    with pytest.raises(ValueError, match="no profile 'night'"):
+        card.profile("night")
 
 
 @pytest.mark.parametrize("bad", ["0", "-1", "3", "big"])
@@ -179,8 +191,7 @@ def _fine_detector(
     answers: dict[int, list[tuple[float, float, float, float, float]]], scale: float = 2.0, zoom: float = 1.0
 ) -> tuple[CardDetector, _Locator]:
     locator = _Locator(answers)
-    card = ModelCard(imgsz=320, fine_scale=scale, fine_below=12.0, fine_zoom=zoom)
-    return CardDetector(yolo=locator, card=card, conf=0.25, imgsz=320, scales=(1.0,), fine_scale=scale), locator
+    return _plain(locator, imgsz=320, fine_scale=scale, fine_below=12.0, fine_zoom=zoom), locator
 
 
 def test_small_indices_get_a_fine_pass_that_adds_only_small_boxes():
@@ -221,50 +232,15 @@ def test_a_fine_zoom_lets_the_fine_pass_enlarge_a_small_photo_and_still_adds_onl
     assert locator.sizes == [320, 416]  # without a zoom: the photo's own size
 
 
-def test_the_fine_pass_is_in_the_model_card_and_off_for_table_frames(tmp_path: Path):
-    card = ModelCard(imgsz=320, fine_scale=2.0, fine_below=10.0, fine_zoom=1.5)
-    card.save(tmp_path / "m.pt")
-    loaded = ModelCard.load(tmp_path / "m.pt")
-    assert (loaded.fine_scale, loaded.fine_below, loaded.fine_zoom) == (2.0, 10.0, 1.5)
-    assert ModelCard(imgsz=320, fine_scale=2.0).save(tmp_path / "n.pt").read_text().count("fine_zoom") == 0
-    assert loaded.for_table().fine_scale is None
-    assert ModelCard.load(tmp_path / "other.pt").fine_scale is None
-
-
-class _TallLocator:
-    """Finds the bright pixels' box, but only in an image taller than wide: what a turned pass sees anew."""
-
-    def __init__(self) -> None:
-        self.shapes: list[tuple[int, int]] = []
-
-    def predict(self, image: np.ndarray, *, imgsz: int, **kwargs: object) -> list[_Result]:
-        self.shapes.append(image.shape[:2])
-        rows, cols = np.nonzero(image[..., 0])
-        found = image.shape[0] > image.shape[1] and len(rows)
-        box = [[cols.min(), rows.min(), cols.max() + 1, rows.max() + 1, 0.8]] if found else []
-        rows_ = torch.tensor(box, dtype=torch.float32).reshape(-1, 5)
-        return [_Result(_Boxes(rows_[:, :4], rows_[:, 4], torch.zeros(len(rows_))))]
-
-
-def test_a_turned_pass_adds_what_it_finds_in_the_photos_own_pixels():
-    photo = np.zeros((480, 640, 3), np.uint8)
-    photo[100:120, 500:516] = 255  # an index 16 px wide, 20 px tall, near the right edge
-    locator = _TallLocator()
-    card = ModelCard(imgsz=320, turned_scales=(1.0,))
-    detector = CardDetector(yolo=locator, card=card, conf=0.25, imgsz=320, turned_scales=card.turned_scales)
-    found = detector.detect(photo)
-    assert locator.shapes == [(480, 640), (640, 480)] and detector.timing.passes == 2
-    assert found.xyxy.tolist() == [[500.0, 100.0, 516.0, 120.0]]
-    assert (
-        len(CardDetector(yolo=_TallLocator(), card=card, conf=0.25, imgsz=320).detect(photo)) == 0
-    )  # no turned pass asked for
-
-
-def test_turned_passes_are_in_the_model_card_and_off_for_table_frames(tmp_path: Path):
-    ModelCard(imgsz=320, turned_scales=(1.0, 0.8)).save(tmp_path / "m.pt")
-    loaded = ModelCard.load(tmp_path / "m.pt")
-    assert loaded.turned_scales == (1.0, 0.8) and loaded.for_table().turned_scales == ()
-    assert "turned_scales" not in ModelCard(imgsz=320).save(tmp_path / "n.pt").read_text()
+def test_the_fine_pass_is_in_the_photo_profile_and_off_for_table_frames(tmp_path: Path):
+    (tmp_path / "m.json").write_text(
+        json.dumps({"imgsz": 320, "fine_scale": 2.0, "fine_below": 10.0, "fine_zoom": 1.5})
+    )
+    card = ModelCard.load(tmp_path / "m.pt")
+    locate = card.profile("photo").stage("locate")
+    assert (locate.fine_scale, locate.fine_below, locate.fine_zoom) == (2.0, 10.0, 1.5)
+    assert card.profile("table").stage("locate").fine_scale is None
+    assert ModelCard.load(tmp_path / "other.pt").profile("photo").stage("locate").fine_scale is None
 
 
 def test_cli_refuses_a_fine_pass_no_larger_than_the_inference_size(capsys: pytest.CaptureFixture[str]):
@@ -289,21 +265,22 @@ def test_passes_and_crops_spread_over_two_threads_find_the_same_cards_as_one(nam
     images = [generate_image(i, 5, config, pool)[0] for i in range(3)]
     one = CardDetector.load(MODELS / name)
     two = CardDetector.load(MODELS / name, workers=2)
-    assert two.scales == one.scales and len(one.scales) > 1
+    locate = two.stage("locate")
+    assert locate.config == one.stage("locate").config and len(locate.config.scales) > 1
     used: set[str] = set()
     session_threads: set[int] = set()
-    threaded = two._threaded_pass
+    threaded = locate._threaded_pass
 
     def spy(*args, **kwargs):
         used.add(threading.current_thread().name)
         found = threaded(*args, **kwargs)
         if name.endswith(".onnx"):  # each pass thread's locator runs on one core (_one_core_session)
             session_threads.add(
-                two._local.yolo.predictor.model.backend.session.get_session_options().intra_op_num_threads
+                locate._local.yolo.predictor.model.backend.session.get_session_options().intra_op_num_threads
             )
         return found
 
-    two._threaded_pass = spy  # type: ignore[method-assign]
+    locate._threaded_pass = spy  # type: ignore[method-assign]
     found = 0
     for image in images:
         a, b = one.cards(image), two.cards(image)
@@ -316,26 +293,6 @@ def test_passes_and_crops_spread_over_two_threads_find_the_same_cards_as_one(nam
     two.close()
     assert found > 0 and len(used) == 2 and threading.main_thread().name not in used
     assert session_threads == ({1} if name.endswith(".onnx") else set())
-
-
-def test_the_cli_asks_the_shipped_locator_for_turned_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
-    import cv2
-
-    from dokocam.vision.synth.dataset import DeckPool, SceneConfig, generate_image
-
-    if not (MODELS / "dokocam-corners.onnx").exists():
-        pytest.skip("no dokocam-corners.onnx in models/")
-    config = SceneConfig(imgsz=640, closeup_fraction=1.0)
-    cv2.imwrite(str(tmp_path / "scene.jpg"), generate_image(3, 5, config, DeckPool(5, config.procedural_decks))[0])
-    for turned in ([], ["1", "0.8"]):
-        assert main(["detect", str(tmp_path / "scene.jpg"), "--json", "--fine", "0", "--turned", *turned]) == 0
-        assert json.loads(capsys.readouterr().out)["cards"]
-    with pytest.raises(SystemExit):
-        main(["detect", str(tmp_path / "scene.jpg"), "--turned", "3"])
-    assert "outside (0, 2]" in capsys.readouterr().err
-    detector = CardDetector.load(MODELS / "dokocam-corners.onnx", turned_scales=(1.0, 0.8), fine_scale=0)
-    found = detector.detect(cv2.imread(str(tmp_path / "scene.jpg")))
-    assert detector.timing.passes == 5 and len(found) > 0 and found.data["votes"].max() >= 2
 
 
 def test_workers_below_one_are_refused(capsys: pytest.CaptureFixture[str]):
@@ -417,10 +374,8 @@ def test_a_box_read_mostly_as_background_is_scored_down_not_dropped():
     hidden[[3, BACKGROUND]], torn[[3, 7]] = (0.45, 0.5), (0.45, 0.5)
     torn[BACKGROUND] = 0.05
     locator = _Locator({320: [(10, 10, 30, 40, 0.8), (100, 100, 120, 130, 0.8)]})
-    card = ModelCard(imgsz=320, locate_weight=0.35)
-    detector = CardDetector(
-        yolo=locator, card=card, reader=_Reader([hidden.tolist(), torn.tolist()]), conf=0.05, imgsz=320
-    )
+    profile = Profile("photo", 0.05, (LocateConfig(imgsz=320), ReadConfig("r.pt"), ScoreConfig()), locate_weight=0.35)
+    detector = CardDetector(profile, locator, reader=_Reader([hidden.tolist(), torn.tolist()]))
     found = detector.reads(np.zeros((200, 300, 3), np.uint8))
     assert len(found) == 2
     assert found.class_id.tolist() == [3, 7]

@@ -13,7 +13,7 @@ from dokocam.vision.detections import Detections
 from dokocam.vision.detector.evaluate import NONE, evaluate
 from dokocam.vision.detector.grouping import group_corners
 from dokocam.vision.detector.matching import average_precision
-from dokocam.vision.detector.model import ModelCard
+from dokocam.vision.detector.model import Profile
 from dokocam.vision.yolo import DatasetFolderError, read_folder, read_meta, read_visibility
 
 QC, QS, KH, C9, AD = 3, 9, 16, 0, 23
@@ -22,7 +22,7 @@ QC, QS, KH, C9, AD = 3, 9, 16, 0, 23
 class ScriptedDetector:
     """Returns prepared corner detections image by image (in file order)."""
 
-    card = ModelCard(target="corners")
+    card = Profile("photo", target="corners")
     conf = card.conf
 
     def __init__(self, frames: list[Detections]) -> None:

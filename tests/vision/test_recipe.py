@@ -21,7 +21,7 @@ import torch
 from dokocam.service.cli import main
 from dokocam.vision.detector.classifier import DeviceError, train_classifier
 from dokocam.vision.detector.evaluate import MAP_CONF, evaluate
-from dokocam.vision.detector.model import CardDetector
+from dokocam.vision.detector.model import DEFAULT_MODEL, CardDetector, ModelCard
 from dokocam.vision.detector.recipe import STAGES, Recipe, RecipeError, RecipeMismatchError, StageError, build
 from dokocam.vision.yolo import read_folder
 
@@ -44,6 +44,12 @@ TINY = Recipe(
     refiner_minutes=None,
     hard_epochs=1,
     hard_minutes=None,
+    table_classifier_epochs=1,
+    table_classifier_minutes=None,
+    context_epochs=1,
+    context_minutes=None,
+    rescorer_scenes=2,
+    rescorer_epochs=5,
     workers=0,
     device="cpu",
 )
@@ -55,13 +61,24 @@ def test_build_runs_every_stage_then_skips_them(tmp_path: Path):
     first = build(tmp_path / "b", TINY, log=logged.append)
     assert list(first.seconds) == list(STAGES) and not first.skipped
     assert all((tmp_path / "b" / ".done" / stage).exists() for stage in STAGES)
-    # The model is a real detector with the shipped operating points at the build's size.
+    # The model is a real detector with the shipped card's stages at the build's size, every network its own.
     detector = CardDetector.load(first.model)
-    assert detector.reader is not None and detector.imgsz == 64 and detector.card.scales == (1.2, 1.0, 0.8)
-    assert detector.refiner is not None and detector.card.refiner == "dokocam-corners.refiner.pt"
+    shipped = ModelCard.load(DEFAULT_MODEL)
+    assert [s.stage for s in detector.profile.stages] == [s.stage for s in shipped.profile("photo").stages]
+    locate = detector.profile.stage("locate")
+    assert detector.imgsz == 64 and locate.scales == shipped.profile("photo").stage("locate").scales
+    assert detector.refiner is not None and detector.profile.stage("refine").refiner == "dokocam-corners.refiner.pt"
+    assert detector.profile.stage("rescore").rescorer == "dokocam-corners.rescorer.json"
+    assert detector.rescorer is not None and detector.context is not None and detector.context.pad == 1.5
+    table = CardDetector.load(first.model, "table")
+    assert table.imgsz == 128 and table.profile.stage("read").classifier == "dokocam-corners.table-classifier.pt"
+    assert len(set(ModelCard.load(first.model).files())) == 5
+    assert all((first.model.parent / name).exists() for name in ModelCard.load(first.model).files())
+    for profile in (detector, table):  # every profile loads and runs
+        assert profile.cards(np.full((120, 160, 3), 90, np.uint8)).xyxy.shape[1] == 4
     # The shipped classifier is the one trained on from the classifier stage's with the mined hard examples.
     hard = tmp_path / "b" / "hard"
-    assert (hard / "hard.npz").exists() and detector.card.classifier == "dokocam-corners.classifier.pt"
+    assert (hard / "hard.npz").exists() and detector.profile.stage("read").classifier == "dokocam-corners.classifier.pt"
     shipped = (tmp_path / "b" / "model" / "dokocam-corners.classifier.pt").read_bytes()
     assert (
         shipped
@@ -108,7 +125,7 @@ def test_build_runs_every_stage_then_skips_them(tmp_path: Path):
     # A stage made again makes what follows it again: a refiner retrained is shipped and scored.
     (tmp_path / "b" / ".done" / "refiner").unlink()
     fourth = build(tmp_path / "b", TINY, log=logged.append)
-    assert list(fourth.seconds) == ["refiner", "hard", "model", "eval"]
+    assert list(fourth.seconds) == ["refiner", "hard", "table-classifier", "context", "rescorer", "model", "eval"]
 
     # Without hard examples (--hard-epochs 0) the model ships the classifier stage's own classifier.
     from dokocam.vision.detector.recipe import _hard, _model

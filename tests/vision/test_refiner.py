@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import shutil
 from collections.abc import Callable
@@ -187,8 +186,9 @@ def test_the_onnx_export_refines_as_torch_does_and_a_stale_one_is_not_used(
 
 @pytest.mark.slow
 def test_a_model_card_naming_a_refiner_moves_the_shipped_detectors_boxes(tmp_path: Path) -> None:
-    from dokocam.vision.detector.model import DEFAULT_MODEL, CardDetector
+    from dokocam.vision.detector.model import DEFAULT_MODEL, CardDetector, ModelCard
     from dokocam.vision.detector.refiner import _save
+    from dokocam.vision.detector.stages import RefineConfig
 
     models = tmp_path / "models"
     models.mkdir()
@@ -198,16 +198,13 @@ def test_a_model_card_naming_a_refiner_moves_the_shipped_detectors_boxes(tmp_pat
     with torch.no_grad():  # a refiner that pulls every edge inwards by a twentieth of its crop, in every view
         refiner.head[-1].bias.copy_(torch.tensor([0.2, 0.2, -0.2, -0.2]))
     _save(refiner.eval(), models / "moved.refiner.pt")
-    card = json.loads((DEFAULT_MODEL.parent / "dokocam-corners.json").read_text())
-    card.pop("refiner", None)
+    shipped = ModelCard.load(DEFAULT_MODEL)
     # Plain scores: a rescorer weighs box sizes and neighbours, so twins would be fused by other weights than the
     # plain boxes'.
-    card.pop("rescorer", None)
-    card.pop("rescorer_conf", None)
-    card.pop("context_classifier", None)  # only a rescorer reads it
-    (models / "dokocam-corners.json").write_text(json.dumps(card))
+    photo = shipped.profile("photo").without("refine", "rescore")
+    ModelCard({"photo": photo}).save(models / DEFAULT_MODEL.name)
     plain = CardDetector.load(models / DEFAULT_MODEL.name)
-    (models / "dokocam-corners.json").write_text(json.dumps({**card, "refiner": "moved.refiner.pt"}))
+    ModelCard({"photo": photo.with_stage(RefineConfig("moved.refiner.pt"))}).save(models / DEFAULT_MODEL.name)
     refined = CardDetector.load(models / DEFAULT_MODEL.name)
     assert plain.refiner is None and refined.refiner is not None
     images = sorted(Path("datasets/synth-sample/images").rglob("*.jpg"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 from dokocam.vision.detections import Detections
 from dokocam.vision.detector.grouping import every_reading, group_corners
 from dokocam.vision.detector.matching import average_precision
-from dokocam.vision.detector.model import CardDetector, ModelCard
+from dokocam.vision.detector.model import CardDetector, ModelCard, Profile
 from dokocam.vision.detector.rescorer import (
     CONTEXT_FEATURES,
     FEATURES,
@@ -22,6 +23,7 @@ from dokocam.vision.detector.rescorer import (
     fit_rescorer,
     reading_features,
 )
+from dokocam.vision.detector.stages import GroupConfig, LocateConfig, ReadConfig, RescoreConfig, ScoreConfig
 
 PARTNER, TWIN = FEATURES.index("log_partner"), FEATURES.index("log_twin")
 
@@ -218,6 +220,12 @@ class _Locator:
         return [_Result(_Boxes(rows[:, :4], rows[:, 4], torch.zeros(len(rows))))]
 
 
+def _profile(rescore: RescoreConfig) -> Profile:
+    """A photo profile that reads, scores and rescores at 0.05."""
+    stages = (LocateConfig(imgsz=320, conf=0.05), ReadConfig("c.pt"), ScoreConfig(), rescore, GroupConfig())
+    return Profile("photo", 0.05, stages, locate_weight=0.35)
+
+
 def test_photos_are_scored_by_the_rescorer_with_the_cards_other_corner_and_tables_never():
     from dokocam.vision.yolo import BACKGROUND
 
@@ -227,9 +235,8 @@ def test_photos_are_scored_by_the_rescorer_with_the_cards_other_corner_and_table
     probs[1, [3, BACKGROUND]] = (0.9, 0.1)
     probs[2, [5, BACKGROUND]] = (0.55, 0.45)
     locator = _Locator([(10, 10, 24, 30, 0.8), (60, 10, 74, 30, 0.8), (200, 100, 214, 120, 0.8)])
-    card = ModelCard(imgsz=320, locate_weight=0.35, locate_conf=0.05, rescorer="r.json")
     detector = CardDetector(
-        yolo=locator, card=card, reader=_Reader(probs), rescorer=_partner_rescorer(), conf=0.05, imgsz=320
+        _profile(RescoreConfig("r.json")), locator, reader=_Reader(probs), rescorer=_partner_rescorer()
     )
     image = np.zeros((200, 300, 3), np.uint8)
     found = detector.reads(image)
@@ -246,7 +253,9 @@ def test_photos_are_scored_by_the_rescorer_with_the_cards_other_corner_and_table
         sorted(found.data["scores"][found.data["scores"] > 0].tolist())
     )
     # Table frames keep the plain score: their thresholds were measured on it.
-    assert card.for_table().rescorer is None
+    flat = ModelCard.from_flat({"classifier": "c.pt", "rescorer": "r.json", "rescorer_conf": 0.5, "conf": 0.3})
+    assert flat.profile("photo").stage("rescore") is not None and flat.profile("table").stage("rescore") is None
+    assert (flat.profile("photo").conf, flat.profile("table").conf) == (0.5, 0.3)
 
 
 def test_a_context_classifiers_reading_moves_a_photos_scores_when_the_rescorer_reads_it():
@@ -263,26 +272,21 @@ def test_a_context_classifiers_reading_moves_a_photos_scores_when_the_rescorer_r
     trusts_context = Rescorer(
         mean=np.zeros(k), std=np.ones(k), w1=w1, b1=np.array([5.0]), w2=np.ones(1), b2=-5.0, features=FEATURES
     )
-    card = ModelCard(imgsz=320, locate_weight=0.35, locate_conf=0.05, rescorer="r.json", context_classifier="x.pt")
     image = np.zeros((200, 300, 3), np.uint8)
     detector = CardDetector(
-        yolo=_Locator([(10, 10, 24, 30, 0.8)]),
-        card=card,
+        _profile(RescoreConfig("r.json", "x.pt")),
+        _Locator([(10, 10, 24, 30, 0.8)]),
         reader=_Reader(probs),
         rescorer=trusts_context,
         context=_Reader(context),
-        conf=0.05,
-        imgsz=320,
     )
     assert detector.reads(image).class_id.tolist() == [7]  # the plain score would say 3
     # Without a rescorer (as ``collect_readings`` reads) the context travels in the data, unscored.
-    detector.rescorer = None
-    plain = detector.reads(image)
+    plain = replace(detector, rescorer=None).reads(image)
     assert plain.class_id.tolist() == [3] and plain.data["context"].tolist() == context.tolist()
     # A rescorer that reads the context cannot run without the classifier that gives it.
-    detector.rescorer, detector.context = trusts_context, None
-    with pytest.raises(ValueError, match="no context classifier"):
-        detector.reads(image)
+    with pytest.raises(ValueError, match="reads a context classifier's probabilities"):
+        replace(detector, context=None)
 
 
 def test_a_pair_read_two_ways_takes_its_surer_corners_fitted_score_for_the_joint_card():

@@ -179,7 +179,7 @@ def test_one_rendered_trick_is_reconstructed_by_the_shipped_detector(seed):
     from dokocam.vision.detector.model import CardDetector
 
     # table=True: the size the camera pipeline runs the detector at (whole tables, small indices).
-    detector = CardDetector.load(table=True)
+    detector = CardDetector.load(profile="table")
     video = GameVideo(seed=seed, tricks=1, fps=4.0)
     frames = []
     for i, t in video.frame_times():

@@ -63,7 +63,7 @@ def base_checkpoints() -> dict[str, Path]:
 
     card = ModelCard.load(DEFAULT_MODEL)
     folder = ModelCard.path_for(DEFAULT_MODEL).parent
-    names = {"classifier": card.classifier, "table_classifier": card.table_classifier or card.classifier}
+    names = {"classifier": card.classifier("photo"), "table_classifier": card.classifier("table")}
     return {role: folder / name for role, name in names.items() if name}
 
 
@@ -192,7 +192,7 @@ def stale_roles(deck: Deck) -> list[str]:
 
 
 def deck_detector(deck: Deck | str, model: str | Path | None = None, *, table: bool = False, **kwargs: Any) -> Any:
-    """A :class:`~vision.detector.model.CardDetector` (``CardDetector.load(model, table=table, **kwargs)``)
+    """A :class:`~vision.detector.model.CardDetector` (``CardDetector.load(model, profile, **kwargs)``)
     that reads its boxes with ``deck``'s adapted classifier.
 
     Raises:
@@ -219,7 +219,7 @@ def deck_detector(deck: Deck | str, model: str | Path | None = None, *, table: b
             ", ".join(stale),
             deck.name,
         )
-    detector = CardDetector.load(model, table=table, **kwargs)
+    detector = CardDetector.load(model, "table" if table else "photo", **kwargs)
     if detector.reader is None:
         raise DeckError(
             f"Das Modell {model} hat keinen Klassifikator, den ein Deck ersetzen könnte.\n"
@@ -228,13 +228,14 @@ def deck_detector(deck: Deck | str, model: str | Path | None = None, *, table: b
     reader = IndexReader.load(checkpoint)
     if detector.reader.session is not None:  # the base reads through ONNX: so does the deck
         reader = reader.using_onnx(checkpoint)
-    return replace(detector, reader=replace(reader, stretches=detector.reader.stretches, turns=detector.reader.turns))
+    return detector.with_reader(replace(reader, stretches=detector.reader.stretches, turns=detector.reader.turns))
 
 
 def load_detector(
     model: str | Path | None = None, *, deck: str | None = None, table: bool = False, **kwargs: Any
 ) -> Any:
-    """The card detector every command reads with: ``CardDetector.load(model, table=table, **kwargs)``, or with
+    """The card detector every command reads with: ``CardDetector.load(model, profile, **kwargs)`` (the ``table``
+    profile with ``table``), or with
     ``deck`` its :func:`deck_detector` (the deck's adapted classifier swapped in).
 
     Raises:
@@ -244,5 +245,5 @@ def load_detector(
     if deck is None:
         from dokocam.vision.detector.model import CardDetector
 
-        return CardDetector.load(model, table=table, **kwargs)
+        return CardDetector.load(model, "table" if table else "photo", **kwargs)
     return deck_detector(deck, model, table=table, **kwargs)

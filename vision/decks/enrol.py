@@ -100,7 +100,7 @@ def shipped_reader() -> object:
     from dokocam.vision.detector.model import ModelCard
 
     card = ModelCard.load(DEFAULT_MODEL)
-    return IndexReader.load(ModelCard.path_for(DEFAULT_MODEL).parent / (card.classifier or ""))
+    return IndexReader.load(ModelCard.path_for(DEFAULT_MODEL).parent / (card.classifier("photo") or ""))
 
 
 def index_boxes(face: np.ndarray) -> np.ndarray:

@@ -8,6 +8,7 @@ import shutil
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -44,9 +45,15 @@ def export(model: Path, fmt: str, *, imgsz: int | None = None) -> Path:
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
     card = ModelCard.load(model)
+    locate = card.profile("photo").stage("locate") if "photo" in card.profiles else None
     produced = Path(
         YOLO(str(model), task="detect").export(
-            format=fmt, imgsz=imgsz or card.imgsz, dynamic=True, simplify=True, half=False, batch=1
+            format=fmt,
+            imgsz=imgsz or (locate.imgsz if locate else 640),
+            dynamic=True,
+            simplify=True,
+            half=False,
+            batch=1,
         )
     )
     target = exported_path(model, fmt)
@@ -61,14 +68,17 @@ def export(model: Path, fmt: str, *, imgsz: int | None = None) -> Path:
         tag_export(target, model)
     from dokocam.vision.detector.classifier import export_onnx
 
-    for classifier in dict.fromkeys(c for c in (card.classifier, card.table_classifier, card.context_classifier) if c):
+    folder = ModelCard.path_for(model).parent
+    stages = [s for p in card.profiles.values() for s in p.stages]
+    readers = [getattr(s, k, None) for s in stages for k in ("classifier", "context_classifier")]
+    for classifier in dict.fromkeys(c for c in readers if c):
         # onnxruntime reads the crops whichever runtime the locator was exported for: the
         # classifier in torch was a third of a frame's time.
-        export_onnx(ModelCard.path_for(model).parent / classifier)
-    if card.refiner:
-        from dokocam.vision.detector import refiner
+        export_onnx(folder / classifier)
+    from dokocam.vision.detector import refiner
 
-        refiner.export_onnx(ModelCard.path_for(model).parent / card.refiner)
+    for name in dict.fromkeys(s.refiner for s in stages if s.stage == "refine"):
+        refiner.export_onnx(folder / name)
     return target
 
 
@@ -92,6 +102,9 @@ def _frames(images: Path | None, width: int, height: int, seed: int) -> list[np.
     return [np.roll(base, 37 * i, axis=1) for i in range(10)]
 
 
+BASELINE = "yolo11n.yaml"  # the plain Ultralytics detector the photo profile is timed against
+
+
 def benchmark(
     model: Path,
     *,
@@ -104,19 +117,16 @@ def benchmark(
     scales: tuple[float, ...] | None = None,
     stretches: tuple[float, ...] | None = None,
     fine_scale: float | None = None,
-    min_contrast: float | None = None,
     workers: int = 1,
-    turned_scales: tuple[float, ...] | None = None,
-) -> dict[str, float]:
-    """Median and spread of per-frame detection time (full pipeline, ``CardDetector.cards``).
+    baseline: str | None = BASELINE,
+) -> dict[str, Any]:
+    """Per-frame detection time of each profile (``CardDetector.cards``, each stage's median too) beside a plain
+    Ultralytics YOLO (``baseline``, untrained, PyTorch, at 640 px) on the same frames in the same run.
 
-    Frames are ``images`` resized to ``width`` x ``height`` (real photos make the classifier and
-    grouping work as in use), else a drawn table. ``scales`` overrides the model card's locator
-    passes (``(1.0,)``: one pass), ``turned_scales`` its passes on the frame turned a quarter (``()``: none),
-    ``stretches`` its classifier views (``()``: one view) and
-    ``fine_scale`` its fine pass (``0``: none), ``min_contrast`` its grey-level stretch (``0``: none), ``workers``
-    the threads the passes share; ``passes`` is the mean number of locator passes a frame took.
-    Returns milliseconds.
+    Frames are ``images`` resized to ``width`` x ``height`` (real photos make the classifier and grouping work as
+    in use), else a drawn table. ``scales``, ``stretches`` and ``fine_scale`` (``0``: none)
+    override the photo profile's; ``workers`` is the threads its passes share. ``ratio`` is the photo profile's
+    median over the baseline's. Times in milliseconds.
 
     Raises:
         BackendNotExportedError: the exported model is missing (run ``dokocam detector export``).
@@ -128,36 +138,38 @@ def benchmark(
         raise BackendNotExportedError(
             f"no {backend} model at {path}: run `dokocam detector export --format {backend}` first"
         )
-    detector = CardDetector.load(
-        path,
-        scales=scales,
-        stretches=stretches,
-        fine_scale=fine_scale,
-        min_contrast=min_contrast,
-        workers=workers,
-        turned_scales=turned_scales,
-    )
     pool = _frames(images, width, height, seed)
+    views = {"scales": scales, "stretches": stretches, "fine_scale": fine_scale}
+    result: dict[str, Any] = {"frames": frames, "width": width, "height": height}
+    for profile in ("photo", "table"):
+        detector = CardDetector.load(path, profile, workers=workers, **(views if profile == "photo" else {}))
+        result[profile] = _timed(detector.cards, pool, frames, detector)
+        detector.close()
+    if baseline:
+        from ultralytics import YOLO
+
+        yolo = YOLO(baseline, task="detect")
+        result[baseline] = _timed(lambda f: yolo.predict(f, imgsz=640, verbose=False), pool, frames)
+        result["ratio"] = result["photo"]["median_ms"] / result[baseline]["median_ms"]
+    result["threads"] = float(__import__("torch").get_num_threads())
+    return result
+
+
+def _timed(run: Any, pool: list[np.ndarray], frames: int, detector: Any = None) -> dict[str, Any]:
+    """Median and 90th percentile of ``run(frame)`` over ``frames`` frames (after 5 to warm up), and with a
+    ``detector`` each stage's median and the mean number of locator passes."""
     for frame in pool[:5]:
-        detector.cards(frame)
-    total, locate, classify, refine, passes = [], [], [], [], []
+        run(frame)
+    total, stages, passes = [], [], []
     for i in range(frames):
-        frame = pool[i % len(pool)]
         start = time.perf_counter()
-        detector.cards(frame)
+        run(pool[i % len(pool)])
         total.append((time.perf_counter() - start) * 1000)
-        locate.append(detector.timing.locate)
-        classify.append(detector.timing.classify)
-        refine.append(detector.timing.refine)
-        passes.append(detector.timing.passes)
-    return {
-        "frames": frames,
-        "median_ms": statistics.median(total),
-        "p90_ms": float(np.percentile(total, 90)),
-        "locate_median_ms": statistics.median(locate),
-        "passes": float(np.mean(passes)),
-        "classify_median_ms": statistics.median(classify),
-        "refine_median_ms": statistics.median(refine),
-        "threads": float(__import__("torch").get_num_threads()),
-        "workers": float(workers),
-    }
+        if detector is not None:
+            stages.append(dict(detector.timing.ms))
+            passes.append(detector.timing.passes)
+    out: dict[str, Any] = {"median_ms": statistics.median(total), "p90_ms": float(np.percentile(total, 90))}
+    if detector is not None:
+        out["stages_median_ms"] = {k: statistics.median(s.get(k, 0.0) for s in stages) for k in stages[0]}
+        out["passes"] = float(np.mean(passes))
+    return out

@@ -1,7 +1,11 @@
 """One command from nothing to a measured detector: scenes, tiles, crops, locator, classifier, refiner, model, eval.
 
 ``dokocam detector build OUT`` runs the stages the model card's recipe lists, in order, each into its
-own place under ``OUT``. A stage leaves a marker when it is complete, so a build stopped anywhere (a
+own place under ``OUT``, and trains every network the shipped card's profiles name: the locator, the index
+classifier (trained again on the hard examples it misread), the box refiner, the table frames' classifier,
+the context classifier and the reading rescorer.
+
+A stage leaves a marker when it is complete, so a build stopped anywhere (a
 time limit, a lost machine, Ctrl-C) goes on where it stopped when run again with the same recipe:
 finished stages are skipped, the locator resumes from its last epoch, and a generation stage that did
 not finish is drawn again (the same seed draws the same data).
@@ -20,7 +24,20 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-STAGES = ("scenes", "tiles", "crops", "locator", "classifier", "refiner", "hard", "model", "eval")
+STAGES = (
+    "scenes",
+    "tiles",
+    "crops",
+    "locator",
+    "classifier",
+    "refiner",
+    "hard",
+    "table-classifier",
+    "context",
+    "rescorer",
+    "model",
+    "eval",
+)
 # How a build runs, not what it makes: a build may go on on another machine with these changed.
 RUNTIME_FIELDS = ("device", "workers")
 MODEL_NAME = "dokocam-corners"
@@ -68,6 +85,12 @@ class Recipe:
             the hard examples the build's detector mines from its own training scenes
             (``dokocam dataset mine``), ``hard_copies`` times each, beside its other data;
             ``hard_epochs`` 0 ships the classifier as the classifier stage made it.
+        table_classifier_epochs, table_classifier_minutes: the table frames' classifier, trained on from the
+            photos' with defocused crops as well (a table camera is a webcam, often out of focus).
+        context_epochs, context_minutes: the context classifier (a window four times each box) the rescorer reads.
+        rescorer_scenes, rescorer_epochs: the reading rescorer, fitted on the build's detector's readings of
+            ``rescorer_scenes`` scenes of training designs drawn for it alone (``OUT/calibration``), never
+            trained on: readings of training scenes are surer than a new photo's.
         device: ``cpu``, a CUDA index such as ``0``, or ``None`` for CUDA when present.
         workers: processes for generation and for the locator's data loading.
     """
@@ -106,6 +129,12 @@ class Recipe:
     hard_copies: int = 3
     hard_minutes: float | None = 25.0
     hard_lr: float = 1e-3
+    table_classifier_epochs: int = 2
+    table_classifier_minutes: float | None = 10.0
+    context_epochs: int = 3
+    context_minutes: float | None = 15.0
+    rescorer_scenes: int = 300
+    rescorer_epochs: int = 600
     device: str | None = None
     workers: int = 2
 
@@ -127,6 +156,10 @@ class Recipe:
                 ("refiner_scenes", self.refiner_scenes >= 1, "at least 1"),
                 ("hard_epochs", self.hard_epochs >= 0, "0 or more"),
                 ("hard_copies", self.hard_copies >= 1, "at least 1"),
+                ("table_classifier_epochs", self.table_classifier_epochs >= 1, "at least 1"),
+                ("context_epochs", self.context_epochs >= 1, "at least 1"),
+                ("rescorer_scenes", self.rescorer_scenes >= 1, "at least 1"),
+                ("rescorer_epochs", self.rescorer_epochs >= 1, "at least 1"),
                 ("workers", self.workers >= 0, "0 or more"),
                 ("closeup_fraction", 0 <= self.closeup_fraction <= 1, "in [0, 1]"),
                 ("near_fraction", 0 <= self.near_fraction <= 1, "in [0, 1]"),
@@ -227,6 +260,9 @@ def build(
         "classifier": lambda: _classifier(out, recipe, log),
         "refiner": lambda: _refiner(out, recipe, log),
         "hard": lambda: _hard(out, recipe, log),
+        "table-classifier": lambda: _table_classifier(out, recipe, log),
+        "context": lambda: _context(out, recipe, log),
+        "rescorer": lambda: _rescorer(out, recipe, log),
         "model": lambda: _model(out, recipe),
         "eval": lambda: report.metrics.update(_eval(out, eval_folders, log)),
     }
@@ -268,7 +304,12 @@ def build(
 
 
 # The build's scene sets: (folder, designs, seed offset, all of it validation).
-SCENE_SETS = (("scenes", "train", 0, False), ("heldout", "heldout", 1, True), ("train-designs", "train", 2, True))
+SCENE_SETS = (
+    ("scenes", "train", 0, False),
+    ("heldout", "heldout", 1, True),
+    ("train-designs", "train", 2, True),
+    ("calibration", "train", 3, True),
+)
 
 
 def _scenes(out: Path, recipe: Recipe) -> None:
@@ -288,7 +329,7 @@ def _scenes(out: Path, recipe: Recipe) -> None:
         _consume(
             write_dataset(
                 out / folder,
-                recipe.heldout_scenes if validation else recipe.scenes,
+                {"scenes": recipe.scenes, "calibration": recipe.rescorer_scenes}.get(folder, recipe.heldout_scenes),
                 recipe.seed + offset,
                 config=replace(config, designs=designs),
                 val_fraction=1.0 if validation else 0.0,
@@ -402,25 +443,51 @@ def _classifier(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
     )
 
 
-def _card(recipe: Recipe) -> Any:
-    """The model card of a build: the shipped model's operating points (passes, thresholds, the table's own) at
-    this build's size."""
+def _card(out: Path, recipe: Recipe) -> Any:
+    """The model card of a build: the shipped card's profiles (stages, passes, thresholds) at this build's size,
+    naming the build's networks (those made so far)."""
     from dataclasses import replace
 
     from dokocam.vision.detector.model import DEFAULT_MODEL, ModelCard
 
-    # A rescorer is fitted to one classifier's probabilities: a build's own classifier reads with plain
-    # scores, and has no use for a context classifier, which only a rescorer reads.
-    return replace(
-        ModelCard.load(DEFAULT_MODEL),
-        imgsz=recipe.imgsz,
-        table_imgsz=2 * recipe.imgsz,
-        classifier=None,
-        refiner=None,
-        rescorer=None,
-        rescorer_conf=None,
-        context_classifier=None,
-    )
+    shipped = ModelCard.load(DEFAULT_MODEL)
+    profiles = {}
+    for name, profile in shipped.profiles.items():
+        classifier = NETWORKS["table-classifier" if name == "table" else "classifier"]
+        if not (out / classifier).exists():
+            classifier = NETWORKS["classifier"]
+        stages = []
+        for stage in profile.stages:
+            if stage.stage == "locate":
+                stage = replace(stage, imgsz=recipe.imgsz * (2 if name == "table" else 1))
+            elif stage.stage == "read":
+                stage = replace(stage, classifier=classifier)
+            elif stage.stage == "refine":
+                stage = replace(stage, refiner=NETWORKS["refiner"])
+            elif stage.stage == "rescore":
+                context = NETWORKS["context"] if (out / NETWORKS["context"]).exists() else None
+                stage = replace(stage, rescorer=NETWORKS["rescorer"], context_classifier=context)
+            networks = [getattr(stage, k, None) for k in ("refiner", "rescorer")]
+            if any(n and not (out / n).exists() for n in networks):
+                profile = profile.without(stage.stage)
+                continue
+            stages.append(stage)
+        profiles[name] = replace(profile, stages=tuple(stages))
+    return replace(shipped, profiles=profiles)
+
+
+# The networks a build trains, by stage, as the card names them (each in ``OUT``; the hard stage's classifier
+# in ``OUT/hard`` replaces the classifier stage's in the model).
+NETWORKS = {
+    "classifier": f"{MODEL_NAME}.classifier.pt",
+    "refiner": f"{MODEL_NAME}.refiner.pt",
+    "table-classifier": f"{MODEL_NAME}.table-classifier.pt",
+    "context": f"{MODEL_NAME}.context-classifier.pt",
+    "rescorer": f"{MODEL_NAME}.rescorer.json",
+}
+TABLE_DEFOCUS = (1.0, 2.0, 3.0)  # blur radii of the table classifier's extra crops (``train_classifier(defocus=)``)
+CONTEXT_PAD = 1.5  # the context classifier's window: the box padded to four times its area
+RESCORER_FLOOR = 0.05  # the plain score a box needs to be rescored, as the shipped rescorer
 
 
 def _locator_weights(out: Path) -> Path:
@@ -428,25 +495,36 @@ def _locator_weights(out: Path) -> Path:
     return best if best.exists() else out / "locator" / "weights" / "last.pt"
 
 
-def _detector(out: Path, recipe: Recipe, *, refiner: bool) -> Any:
-    """The build's locator and classifier (and, with ``refiner``, its refiner when it has one) as a
-    detector at the photo operating point (its low threshold, its passes), as the model will be."""
+def _classifier_path(out: Path) -> Path:
+    """The photos' classifier of the build so far: the hard stage's when it made one."""
+    hard = out / "hard" / NETWORKS["classifier"]
+    return hard if hard.exists() else out / NETWORKS["classifier"]
+
+
+def _detector(out: Path, recipe: Recipe, *, refiner: bool, context: bool = False) -> Any:
+    """The build's locator and classifier (with ``refiner`` its refiner, with ``context`` its context
+    classifier, when it has them) as a detector of the photo profile without its rescorer, at the plain
+    scores' threshold, as the model will be."""
     from ultralytics import YOLO
 
     from dokocam.vision.detector.classifier import IndexReader
     from dokocam.vision.detector.model import CardDetector
     from dokocam.vision.detector.refiner import BoxReader
 
-    card, refined = _card(recipe), out / f"{MODEL_NAME}.refiner.pt"
+    profile = _card(out, recipe).profile("photo").without("rescore")
+    refined, contexts = out / NETWORKS["refiner"], out / NETWORKS["context"]
+    if not (refiner and refined.exists()):
+        profile = profile.without("refine")
+    if context and contexts.exists():
+        from dokocam.vision.detector.stages import RescoreConfig
+
+        profile = profile.with_stage(RescoreConfig(None, NETWORKS["context"]))
     return CardDetector(
-        yolo=YOLO(str(_locator_weights(out)), task="detect"),
-        card=card,
-        reader=IndexReader.load(out / f"{MODEL_NAME}.classifier.pt"),
-        refiner=BoxReader.load(refined) if refiner and refined.exists() else None,
-        conf=card.conf,
-        imgsz=card.imgsz,
-        scales=card.scales,
-        fine_scale=card.fine_scale,
+        profile,
+        YOLO(str(_locator_weights(out)), task="detect"),
+        reader=IndexReader.load(_classifier_path(out)),
+        refiner=BoxReader.load(refined) if profile.stage("refine") else None,
+        context=IndexReader.load(contexts) if profile.stage("rescore") else None,
     )
 
 
@@ -515,21 +593,86 @@ def _hard(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
     )
 
 
+def _table_classifier(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
+    from dokocam.vision.detector.classifier import train_classifier
+
+    target = out / NETWORKS["table-classifier"]
+    target.unlink(missing_ok=True)
+    train_classifier(
+        [out / "scenes"],
+        target,
+        val=[out / "heldout"],
+        epochs=recipe.table_classifier_epochs,
+        batch=recipe.classifier_batch,
+        width=recipe.classifier_width,
+        seed=recipe.seed,
+        time_minutes=recipe.table_classifier_minutes,
+        init=_classifier_path(out),
+        crops=[out / "crops.npz"] if recipe.crops else [],
+        crop_size=recipe.crop_size,
+        lr=recipe.hard_lr,
+        device=recipe.device,
+        defocus=TABLE_DEFOCUS,
+        log=log,
+    )
+
+
+def _context(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
+    from dokocam.vision.detector.classifier import train_classifier
+
+    target = out / NETWORKS["context"]
+    target.unlink(missing_ok=True)
+    # The drawn crops are cut at the index classifier's pad: the context classifier learns from the scenes alone.
+    train_classifier(
+        [out / "scenes"],
+        target,
+        val=[out / "heldout"],
+        epochs=recipe.context_epochs,
+        batch=recipe.classifier_batch,
+        width=recipe.classifier_width,
+        seed=recipe.seed,
+        time_minutes=recipe.context_minutes,
+        crop_size=recipe.crop_size,
+        lr=recipe.classifier_lr,
+        device=recipe.device,
+        pad=CONTEXT_PAD,
+        log=log,
+    )
+
+
+def _rescorer(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
+    from dokocam.vision.detector.rescorer import collect_readings, features_for, fit_rescorer
+    from dokocam.vision.yolo import read_folder
+
+    target = out / NETWORKS["rescorer"]
+    target.unlink(missing_ok=True)
+    detector = _detector(out, recipe, refiner=True, context=True)
+    folder = read_folder(out / "calibration", split="val")
+    features, hits = collect_readings(folder, detector, floor=RESCORER_FLOOR)
+    info = {"model": str(out), "data": [str(out / "calibration")], "images": len(folder.items)}
+    rescorer = fit_rescorer(
+        features,
+        hits,
+        epochs=recipe.rescorer_epochs,
+        seed=recipe.seed,
+        floor=RESCORER_FLOOR,
+        weight=detector.profile.locate_weight,
+        info=info,
+        names=features_for(detector.context is not None),
+    )
+    rescorer.save(target)
+    log(f"build: rescorer: fitted on {len(hits)} readings of {len(folder.items)} scenes, {int(hits.sum())} right")
+
+
 def _model(out: Path, recipe: Recipe) -> None:
     from dokocam.vision.detector.train import TrainResult, ship
 
     run = out / "locator"
     result = TrainResult(run, _locator_weights(out), run / "weights" / "last.pt")
-    refiner = out / f"{MODEL_NAME}.refiner.pt"
-    hard = out / "hard" / f"{MODEL_NAME}.classifier.pt"
-    classifier = hard if hard.exists() else out / f"{MODEL_NAME}.classifier.pt"
-    ship(
-        result,
-        out / "model" / f"{MODEL_NAME}.pt",
-        _card(recipe),
-        classifier=classifier,
-        refiner=refiner if refiner.exists() else None,
-    )
+    card = _card(out, recipe)
+    checkpoints = {name: out / name for name in card.files()}
+    checkpoints[NETWORKS["classifier"]] = _classifier_path(out)
+    ship(result, out / "model" / f"{MODEL_NAME}.pt", card, checkpoints)
 
 
 # What the eval stage scores with each profile: the held-out designs (what every choice is made on) and

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -155,40 +155,16 @@ def train_locator(
 
 
 def ship(
-    result: TrainResult,
-    destination: str | Path,
-    card: ModelCard,
-    *,
-    classifier: str | Path | None = None,
-    refiner: str | Path | None = None,
-    table_classifier: str | Path | None = None,
-    rescorer: str | Path | None = None,
-    context_classifier: str | Path | None = None,
-    **extra: object,
+    result: TrainResult, destination: str | Path, card: ModelCard, checkpoints: dict[str, str | Path] | None = None
 ) -> Path:
-    """Copies a run's best weights to ``destination`` and writes ``card`` as its model card JSON beside it.
-
-    ``classifier``, ``refiner``, ``table_classifier``, ``rescorer`` and ``context_classifier``, file
-    paths, are copied beside the weights and named in the card.
-    """
+    """Copies a run's best weights to ``destination``, the ``checkpoints`` beside them (the card names
+    them by file name), and writes ``card`` as the model card JSON beside them."""
     destination = Path(destination)
     destination.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(result.best, destination)
-
-    def beside(checkpoint: str | Path | None) -> str | None:
-        if checkpoint is None:
-            return None
+    for checkpoint in (checkpoints or {}).values():
         name = Path(checkpoint).name
         if Path(checkpoint).resolve() != (destination.parent / name).resolve():
             shutil.copyfile(checkpoint, destination.parent / name)
-        return name
-
-    replace(
-        card,
-        classifier=beside(classifier),
-        refiner=beside(refiner),
-        table_classifier=beside(table_classifier),
-        rescorer=beside(rescorer),
-        context_classifier=beside(context_classifier),
-    ).save(destination, **extra)
+    card.save(destination)
     return destination

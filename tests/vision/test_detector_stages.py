@@ -1,0 +1,95 @@
+"""The detector as declared stages: every profile of the shipped card loads and runs, each stage is timed, the card's
+stage entries are checked and round-trip."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dokocam.vision.detections import Detections
+from dokocam.vision.detector.model import DEFAULT_MODEL, CardDetector, ModelCard, ModelNotFoundError, Profile
+from dokocam.vision.detector.stages import (
+    CONFIGS,
+    Frame,
+    GroupConfig,
+    LocateConfig,
+    config_from_dict,
+    config_to_dict,
+)
+
+
+@pytest.fixture(scope="module")
+def scene() -> np.ndarray:
+    from dokocam.vision.synth.dataset import DeckPool, SceneConfig, generate_image
+
+    config = SceneConfig(imgsz=640, closeup_fraction=1.0)
+    return generate_image(3, 5, config, DeckPool(5, config.procedural_decks))[0]
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped model in models/")
+@pytest.mark.parametrize("profile", ["photo", "table"])
+def test_every_profile_of_the_shipped_card_loads_runs_and_times_each_stage(profile: str, scene: np.ndarray):
+    card = ModelCard.load(DEFAULT_MODEL)
+    assert set(card.profiles) == {"photo", "table"}
+    detector = CardDetector.load(DEFAULT_MODEL, profile)
+    assert detector.profile == card.profile(profile) and str(detector).startswith(profile)
+    cards = detector.cards(scene)
+    assert len(cards) > 0 and cards.data["corners"].min() >= 1
+    assert list(detector.timing.ms) == [s.stage for s in detector.profile.stages]
+    assert all(ms >= 0 for ms in detector.timing.ms.values()) and detector.timing.passes >= 1
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped model in models/")
+def test_the_stages_run_by_hand_give_the_detectors_reads(scene: np.ndarray):
+    detector = CardDetector.load(DEFAULT_MODEL)
+    frame = Frame(scene, float(detector.conf), float(detector.conf))  # type: ignore[arg-type]
+    if detector.rescorer is not None and detector.profile.stage("rescore") is not None:
+        frame.floor = detector.rescorer.floor
+    found = Detections.empty()
+    for stage in detector.stages:
+        found = stage(frame, found)
+    reads = detector.reads(scene)
+    assert np.array_equal(found.xyxy, reads.xyxy) and np.array_equal(found.class_id, reads.class_id)
+    assert np.array_equal(found.confidence, reads.confidence)
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped model in models/")
+def test_a_stage_left_out_is_not_run(scene: np.ndarray):
+    detector = CardDetector.load(DEFAULT_MODEL)
+    name = detector.profile.stages[-2].stage  # the last stage before grouping
+    without = detector.without(name)
+    without.cards(scene)
+    assert name not in without.timing.ms and name in [s.stage for s in detector.profile.stages]
+
+
+def test_every_stage_config_round_trips_through_its_card_entry():
+    for kind in CONFIGS.values():
+        config = kind()
+        assert config_from_dict(json.loads(json.dumps(config_to_dict(config)))) == config
+
+
+def test_a_card_entry_naming_an_unknown_stage_or_setting_is_refused_with_the_known_ones():
+    with pytest.raises(ValueError, match="unknown stage 'blur': the stages are locate, read"):
+        config_from_dict({"stage": "blur"})
+    with pytest.raises(ValueError, match="stage 'locate' has no setting turned_scales: it takes"):
+        config_from_dict({"stage": "locate", "turned_scales": [1.0]})
+
+
+def test_an_unreadable_card_says_which_file(tmp_path: Path):
+    (tmp_path / "m.pt").write_bytes(b"")
+    (tmp_path / "m.json").write_text(json.dumps({"profiles": {"photo": {"conf": 0.3, "stages": [{"stage": "x"}]}}}))
+    with pytest.raises(ModelNotFoundError, match="m.json is not a model card this version reads: unknown stage"):
+        ModelCard.load(tmp_path / "m.pt")
+
+
+def test_a_profile_needs_a_locate_stage_and_a_network_for_each_stage():
+    with pytest.raises(ValueError, match="no locate stage"):
+        CardDetector(Profile("photo", stages=(GroupConfig(),)), yolo=None)
+    with pytest.raises(ValueError, match="a read stage and a score stage go together"):
+        CardDetector(Profile("photo", stages=(LocateConfig(), config_from_dict({"stage": "read"}))), yolo=None)
+    stages = (LocateConfig(), config_from_dict({"stage": "refine", "refiner": "r.pt"}), GroupConfig())
+    with pytest.raises(ValueError, match="has a refine stage but no network for it"):
+        CardDetector(Profile("photo", stages=stages), yolo=None)
