@@ -648,7 +648,12 @@ def _rescorer(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
     target.unlink(missing_ok=True)
     detector = _detector(out, recipe, refiner=True, context=True)
     folder = read_folder(out / "calibration", split="val")
-    features, hits = collect_readings(folder, detector, floor=RESCORER_FLOOR)
+    try:
+        features, hits = collect_readings(folder, detector, floor=RESCORER_FLOOR)
+    except ValueError as exc:
+        # A locator too young to find anything: the model scores its photos plainly (``_card`` drops the stage).
+        log(f"build: rescorer: none fitted ({exc}); the photo profile keeps the plain scores")
+        return
     info = {"model": str(out), "data": [str(out / "calibration")], "images": len(folder.items)}
     rescorer = fit_rescorer(
         features,
