@@ -325,13 +325,19 @@ class CardTracker:
                         *(track.center - track.landed_center)
                     ) > self.move_tolerance * track.size and not self._still(track):
                         track.moved = True
-                if track.moved and not bool(self.geometry.in_trick_area(track.center[None])[0]):
+                if track.moved and not self._in_trick_area(track):
                     events.append(CardLeft(track.id, track.card_index, frame, time, time))
                     survivors.pop()
                 continue
             landed = self._try_land(track, frame, time)
             if landed is not None:
                 events.append(landed)
+            elif track.slowest is not None and time == track.last_time and not self._in_trick_area(track):
+                # Carried out of the trick area before it came to rest: reported now, not once its track ends.
+                glimpse = self._glimpsed(track, frame, time)
+                if glimpse:
+                    events.extend(glimpse)
+                    survivors.pop()
         # Three or more landed cards all vanishing together is a trick being collected, not a
         # hand resting on them: let them go at once rather than after ``hold_time``.
         hidden = [t for t in survivors if t.landed and time - t.last_time > self.collected_after]
@@ -873,10 +879,13 @@ class CardTracker:
                 return True
         return False
 
+    def _in_trick_area(self, track: Track) -> bool:
+        return bool(self.geometry.in_trick_area(track.center[None])[0])
+
     def _note_slowest(self, track: Track, frame: int) -> None:
         """Remembers where a card not yet landed moved slowest inside the trick area (pixels a second
         since it was seen before): where it was put down, if it was."""
-        if len(track.path) < 2 or not bool(self.geometry.in_trick_area(track.center[None])[0]):
+        if len(track.path) < 2 or not self._in_trick_area(track):
             return
         (t0, c0), (t1, c1) = track.path[-2], track.path[-1]
         speed = float(np.hypot(*(c1 - c0))) / max(t1 - t0, 1e-6)
@@ -924,7 +933,7 @@ class CardTracker:
     def _try_land(self, track: Track, frame: int, time: float) -> CardLanded | None:
         if track.hits < self.min_hits or time - track.last_time > 1e-9:
             return None  # only decide on frames where the card is actually seen
-        if not bool(self.geometry.in_trick_area(track.center[None])[0]):
+        if not self._in_trick_area(track):
             return None
         since = self._rest_since(track)
         if since is None or time - since < self.rest_time:
