@@ -303,7 +303,7 @@ def test_table_frames_read_with_their_own_classifier_shipped_and_exported_beside
 
     assert main(["detector", "export", "--format", "onnx", "--model", str(model)]) == 0
     assert (model.parent / "tiny.classifier.onnx").exists() and (model.parent / "table.classifier.onnx").exists()
-    exported = CardDetector.load(model.with_suffix(".onnx"), table=True).reader
+    exported = CardDetector.load(model.with_suffix(".onnx"), "table").reader
     assert exported.session is not None
     assert np.allclose(exported.probabilities(image, boxes), frames, atol=1e-5)
 

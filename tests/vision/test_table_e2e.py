@@ -178,7 +178,7 @@ def test_analyze_refuses_a_bad_contract_with_a_message(tmp_path, capsys):
 def test_one_rendered_trick_is_reconstructed_by_the_shipped_detector(seed):
     from dokocam.vision.detector.model import CardDetector
 
-    # table=True: the size the camera pipeline runs the detector at (whole tables, small indices).
+    # the table profile: the size the camera pipeline runs the detector at (whole tables, small indices).
     detector = CardDetector.load(profile="table")
     video = GameVideo(seed=seed, tricks=1, fps=4.0)
     frames = []

@@ -697,7 +697,7 @@ def _eval(out: Path, extra: tuple[str, ...], log: Callable[[str], None]) -> dict
     from dokocam.vision.yolo import read_folder
 
     model = out / "model" / f"{MODEL_NAME}.pt"
-    photo, table = CardDetector.load(model), CardDetector.load(model, table=True)
+    photo, table = CardDetector.load(model), CardDetector.load(model, "table")
     targets = [
         (f"{name}/{profile}", read_folder(out / name, split="val"), photo if profile == "photo" else table)
         for name in EVAL_SETS
