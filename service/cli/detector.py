@@ -733,6 +733,8 @@ def _train_refiner(args: argparse.Namespace) -> int:
 
 
 def _train_rescorer(args: argparse.Namespace) -> int:
+    import dataclasses
+
     import numpy as np
 
     from dokocam.vision.detector.model import CardDetector, ModelNotFoundError
@@ -751,7 +753,8 @@ def _train_rescorer(args: argparse.Namespace) -> int:
         raise SystemExit(
             f"dokocam detector train rescorer: {args.model} has no classifier whose readings could be rescored"
         )
-    detector = detector.without("rescore")
+    # Plain reads, with the context classifier's reading where the card names one (what the rescorer reads).
+    detector = dataclasses.replace(detector, rescorer=None)
     try:
         parts = [
             collect_readings(
