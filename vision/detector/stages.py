@@ -147,7 +147,8 @@ def config_from_dict(data: dict[str, Any]) -> StageConfig:
     unknown = sorted(set(data) - known)
     if unknown:
         raise ValueError(f"stage {name!r} has no setting {', '.join(unknown)}: it takes {', '.join(sorted(known))}")
-    return kind(**{k: tuple(float(x) for x in v) if isinstance(v, list) else v for k, v in data.items()})
+    settings: dict[str, Any] = {k: tuple(float(x) for x in v) if isinstance(v, list) else v for k, v in data.items()}
+    return kind(**settings)
 
 
 def config_to_dict(config: StageConfig) -> dict[str, Any]:
