@@ -103,7 +103,7 @@ def _wait(client: TestClient, states: tuple[str, ...], timeout: float) -> dict:
             status["fractions"] = seen
             return status
         time.sleep(0.2)
-    raise AssertionError(f"enrolment still {status['state']} after {timeout} s: {status}")
+    raise AssertionError(f"enrolment still {status['phase']} after {timeout} s: {status}")
 
 
 def test_a_phone_photo_is_enrolled_confirmed_adapted_and_read_with(client: TestClient, home: Path, grid_jpeg: bytes):

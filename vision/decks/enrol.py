@@ -16,9 +16,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from dokocam.vision.decks.grid import GridError, Placement, place_outlines
+from dokocam.vision.decks.grid import GridError, Placement, grow, place_outlines
 from dokocam.vision.decks.layout import COLUMNS, ROWS, card_name, code_at, place_name, place_of
-from dokocam.vision.decks.outline import Outline, find_outlines, rectify, sharpness
+from dokocam.vision.decks.outline import EdgeMap, Outline, find_outlines, rectify, sharpness
 from dokocam.vision.synth.faces import CARD_CODES, FOLDER_INDEX_BOX, index_ink_box
 
 SURE = 0.9  # a reading this probable (over the 24 cards) names a misplaced or doubled card
@@ -26,6 +26,11 @@ MIN_SHARPNESS = 0.35  # median card sharpness (outline.sharpness) below which a 
 MIN_CARD_PX = 60  # a card narrower than this in the photo has indices too small to enrol
 MIN_AGREEMENT = 6  # places read as their layout's card for a grid orientation to count as found
 ASPECT_RANGE = (1.35, 1.65)  # the stored faces' height over width, from the photo's cards
+# A card the grid says is there counts as found when its sides, snapped to the edges near them, are on
+# average this strong against the found cards' (and three of four at least EDGE_EACH): an empty place's
+# table has no four straight edges around it.
+EDGE_MEAN = 0.35
+EDGE_EACH = 0.12
 SIDES = {"oben": (0.0, -1.0), "unten": (0.0, 1.0), "links": (-1.0, 0.0), "rechts": (1.0, 0.0)}
 
 
@@ -84,6 +89,8 @@ class Enrolment:
             players to confirm; empty when every face reads as its own card or unsurely as none.
         turn: for a grid photo, the side of the photo the Kreuz row lies on (``oben``, ``unten``,
             ``links``, ``rechts``).
+        outlines: for a grid photo, card code -> its ``(4, 2)`` corners in the photo, the face's top-left
+            first, clockwise.
     """
 
     faces: dict[str, np.ndarray]
@@ -91,6 +98,7 @@ class Enrolment:
     source: str
     unsure: list[str] = field(default_factory=list)
     turn: str | None = None
+    outlines: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def shipped_reader() -> object:
@@ -147,6 +155,7 @@ def enrol_grid(photo: np.ndarray, *, reader: object | None = None, kreuz: str | 
                 "No card is visible in the photo: lay the 24 cards face up on a table and photograph them from above.",
             )
         )
+    outlines = _grown(photo, outlines)
     try:
         placements = place_outlines(outlines)
     except GridError as exc:
@@ -170,9 +179,26 @@ def enrol_grid(photo: np.ndarray, *, reader: object | None = None, kreuz: str | 
         raise EnrolmentError(_missing_message(len(outlines), [placement]))
     faces = {code: rectify(photo, placement.places[place_of(code)], aspect) for code in CARD_CODES}
     readings = [read, flipped][choice]
-    enrolment = Enrolment(faces, readings, "grid", turn=_side(placement))
+    outlines_by_code = {code: placement.places[place_of(code)].corners for code in CARD_CODES}
+    enrolment = Enrolment(faces, readings, "grid", turn=_side(placement), outlines=outlines_by_code)
     enrolment.unsure = _check_readings(readings, lambda code: place_name(*place_of(code)))
     return enrolment
+
+
+def _grown(photo: np.ndarray, outlines: list[Outline]) -> list[Outline]:
+    """``outlines`` and the cards whose outline was too weak to find on its own (glare, a table as light
+    as the stock): where the layout's lattice puts them, snapped to the edges there, when the edges are there."""
+    if len(outlines) < 2:
+        return outlines
+    edges = EdgeMap(photo)
+    typical = float(np.median([edges.sides(o.corners).mean() for o in outlines]))
+
+    def accept(corners: np.ndarray) -> np.ndarray | None:
+        snapped = edges.snap(corners)
+        strength = edges.sides(snapped) / max(typical, 1e-9)
+        return snapped if strength.mean() >= EDGE_MEAN and (strength >= EDGE_EACH).sum() >= 3 else None
+
+    return grow(outlines, accept)
 
 
 def _opposite(code: str) -> str:
@@ -187,12 +213,14 @@ def _missing_message(found: int, placements: list[Placement]) -> str:
     german = (
         f"Auf dem Foto sind {found} von 24 Karten zu sehen. Leer: {named[0]}"
         + (f" (oder, falls die Kreuz-Reihe {_side(placements[1])} liegt: {named[1]})" if len(named) > 1 else "")
-        + ". Lege alle 24 aus und fotografiere noch einmal."
+        + ". Lege alle 24 aus und fotografiere noch einmal; liegt dort schon eine Karte, dann verschluckt sie "
+        "wohl eine Spiegelung: ohne Blitz, mit weniger direktem Licht oder schräger fotografieren."
     )
     english = (
         f"The photo shows {found} of 24 cards. Empty: {named[0]}"
         + (f" (or, if the Kreuz row lies {_side(placements[1])}: {named[1]})" if len(named) > 1 else "")
-        + ". Lay out all 24 and take the photo again."
+        + ". Lay out all 24 and take the photo again; if a card lies there, glare hides it: take the photo "
+        "without flash, in softer light or from a slight angle."
     )
     return _both(german, english)
 
@@ -372,7 +400,7 @@ def _single_face(file: Path) -> np.ndarray:
         raise EnrolmentError(
             _both(f"{file.name} ist kein lesbares Bild.", f"{file.name} is not an image that can be read.")
         )
-    outlines = find_outlines(photo)
+    outlines = find_outlines(photo, many=False)
     h, w = photo.shape[:2]
     if outlines:
         outline = outlines[0]

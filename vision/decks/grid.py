@@ -9,12 +9,14 @@ enrolment reads the cards to choose.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from dokocam.vision.decks.layout import COLUMNS, ROWS, place_name
-from dokocam.vision.decks.outline import Outline
+from dokocam.vision.decks.outline import Outline, outline_of
 
 
 class GridError(ValueError):
@@ -117,3 +119,86 @@ def _upright(outline: Outline, down: np.ndarray) -> Outline:
     c = outline.corners
     top_to_bottom = (c[2] + c[3] - c[0] - c[1]) / 2
     return outline if top_to_bottom @ down >= 0 else outline.turned(2)
+
+
+MIN_FOR_GROWING = 6  # outlines found before the layout's regularity may say where the others lie
+
+
+def lattice(outlines: list[Outline]) -> dict[tuple[int, int], Outline]:
+    """Each outline at its ``(i, j)`` on the layout's lattice: ``i`` counts card steps along the cards'
+    long side, ``j`` along their short side (from 0; a step with no card found is still counted)."""
+    long_axis = _long_axis(outlines)
+    short_axis = np.array([-long_axis[1], long_axis[0]])
+    centres = np.array([o.centre for o in outlines])
+    height = float(np.median([o.height for o in outlines]))
+    width = float(np.median([o.width for o in outlines]))
+    index = []
+    for axis, size in ((long_axis, height), (short_axis, width)):
+        along = centres @ axis
+        groups = _groups(along, 0.5 * size)
+        means = np.array([along[groups == g].mean() for g in range(groups.max() + 1)])
+        # A step is a card and a gap (shorter on the far side of a tilted photo); an empty row or column
+        # between two found ones makes a double step.
+        gaps = np.diff(means)
+        steps = np.maximum(1, np.round(gaps / np.median(gaps))) if len(gaps) else np.zeros(0)
+        index.append(np.concatenate([[0], np.cumsum(steps)]).astype(int)[groups])
+    placed: dict[tuple[int, int], Outline] = {}
+    for outline, i, j in zip(outlines, *index):
+        placed.setdefault((int(i), int(j)), outline)
+    return placed
+
+
+def _fits(keys: list[tuple[int, int]]) -> bool:
+    """Whether lattice places ``keys`` fit in the layout (4 x 6 steps one way round or the other)."""
+    spans = tuple(max(k[a] for k in keys) - min(k[a] for k in keys) + 1 for a in (0, 1))
+    return (spans[0] <= ROWS and spans[1] <= COLUMNS) or (spans[0] <= COLUMNS and spans[1] <= ROWS)
+
+
+def grow(outlines: list[Outline], accept: Callable[[np.ndarray], np.ndarray | None]) -> list[Outline]:
+    """``outlines`` and the cards the layout's regularity finds next to them, one lattice step at a time.
+
+    A homography from lattice places to the found cards' centres carries the nearest found card's outline
+    over to each empty neighbouring place (so perspective and the cards' size come along); ``accept``
+    gets those corners and returns the card's corners there (snapped to its edges), or ``None`` when no
+    card lies there. Growth stops when no neighbour is accepted or the layout is full. Fewer than
+    :data:`MIN_FOR_GROWING` outlines: returned as they are (too few to trust the lattice).
+    """
+    if len(outlines) < MIN_FOR_GROWING:
+        return outlines
+    placed = lattice(outlines)
+    refused: set[tuple[int, int]] = set()
+    added: list[Outline] = []
+    while len(placed) < ROWS * COLUMNS:
+        keys = list(placed)
+        if len({k[0] for k in keys}) < 2 or len({k[1] for k in keys}) < 2:
+            break
+        grid = np.array([(j, i) for i, j in keys], np.float64)
+        centres = np.array([placed[k].centre for k in keys], np.float64)
+        homography, _ = cv2.findHomography(grid, centres, 0)
+        if homography is None:
+            break
+        inverse = np.linalg.inv(homography)
+        candidates = {
+            (i + di, j + dj)
+            for i, j in keys
+            for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1))
+            if (i + di, j + dj) not in placed and (i + di, j + dj) not in refused
+        }
+        grown = False
+        for i, j in sorted(candidates):
+            if not _fits([*placed, (i, j)]):
+                continue
+            near = min(placed, key=lambda k: (k[0] - i) ** 2 + (k[1] - j) ** 2)
+            in_grid = cv2.perspectiveTransform(placed[near].corners.reshape(-1, 1, 2), inverse).reshape(-1, 2)
+            moved = in_grid + [j - near[1], i - near[0]]
+            predicted = cv2.perspectiveTransform(moved.reshape(-1, 1, 2), homography).reshape(-1, 2)
+            corners = accept(predicted)
+            if corners is None:
+                refused.add((i, j))
+                continue
+            placed[(i, j)] = outline = outline_of(corners)
+            added.append(outline)
+            grown = True
+        if not grown:
+            break
+    return outlines + added

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -73,15 +74,17 @@ class GridShot:
     view_width_cm: float = 68.0
 
 
-def render_grid(
+def render_grid_scene(
     faces: Mapping[str, Face],
     shot: GridShot = GridShot(),
     *,
     seed: int = 0,
     codes: Mapping[tuple[int, int], str | None] | None = None,
     look: object | None = None,
-) -> np.ndarray:
-    """A photo of ``faces`` laid out as the enrolment expects, on a random table (chosen by ``seed``).
+    table: object | None = None,
+) -> tuple[np.ndarray, Any]:
+    """A photo of ``faces`` laid out as the enrolment expects, on a random table (chosen by ``seed``),
+    and its :class:`~vision.synth.scene.SceneAnnotation` (where each card lies in it).
 
     Args:
         faces: the 24 faces by card code (:func:`~vision.synth.faces.load_face_folder`).
@@ -90,9 +93,10 @@ def render_grid(
         codes: what lies at each place when it is not the layout's own card (``None``: nothing), to
             show a misplaced, doubled or missing card.
         look: the shot's light and artefacts (a :class:`~vision.synth.scene.Look`); the table's own by default.
+        table: the table (a :class:`~vision.synth.scene.Table`); ``Table.random(seed)`` by default.
 
     Returns:
-        The BGR photo.
+        The BGR photo and its annotation.
     """
     from dokocam.vision.synth.scene import Camera, Deck, PlacedCard, Table, render_scene
 
@@ -119,6 +123,16 @@ def render_grid(
         fov_deg=float(rng.uniform(55, 70)),
         k1=float(rng.uniform(0, 0.04)),
     )
-    table = Table.random(seed)
-    image, _ = render_scene(deck, table, placed, camera, seed=seed, look=look)  # type: ignore[arg-type]
-    return image
+    return render_scene(
+        deck,
+        table or Table.random(seed),
+        placed,
+        camera,
+        seed=seed,
+        look=look,
+    )
+
+
+def render_grid(faces: Mapping[str, Face], shot: GridShot = GridShot(), **kwargs: Any) -> np.ndarray:
+    """The photo of :func:`render_grid_scene` alone."""
+    return render_grid_scene(faces, shot, **kwargs)[0]

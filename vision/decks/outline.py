@@ -5,7 +5,11 @@ it on most tables: the card stock (light and unsaturated against the cloth, pick
 threshold) and the outline's edges (for a pale table, where stock and cloth differ only in their
 edge). Each mask's outer contours are kept when they are rectangles of a card's proportions; each
 side is then fitted as a line through the contour's straight middle part, so a corner is where two
-sides meet, not where a rounded corner happens to bend.
+sides meet, not where a rounded corner happens to bend, and moved onto the strongest colour edge next
+to it (:class:`EdgeMap`). Which of the masks' outlines are cards is settled by their most common size.
+A card no mask finds (glare, a table as light as the stock) is left to the layout's lattice
+(:func:`~vision.decks.grid.grow`), which asks the :class:`EdgeMap` whether four edges are where it
+expects a card.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ MIN_ASPECT, MAX_ASPECT = 1.2, 1.9  # a card's long side over its short side, as 
 MIN_FILL = 0.82  # contour area over its rotated rectangle's: a card is nearly a full rectangle
 FACE_WIDTH = 360  # the rectified face's width in pixels
 SIDE_MIDDLE = (0.15, 0.85)  # the part of each side fitted as a line (the corners are rounded)
+SIZE_SPREAD = 1.5  # how much a card's outline area may differ from the typical card's (tilt, a lost corner)
 LOCAL_BLOCKS = (0.1, 0.2)  # the local threshold's neighbourhoods, as shares of the photo's long side
+SNAP_REACH = 0.05  # how far a found side may move onto an edge, as a share of the card's other side
 
 
 @dataclass(frozen=True)
@@ -59,10 +65,12 @@ class Outline:
         return Outline(np.roll(self.corners, -quarter_turns, axis=0), self.area, self.fill)
 
 
-def find_outlines(image: np.ndarray) -> list[Outline]:
+def find_outlines(image: np.ndarray, *, many: bool = True) -> list[Outline]:
     """Every card-shaped outline in a BGR photo, largest first.
 
     An outline's corners run clockwise from a corner of a short side, the face upright or upside down.
+    ``many``: the photo shows many cards of one size (a layout), so the most common outline size is a
+    card's; ``False`` for a photo of one card, whose pips would outnumber it.
     """
     scale = min(1.0, WORK_SIDE / max(image.shape[:2]))
     small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
@@ -70,14 +78,18 @@ def find_outlines(image: np.ndarray) -> list[Outline]:
     for mask in _masks(small):
         found += _outlines(mask)
     kept: list[Outline] = []
-    # Each mask finds some cards; a card found by several keeps its most rectangular outline.
-    for outline in sorted(found, key=lambda o: -o.fill):
+    # Each mask finds some cards; a card found by several keeps its most rectangular outline. Sizes are
+    # settled first: a mask that took the pale table for stock outlines the whole layout as one "card".
+    for outline in sorted(_card_sized(found) if many else found, key=lambda o: -o.fill):
         if not any(
             cv2.pointPolygonTest(k.corners.astype(np.float32), outline.centre.tolist(), False) >= 0 for k in kept
         ):
             kept.append(outline)
-    kept = sorted(_consistent(kept), key=lambda o: -o.area)
-    return [Outline(o.corners / scale, o.area / scale**2, o.fill) for o in kept]
+    kept = sorted(kept if many else _median_sized(kept), key=lambda o: -o.area)
+    # A mask's contour lies a few pixels off the card's edge (a shadow, an opening, a lost corner): each
+    # side moves onto the strongest edge next to it.
+    edges = EdgeMap(small)
+    return [Outline(edges.snap(o.corners, SNAP_REACH) / scale, o.area / scale**2, o.fill) for o in kept]
 
 
 def _masks(image: np.ndarray) -> list[np.ndarray]:
@@ -121,12 +133,26 @@ def _outlines(mask: np.ndarray) -> list[Outline]:
     return sorted(found, key=lambda o: -o.area)
 
 
-def _consistent(outlines: list[Outline]) -> list[Outline]:
+def _median_sized(outlines: list[Outline]) -> list[Outline]:
     """The outlines of about the median's size (a card; not a phone, a box or a pip's blob)."""
     if len(outlines) < 3:
         return outlines
     median = float(np.median([o.area for o in outlines]))
     return [o for o in outlines if 0.5 * median <= o.area <= 1.8 * median]
+
+
+def _card_sized(outlines: list[Outline]) -> list[Outline]:
+    """The outlines of the most common size (a card; not the whole layout, a phone, a box or a pip's blob).
+
+    The size is the area with the most outlines within a factor of :data:`SIZE_SPREAD` of it: several
+    masks find the same cards, so a card's size gathers many votes and a stray outline few.
+    """
+    if len(outlines) < 3:
+        return outlines
+    areas = np.log([o.area for o in outlines])
+    votes = (np.abs(areas[:, None] - areas[None, :]) < np.log(SIZE_SPREAD)).sum(axis=1)
+    typical = float(np.median(areas[votes == votes.max()]))
+    return [o for o, a in zip(outlines, areas) if abs(a - typical) < np.log(SIZE_SPREAD)]
 
 
 def _fitted_corners(points: np.ndarray, box: np.ndarray) -> np.ndarray:
@@ -192,3 +218,77 @@ def sharpness(image: np.ndarray, outline: Outline) -> float:
         return 0.0
     laplace = cv2.Laplacian(grey, cv2.CV_32F, ksize=3)
     return float(laplace[inside].std() / max(grey[inside].std(), 1.0))
+
+
+class EdgeMap:
+    """A photo's colour gradients, for measuring how strongly a straight line runs along an edge.
+
+    Args:
+        image: the BGR photo.
+    """
+
+    def __init__(self, image: np.ndarray) -> None:
+        self.scale = min(1.0, WORK_SIDE / max(image.shape[:2]))
+        small = cv2.resize(image, None, fx=self.scale, fy=self.scale, interpolation=cv2.INTER_AREA)
+        smooth = cv2.GaussianBlur(small, (0, 0), 1.2).astype(np.float32)
+        self.gx = cv2.Sobel(smooth, cv2.CV_32F, 1, 0, ksize=3)
+        self.gy = cv2.Sobel(smooth, cv2.CV_32F, 0, 1, ksize=3)
+
+    def strength(self, starts: np.ndarray, ends: np.ndarray, samples: int = 40) -> np.ndarray:
+        """How strongly each segment ``starts[i]``-``ends[i]`` (photo pixels) lies on an edge: the mean,
+        over points along its middle, of the colour gradient across it (summed over channels)."""
+        starts, ends = starts * self.scale, ends * self.scale
+        t = np.linspace(SIDE_MIDDLE[0], SIDE_MIDDLE[1], samples)[None, :, None]
+        points = starts[:, None, :] + t * (ends - starts)[:, None, :]
+        along = (ends - starts) / np.maximum(np.linalg.norm(ends - starts, axis=1, keepdims=True), 1e-9)
+        normal = np.stack([-along[:, 1], along[:, 0]], axis=1)
+        mx, my = points[..., 0].astype(np.float32), points[..., 1].astype(np.float32)
+        gx = cv2.remap(self.gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        gy = cv2.remap(self.gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        across = np.abs(gx * normal[:, None, 0, None] + gy * normal[:, None, 1, None]).sum(axis=-1)
+        return across.mean(axis=1)
+
+    def sides(self, corners: np.ndarray) -> np.ndarray:
+        """The edge strength along each of a quadrilateral's four sides (side k runs from corner k to k + 1)."""
+        return self.strength(corners, np.roll(corners, -1, axis=0))
+
+    def snap(self, corners: np.ndarray, reach: float = 0.06, steps: int = 9) -> np.ndarray:
+        """``corners`` moved so each side lies on the strongest edge near it.
+
+        Each side's two ends move across it independently, by up to ``reach`` of the card's other side
+        (so the side may shift and turn a little); a side with no edge nearby stays where it was.
+        """
+        centre = corners.mean(axis=0)
+        lines = []
+        for k in range(4):
+            a, b = corners[k], corners[(k + 1) % 4]
+            other = np.linalg.norm(corners[(k + 2) % 4] - b)
+            direction = (b - a) / max(np.linalg.norm(b - a), 1e-9)
+            normal = np.array([-direction[1], direction[0]])
+            if normal @ (a - centre) < 0:
+                normal = -normal
+            shifts = np.linspace(-reach, reach, steps) * other
+            da, db = np.meshgrid(shifts, shifts, indexing="ij")
+            starts = a + da.reshape(-1, 1) * normal
+            ends = b + db.reshape(-1, 1) * normal
+            scores = self.strength(starts, ends)
+            best = int(np.argmax(scores))
+            lines.append((starts[best], ends[best]))
+        snapped = []
+        for k in range(4):
+            (p0, p1), (q0, q1) = lines[k - 1], lines[k]
+            u, v = p1 - p0, q1 - q0
+            matrix = np.array([u, -v]).T
+            if abs(np.linalg.det(matrix)) < 1e-6:
+                return corners
+            s = np.linalg.solve(matrix, q0 - p0)
+            snapped.append(p0 + s[0] * u)
+        return np.array(snapped)
+
+
+def outline_of(corners: np.ndarray) -> Outline:
+    """The outline with these four corners (photo pixels, any order around it)."""
+    corners = _ordered(np.asarray(corners, np.float64))
+    area = float(cv2.contourArea(corners.astype(np.float32)))
+    (_, _), (w, h), _ = cv2.minAreaRect(corners.astype(np.float32))
+    return Outline(corners, area, area / max(w * h, 1e-9))
