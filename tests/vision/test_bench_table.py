@@ -44,3 +44,34 @@ def test_bench_table_refuses_a_bad_events_spec(capsys):
 
     assert main(["bench", "table", "--games", "1", "--events", "bump=3"]) == 2
     assert "--events" in capsys.readouterr().err
+
+
+def test_an_interrupted_recording_is_recorded_again_not_replayed_short(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from dokocam.vision.detections import Detections
+    from dokocam.vision.detector import model as model_module
+
+    seen: list[int] = []
+
+    class Stops:
+        """Stands in for the detector; the first game's sixth frame fails as a killed run would."""
+
+        card = SimpleNamespace(target="corners")
+
+        def update(self, image):
+            seen.append(1)
+            if len(seen) == 6:
+                raise KeyboardInterrupt
+            return Detections(xyxy=np.array([[150, 80, 170, 100]], np.float32), confidence=[0.9], class_id=[23])
+
+    monkeypatch.setattr(model_module.CardDetector, "load", classmethod(lambda cls, *a, **k: Stops()))
+    args = dict(games=1, seed_base=5, fps=0.5, detector="fake.pt", width=320, height=180, cache=tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        run_bench(**args)
+    assert list(tmp_path.glob("*.jsonl")) == []  # nothing a later run would take for a whole game
+    report = run_bench(**args)
+    frames = report["summary"]["frames"]
+    assert len(seen) - 6 == frames and len(list(tmp_path.glob("seed5-*.jsonl"))) == 1

@@ -187,6 +187,7 @@ def run_bench(
                 yield index, t, det
 
         frames: Iterator[tuple[int, float, Detections]]
+        partial: Path | None = None
         if recording is not None and recording.exists():
             header, replay = load_detections(recording)
             frames_total += header.frames or len(replay)
@@ -199,7 +200,9 @@ def run_bench(
                 target=model.card.target if model else "cards",
                 frames=sum(1 for _ in video.frame_times()),
             )
-            frames = save_detections(recording, header, detected(video, rng))
+            # Written aside and renamed once whole: an interrupted game is recorded again, never replayed short.
+            partial = recording.with_name(recording.name + ".partial")
+            frames = save_detections(partial, header, detected(video, rng))
         else:
             frames = detected(video, rng)
         for index, t, det in frames:
@@ -209,6 +212,8 @@ def run_bench(
             played_times.extend(e.time for e in events if e.type == "card_played")
             # What the dashboard would have asked the table: each one a player's interruption.
             questions += sum(e.type == "needs_confirmation" for e in events)
+        if partial is not None and recording is not None:
+            partial.replace(recording)
         t2 = time.perf_counter()
         questions += sum(e.type == "needs_confirmation" for e in pipeline.finish())
         pipeline_seconds += time.perf_counter() - t2
