@@ -236,6 +236,7 @@ def run_bench(
         games_exact += int(same)
         odd = video.trick_mishaps()
         wrong = [k for k, t in enumerate(truth_tricks) if k >= len(got_tricks) or got_tricks[k] != t]
+        wrong_events = {k: odd.get(k, []) for k in wrong}
         row = {
             "seed": seed,
             "design": str(faces) if faces else design or "drawn",
@@ -248,16 +249,14 @@ def run_bench(
             "questions": questions,
             "calibration": (pipeline.decoded.geometry if pipeline.decoded else pipeline.live.geometry).method,
             "events": _count_events(odd),
-            "wrong_tricks": {k: odd.get(k, []) for k in wrong},
+            "wrong_tricks": wrong_events,
         }
         rows.append(row)
         if progress:
             progress(
                 f"seed {seed} ({row['design']}): {exact}/{len(truth_tricks)} tricks exact, "
                 f"points {'equal' if same else 'DIFFER'}, {len(game.flags)} flags, {questions} questions"
-                + "".join(
-                    f"; trick {k + 1} wrong ({', '.join(e) or 'no event'})" for k, e in row["wrong_tricks"].items()
-                )
+                + "".join(f"; trick {k + 1} wrong ({', '.join(e) or 'no event'})" for k, e in wrong_events.items())
             )
     analysed = frames_total
     summary = {
