@@ -76,8 +76,9 @@ def export(model: Path, fmt: str, *, imgsz: int | None = None) -> Path:
         # classifier in torch was a third of a frame's time.
         export_onnx(folder / classifier)
     from dokocam.vision.detector import refiner
+    from dokocam.vision.detector.stages import RefineConfig
 
-    for name in dict.fromkeys(s.refiner for s in stages if s.stage == "refine"):
+    for name in dict.fromkeys(s.refiner for s in stages if isinstance(s, RefineConfig)):
         refiner.export_onnx(folder / name)
     return target
 
@@ -139,7 +140,7 @@ def benchmark(
             f"no {backend} model at {path}: run `dokocam detector export --format {backend}` first"
         )
     pool = _frames(images, width, height, seed)
-    views = {"scales": scales, "stretches": stretches, "fine_scale": fine_scale}
+    views: dict[str, Any] = {"scales": scales, "stretches": stretches, "fine_scale": fine_scale}
     result: dict[str, Any] = {"frames": frames, "width": width, "height": height}
     for profile in ("photo", "table"):
         detector = CardDetector.load(path, profile, workers=workers, **(views if profile == "photo" else {}))

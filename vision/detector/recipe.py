@@ -449,6 +449,7 @@ def _card(out: Path, recipe: Recipe) -> Any:
     from dataclasses import replace
 
     from dokocam.vision.detector.model import DEFAULT_MODEL, ModelCard
+    from dokocam.vision.detector.stages import LocateConfig, ReadConfig, RefineConfig, RescoreConfig
 
     shipped = ModelCard.load(DEFAULT_MODEL)
     profiles = {}
@@ -458,13 +459,13 @@ def _card(out: Path, recipe: Recipe) -> Any:
             classifier = NETWORKS["classifier"]
         stages = []
         for stage in profile.stages:
-            if stage.stage == "locate":
+            if isinstance(stage, LocateConfig):
                 stage = replace(stage, imgsz=recipe.imgsz * (2 if name == "table" else 1))
-            elif stage.stage == "read":
+            elif isinstance(stage, ReadConfig):
                 stage = replace(stage, classifier=classifier)
-            elif stage.stage == "refine":
+            elif isinstance(stage, RefineConfig):
                 stage = replace(stage, refiner=NETWORKS["refiner"])
-            elif stage.stage == "rescore":
+            elif isinstance(stage, RescoreConfig):
                 context = NETWORKS["context"] if (out / NETWORKS["context"]).exists() else None
                 stage = replace(stage, rescorer=NETWORKS["rescorer"], context_classifier=context)
             networks = [getattr(stage, k, None) for k in ("refiner", "rescorer")]
