@@ -104,14 +104,19 @@ def _flags(game: Game) -> list[str]:
     return [str(f.kind) for f in game.flags if "third" not in str(f.kind)]
 
 
-def test_a_second_copy_turning_up_revises_the_first_reading_once(stream):
-    frames, truth = stream
+def _early_play_and_late_copies(frames, truth):
+    """The landings, their codes, and an early play (trick, turn, landing index) with a card ``late`` that fits it as
+    well and whose two copies are both played later: a misreading only later evidence can undo."""
     landings = _landings(frames)
     codes = [str(Card.from_index(e.card_index)) for e in landings]
     plays = [c for trick in truth for _, c in trick]
-    # An early play misread as a card that fits it as well, whose two copies are both played later.
     trick, turn, late = next((t, k, c) for t, k, c in _swaps(truth) if 1 <= t <= 4 and plays.index(c) > 4 * t + 3)
-    early = codes.index(truth[trick][turn][1], 4 * trick)
+    return landings, codes, trick, turn, late, codes.index(truth[trick][turn][1], 4 * trick)
+
+
+def test_a_second_copy_turning_up_revises_the_first_reading_once(stream):
+    frames, truth = stream
+    landings, codes, trick, turn, late, early = _early_play_and_late_copies(frames, truth)
     second = max(k for k, c in enumerate(codes) if c == late)
     frames = _misread(frames, landings[early].track_id, late, 0.7)
     live = live_decoder()
@@ -127,11 +132,7 @@ def test_a_second_copy_turning_up_revises_the_first_reading_once(stream):
 
 def test_a_persons_correction_survives_everything_seen_later(stream):
     frames, truth = stream
-    landings = _landings(frames)
-    codes = [str(Card.from_index(e.card_index)) for e in landings]
-    plays = [c for trick in truth for _, c in trick]
-    trick, turn, late = next((t, k, c) for t, k, c in _swaps(truth) if 1 <= t <= 4 and plays.index(c) > 4 * t + 3)
-    early = codes.index(truth[trick][turn][1], 4 * trick)
+    landings, codes, trick, turn, late, early = _early_play_and_late_copies(frames, truth)
     # The camera reads the card surely as another one; a person corrects it before its copies show.
     frames = _misread(frames, landings[early].track_id, late, 1.0)
     frames = [[replace(e, confidence=1.0) if isinstance(e, CardLanded) else e for e in f] for f in frames]

@@ -32,8 +32,9 @@ def pale_surface(rng: np.random.Generator) -> Surface:
     """A table nearly as light as card stock: white-washed wood, a light cloth, plastic or stone."""
     kind = str(rng.choice(["wood", "cloth", "plastic", "stone"]))
     grey = float(rng.uniform(185, 235))
-    base = tuple(int(np.clip(grey + rng.normal(0, 6), 0, 255)) for _ in range(3))
-    accent = tuple(int(np.clip(c * rng.uniform(0.85, 0.97), 0, 255)) for c in base)
+    b, g, r = (int(np.clip(grey + rng.normal(0, 6), 0, 255)) for _ in range(3))
+    base = (b, g, r)
+    accent = (int(b * rng.uniform(0.85, 0.97)), int(g * rng.uniform(0.85, 0.97)), int(r * rng.uniform(0.85, 0.97)))
     scale = float(rng.uniform(0.3, 1.2) if kind == "wood" else rng.uniform(0.1, 3.0))
     return Surface(kind, (base, accent), scale, int(rng.integers(2**31)))
 

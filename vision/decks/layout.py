@@ -13,12 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dokocam.engine import Card
 from dokocam.vision.synth.faces import CARD_CODES, RANKS, SUITS, Face
+
+if TYPE_CHECKING:
+    from dokocam.vision.synth.scene import Look, Table
 
 ROWS = len(SUITS)
 COLUMNS = len(RANKS)
@@ -80,8 +83,8 @@ def render_grid_scene(
     *,
     seed: int = 0,
     codes: Mapping[tuple[int, int], str | None] | None = None,
-    look: object | None = None,
-    table: object | None = None,
+    look: Look | None = None,
+    table: Table | None = None,
 ) -> tuple[np.ndarray, Any]:
     """A photo of ``faces`` laid out as the enrolment expects, on a random table (chosen by ``seed``),
     and its :class:`~vision.synth.scene.SceneAnnotation` (where each card lies in it).

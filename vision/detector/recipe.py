@@ -422,24 +422,17 @@ def _locator(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
 
 
 def _classifier(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
-    from dokocam.vision.detector.classifier import train_classifier
-
     crops = [out / "crops.npz"] if recipe.crops else []
-    train_classifier(
-        [out / "scenes"],
+    _train_reader(
+        out,
+        recipe,
+        log,
         out / f"{MODEL_NAME}.classifier.pt",
-        val=[out / "heldout"],
         epochs=recipe.classifier_epochs,
-        batch=recipe.classifier_batch,
-        width=recipe.classifier_width,
-        seed=recipe.seed,
         time_minutes=recipe.classifier_minutes,
         init=recipe.classifier_init,
         crops=crops,
-        crop_size=recipe.crop_size,
         lr=recipe.classifier_lr,
-        device=recipe.device,
-        log=log,
     )
 
 
@@ -561,7 +554,6 @@ def _refiner(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
 
 
 def _hard(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
-    from dokocam.vision.detector.classifier import train_classifier
     from dokocam.vision.detector.mining import mine_crops, save_crops
     from dokocam.vision.yolo import BACKGROUND, train_split
 
@@ -576,68 +568,49 @@ def _hard(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
         f"build: hard: {int((classes == BACKGROUND).sum())} boxes on no index, {int((classes != BACKGROUND).sum())} "
         f"crops of misread labels"
     )
-    train_classifier(
-        [out / "scenes"],
+    _train_reader(
+        out,
+        recipe,
+        log,
         target,
-        val=[out / "heldout"],
         epochs=recipe.hard_epochs,
-        batch=recipe.classifier_batch,
-        width=recipe.classifier_width,
-        seed=recipe.seed,
         time_minutes=recipe.hard_minutes,
         init=out / f"{MODEL_NAME}.classifier.pt",
         crops=([out / "crops.npz"] if recipe.crops else []) + [mined] * recipe.hard_copies,
-        crop_size=recipe.crop_size,
         lr=recipe.hard_lr,
-        device=recipe.device,
-        log=log,
     )
 
 
 def _table_classifier(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
-    from dokocam.vision.detector.classifier import train_classifier
-
     target = out / NETWORKS["table-classifier"]
     target.unlink(missing_ok=True)
-    train_classifier(
-        [out / "scenes"],
+    _train_reader(
+        out,
+        recipe,
+        log,
         target,
-        val=[out / "heldout"],
         epochs=recipe.table_classifier_epochs,
-        batch=recipe.classifier_batch,
-        width=recipe.classifier_width,
-        seed=recipe.seed,
         time_minutes=recipe.table_classifier_minutes,
         init=_classifier_path(out),
         crops=[out / "crops.npz"] if recipe.crops else [],
-        crop_size=recipe.crop_size,
         lr=recipe.hard_lr,
-        device=recipe.device,
         defocus=TABLE_DEFOCUS,
-        log=log,
     )
 
 
 def _context(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
-    from dokocam.vision.detector.classifier import train_classifier
-
     target = out / NETWORKS["context"]
     target.unlink(missing_ok=True)
     # The drawn crops are cut at the index classifier's pad: the context classifier learns from the scenes alone.
-    train_classifier(
-        [out / "scenes"],
+    _train_reader(
+        out,
+        recipe,
+        log,
         target,
-        val=[out / "heldout"],
         epochs=recipe.context_epochs,
-        batch=recipe.classifier_batch,
-        width=recipe.classifier_width,
-        seed=recipe.seed,
         time_minutes=recipe.context_minutes,
-        crop_size=recipe.crop_size,
         lr=recipe.classifier_lr,
-        device=recipe.device,
         pad=CONTEXT_PAD,
-        log=log,
     )
 
 
@@ -721,3 +694,22 @@ def _eval(out: Path, extra: tuple[str, ...], log: Callable[[str], None]) -> dict
         log(f"build: eval {name}: F1 {f1:.3f} (P {p:.3f}, R {r:.3f}), mAP50 {report.map50} at conf {MAP_CONF}")
     (out / "eval" / "scores.json").write_text(json.dumps(metrics, indent=1) + "\n")
     return metrics
+
+
+def _train_reader(out: Path, recipe: Recipe, log: Callable[[str], None], target: Path, **settings: Any) -> None:
+    """Trains one crop classifier of the build on its scenes, chosen on the held-out designs, with the recipe's
+    batch, width, seed, crop size and device; ``settings`` are the network's own (epochs, init, pad ...)."""
+    from dokocam.vision.detector.classifier import train_classifier
+
+    train_classifier(
+        [out / "scenes"],
+        target,
+        val=[out / "heldout"],
+        batch=recipe.classifier_batch,
+        width=recipe.classifier_width,
+        seed=recipe.seed,
+        crop_size=recipe.crop_size,
+        device=recipe.device,
+        log=log,
+        **settings,
+    )

@@ -128,7 +128,7 @@ class LiveDecoder:
         self._shown: list[tuple[int, Card]] = []  # (seat, card) of each play shown, in game order
         self._complete: set[int] = set()
         self._cleared: set[int] = set()
-        self._asked: set[tuple[int, int]] = set()
+        self._asked: set[tuple[int, int | None]] = set()
         self._over = False
         self._log: list[dict[str, Any]] = []  # the evidence as plain data, in the order it came
 
