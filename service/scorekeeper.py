@@ -213,9 +213,14 @@ class Scorekeeper:
                 self._replayer.apply(event)
             current = self.state.current
             if isinstance(self._feed, FollowsGame):
-                if kind == t.CONTRACT_SET and current is not None:
+                # The game type and the calls are evidence for the camera's decoder (a person's undo may take one back).
+                undo = kind == t.UNDO and payload.get("source") != "camera"
+                if (kind == t.CONTRACT_SET or undo) and current is not None:
                     self._feed.contract_changed(current.contract)
-                elif kind == t.GAME_ENDED_EARLY:
+                calls_changed = getattr(self._feed, "calls_changed", None)
+                if (kind in (t.CALL_MADE, t.CALL_CORRECTED) or undo) and current is not None and calls_changed:
+                    calls_changed(t.calls_of(current.game))
+                if kind == t.GAME_ENDED_EARLY:
                     self._feed.game_abandoned()
             if kind == t.CARD_CORRECTED:
                 self._tell_feed_the_correction(payload)

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from dokocam.engine import Call, Card, Contract, Game, Rules
+from dokocam.engine import Call, CallEvent, Card, Contract, Game, PlayEvent, Rules
 from dokocam.engine.messages import Message
 from dokocam.engine.sheet import Partie, SheetEntry
 from dokocam.service.store import StoredEvent
@@ -615,6 +615,24 @@ def game_evidence(events: Sequence[StoredEvent], game: GameState) -> list[dict[s
     """The camera's evidence of ``game`` as logged (the ``entry`` of each ``camera_evidence`` after its start)."""
     start = game.first_event_id or 0
     return [dict(e.payload["entry"]) for e in events if e.kind == CAMERA_EVIDENCE and e.id > start]
+
+
+def calls_of(game: Game) -> list[tuple[int, int, str]]:
+    """The announcements of ``game`` as the decoder takes them: ``(cards played before, seat, call)``.
+
+    >>> game = Game()
+    >>> game.play(0, "AC"); game.call(2, "kontra")
+    >>> calls_of(game)
+    [(1, 2, 'kontra')]
+    """
+    out: list[tuple[int, int, str]] = []
+    played = 0
+    for event in game.history:
+        if isinstance(event, PlayEvent):
+            played += 1
+        elif isinstance(event, CallEvent):
+            out.append((played, event.seat, event.call.value))
+    return out
 
 
 def contract_from_payload(data: Mapping[str, Any], current: GameState) -> Contract:

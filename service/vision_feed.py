@@ -16,6 +16,7 @@ import cv2
 
 from dokocam.engine import CARD_CODES, Game
 from dokocam.service.feed import Box, FeedEvent, FeedFrame, FeedItem, Pacer
+from dokocam.service.table import calls_of
 from dokocam.vision.detections import Detections
 from dokocam.vision.sources import open_source
 from dokocam.vision.table.pipeline import TablePipeline
@@ -90,6 +91,7 @@ class VisionFeed:
         # Everyone at the table, clockwise from place 0; the table sets it (see ``_use_current_game``).
         self.seating: Callable[[], Sequence[str]] | None = None
         self._new_contract: Any = None  # set by the table's thread, taken up by the feed's
+        self._new_calls: list[tuple[int, int, str]] | None = None  # the same way
         self._fixes: list[tuple[int, int, str]] = []  # people's corrections, the same way
         self._primed: list[dict[str, Any]] = []  # the game's evidence from the log, decoded before the first frame
         self._restart = False
@@ -109,8 +111,13 @@ class VisionFeed:
         self._first_game = game
 
     def contract_changed(self, contract: Any) -> None:
-        """Decodes the pipeline's game under ``contract`` before the next frame."""
+        """Decodes the pipeline's game under ``contract`` (engine seats) before the next frame."""
         self._new_contract = contract
+
+    def calls_changed(self, calls: Sequence[tuple[int, int, str]]) -> None:
+        """Decodes the pipeline's game with the table's announcements before the next frame:
+        ``(cards played before, engine seat, call)``, all of the game's so far."""
+        self._new_calls = list(calls)
 
     def prime(self, evidence: Sequence[dict[str, Any]]) -> None:
         """Decodes the running game from its logged evidence before the first frame (a camera started
@@ -165,7 +172,7 @@ class VisionFeed:
                 pipeline = TablePipeline.for_video(width, height, detector=self.detector)
                 self._use_current_game(pipeline, self._first_game)
                 if self._primed:
-                    pipeline.live.replay(self._primed)  # its events are in the log already
+                    pipeline.prime(self._primed)  # its events are in the log already
             if self._restart:
                 self._restart = False
                 self._use_current_game(pipeline)
@@ -196,13 +203,16 @@ class VisionFeed:
                 yield self._encode(frame.image, detections, frame.index, frame.time)
 
     def _take_table_news(self, pipeline: TablePipeline, index: int, when: float) -> list[Any]:
-        """What the table said since the last frame, given to the decoder: a contract, people's corrections."""
+        """What the table said since the last frame, given to the decoder as evidence: a contract, the
+        announcements, people's corrections."""
         events: list[Any] = []
         contract, self._new_contract = self._new_contract, None
+        calls, self._new_calls = self._new_calls, None
         live = pipeline.live
         if contract is not None:
-            rules, players = live.game.rules, live.game.players
-            events += live.use_factory(lambda: Game(rules, contract, players), frame=index, time=when)
+            events += live.set_contract(contract, frame=index, time=when)
+        if calls is not None:
+            events += live.set_calls(calls, frame=index, time=when)
         fixes, self._fixes = self._fixes, []
         for trick, seat, card in fixes:
             try:
@@ -225,6 +235,7 @@ class VisionFeed:
             # The decoder decodes the game from its first card: the game's set-up, none of its plays.
             setup = game if game is not None else self.game_factory()
             live.game_factory = lambda: Game(setup.rules, setup.contract, setup.players)
+            live.calls = calls_of(setup)
             players = tuple(setup.players)
             seating = tuple(self.seating()) if self.seating is not None else ()
             # The places around the table are the table seats (seat 0 at the bottom of the picture), so a

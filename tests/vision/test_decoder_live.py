@@ -4,19 +4,21 @@ the evidence replayed to the same game, and the live game equal to the offline d
 from __future__ import annotations
 
 import json
+import math
+import random
 from dataclasses import replace
 
 import pytest
 
-from dokocam.engine import Card, Game
+from dokocam.engine import Card, Contract, Game, SoloKind
 from dokocam.engine.record import load_record
-from dokocam.vision.synth.video import GameVideo
+from dokocam.vision.synth.video import GameVideo, simulate_game
 from dokocam.vision.table.decoder import Evidence, GameDecoder
 from dokocam.vision.table.events import CardRevised
 from dokocam.vision.table.geometry import TableGeometry
 from dokocam.vision.table.live import LiveDecoder
 from dokocam.vision.table.pipeline import GameSpec
-from dokocam.vision.table.tracker import CardLanded, CardTracker, TrackerEvent
+from dokocam.vision.table.tracker import CardLanded, CardLeft, CardTracker, TrackerEvent
 
 WIDTH, HEIGHT = 1280, 720
 GEOMETRY = TableGeometry.default(WIDTH, HEIGHT)
@@ -170,5 +172,105 @@ def test_the_logged_evidence_replays_to_the_same_game_and_the_same_revisions(str
 
 
 def test_logged_evidence_that_is_not_evidence_is_refused_with_its_kind():
-    with pytest.raises(ValueError, match="'tracked' or 'fixed'"):
+    with pytest.raises(ValueError, match="'tracked', 'fixed', 'contract' or 'calls'"):
         live_decoder().replay([{"kind": "frame"}])
+
+
+# --- what the table tells the decoder -------------------------------------------------------------
+
+SOLO = Contract.solo(SoloKind.QUEENS, 2)
+
+
+def solo_plays(seed: int = 0) -> list[tuple[int, str]]:
+    """A whole queens solo of seat 2: random legal cards from a random deal."""
+    rng = random.Random(seed)
+    deck = [Card.from_index(i) for i in range(24)] * 2
+    rng.shuffle(deck)
+    game = Game(contract=SOLO, hands=[deck[k * 12 : (k + 1) * 12] for k in range(4)], strict=True)
+    plays = []
+    while not game.is_over:
+        seat = game.to_move
+        assert seat is not None
+        card = rng.choice(game.legal_cards(seat))
+        game.play(seat, card)
+        plays.append((seat, str(card)))
+    return plays
+
+
+def tracked(plays: list[tuple[int, str]]) -> list[list[TrackerEvent]]:
+    """The tracker's frames for ``plays``: each card at rest 2 s after the one before, lying towards its seat
+    (seat 0 at the bottom, clockwise), read surely; each trick collected 2 s after its last card."""
+    frames: list[list[TrackerEvent]] = []
+    for n, (seat, code) in enumerate(plays):
+        trick, k = divmod(n, 4)
+        angle = math.radians(90.0 + 90.0 * seat + (n % 3 - 1) * 8.0)
+        center = (WIDTH / 2 + 110 * math.cos(angle), HEIGHT / 2 + 110 * math.sin(angle))
+        landed = 14.0 * trick + 2.0 * k
+        index = Card.parse(code).index
+        frames.append([CardLanded(n, index, 0.9, center, int(landed * 5), landed, candidates=((index, 1.0),))])
+        if k == 3:
+            gone = landed + 2.0
+            frames.append(
+                [CardLeft(m, Card.parse(plays[m][1]).index, int(gone * 5), gone) for m in range(n - 3, n + 1)]
+            )
+    return frames
+
+
+def test_a_solo_told_after_the_first_trick_decodes_the_next_leaders_by_its_trumps():
+    plays = solo_plays()
+    truth = [plays[k : k + 4] for k in range(0, 48, 4)]
+    normal = Game()
+    for seat, code in plays[:4]:
+        normal.play(seat, code)
+    assert normal.tricks[0].winner() != truth[1][0][0]  # the normal trumps would have another seat lead trick 2
+    frames = tracked(plays)
+    live = live_decoder()
+    run(live, frames[:5])  # the first trick, played and collected
+    assert tricks_of(live.game) == truth[:1]
+    events = live.set_contract(SOLO, time=10.0)
+    assert live.set_contract(SOLO) == []  # told again: nothing changes
+    run(live, frames[5:])
+    assert live.game.contract == SOLO and tricks_of(live.game) == truth
+    assert not [e for e in events if isinstance(e, CardRevised)]  # trick 1's cards stay as shown
+    # The log holds the table's word: decoded again from it, under the normal contract first, the same game.
+    again = live_decoder()
+    again.replay(json.loads(json.dumps(live.evidence_dict())))
+    assert again.game.contract == SOLO and tricks_of(again.game) == truth
+
+
+def test_a_call_its_cards_contradict_makes_that_reading_less_probable():
+    base = Game()
+    # A normal game's first two tricks where seat 1 plays a trump other than a Kreuz-Dame in the second.
+    plays, n = next(
+        (p, n)
+        for seed in range(100)
+        for p in [list(simulate_game(seed, tricks=2).plays)]
+        for n in range(4, 8)
+        if p[n][0] == 1
+        and p[n][1] != "QC"
+        and base.order.is_trump(Card.parse(p[n][1]))
+        and all(c != "QC" for s, c in p if s == 1)
+    )
+    game = Game()
+    for seat, code in plays:
+        game.play(seat, code)
+    # Seat 1 says Kontra before the first card; its trump is read rather as a Kreuz-Dame.
+    frames = tracked(plays)
+    landing = frames_landing(frames, n)
+    true = Card.parse(plays[n][1]).index
+    frames = [
+        [replace(e, candidates=((Card.parse("QC").index, 0.55), (true, 0.45))) if e is landing else e for e in f]
+        for f in frames
+    ]
+    guessed = live_decoder()
+    run(guessed, frames)
+    assert dict(tricks_of(guessed.game)[1])[1] == "QC"  # without the call the reading wins
+    told = live_decoder()
+    told.set_calls([(0, 1, "kontra")])
+    run(told, frames)
+    assert tricks_of(told.game) == tricks_of(game)
+    assert [(seat, call.value) for seat, call, _ in told.game.calls] == [(1, "kontra")]
+
+
+def frames_landing(frames: list[list[TrackerEvent]], track: int) -> CardLanded:
+    return next(e for f in frames for e in f if isinstance(e, CardLanded) and e.track_id == track)

@@ -19,6 +19,8 @@ What each choice costs, in nats (``GameDecoder``'s arguments):
   (``off_suit``), a renege the engine can prove (``renege``), a third copy (``third_copy``);
 - time: the cards of a trick leave together (``apart``), nothing lands in a trick after it left
   (``late``), and the next trick's cards land after it left (``early``);
+- the announcements (``call_conflict``): a call the engine refuses in a game, or one its cards
+  contradict (a Kontra caller playing a Kreuz-Dame), makes that game less probable;
 - a card never seen (``missed``), a sighting that was no card (``spurious``), the second sighting
   of one (``duplicate``) or a card its player put down and took back (``withdrawn``: it went alone,
   soon after it landed, while its trick stayed); a sighting glimpsed rather than seen at rest (the
@@ -43,7 +45,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from dokocam.engine import Card, Game, PlayEvent, Trick
+from dokocam.engine import CallEvent, Card, Game, PlayEvent, Trick
 from dokocam.vision.table.events import (
     CardPlayed,
     FlagRaised,
@@ -174,6 +176,13 @@ def _swept(lefts: Sequence[float]) -> float | None:
     if not lefts:
         return None
     return sorted(lefts)[(len(lefts) - 1) // 2]
+
+
+def _call_conflicts(game: Game) -> int:
+    """The party conflicts of ``game`` that involve a call (a third Kreuz-Dame alone is a third copy)."""
+    return sum(
+        f.kind == "party_conflict" and any(isinstance(game.history[i], CallEvent) for i in f.events) for f in game.flags
+    )
 
 
 def _median(values: Sequence[float]) -> float:
@@ -352,6 +361,8 @@ class GameDecoder:
         duplicate_distance: how near (a fraction of the cards' median distance from the centre) a
             second sighting must lie to the card it sees again.
         ask_margin: a question is asked when another game is within this many nats of the best.
+        call_conflict: cost of a call the engine refuses in a game, or of a party conflict its cards
+            raise with a call; raising it leans on the calls more than on the readings.
     """
 
     def __init__(
@@ -382,6 +393,7 @@ class GameDecoder:
         linger: float = 4.5,
         duplicate_distance: float = 0.35,
         ask_margin: float = 2.0,
+        call_conflict: float = 6.0,
     ) -> None:
         self.beam = beam
         self.sure_confidence = sure_confidence
@@ -408,6 +420,7 @@ class GameDecoder:
         self.linger = linger
         self.duplicate_distance = duplicate_distance
         self.ask_margin = ask_margin
+        self.call_conflict = call_conflict
 
     def decode(
         self,
@@ -423,12 +436,14 @@ class GameDecoder:
         Args:
             game_factory: builds the empty game (players, rules, contract).
             geometry: the table; a manual calibration is trusted, any other only sizes the table.
-            calls: ``(cards played before, seat, call)`` announcements, made at those points.
+            calls: ``(cards played before, seat, call)`` announcements, made at those points; evidence
+                too (a game its cards contradict them in is less probable).
             fixed: ``(trick, seat) -> card index`` a person said was played there; never overridden.
         """
         sightings = sorted(sightings, key=lambda s: (s.landed, s.track_id))
         searches = [
-            Search(self, sightings, game_factory, seating, fixed=fixed) for seating in seatings(sightings, geometry)
+            Search(self, sightings, game_factory, seating, fixed=fixed, calls=calls)
+            for seating in seatings(sightings, geometry)
         ]
         done = sorted((s for s in searches if s.run()), key=lambda s: s.finals[0].cost)
         if not done:
@@ -449,7 +464,8 @@ class Search:
 
     ``beams[k]`` is the beam after the first ``k`` sightings; :meth:`extend` searches again from a
     sighting on (a new one, or one whose departure is now known), reusing the beams before it.
-    ``fixed`` holds what a person said: ``(trick, seat) -> card index``.
+    ``fixed`` holds what a person said: ``(trick, seat) -> card index``; ``calls`` the announcements
+    ``(cards played before, seat, call)``, made in each hypothesis's game where they were said.
     """
 
     def __init__(
@@ -460,12 +476,14 @@ class Search:
         geometry: TableGeometry,
         *,
         fixed: Mapping[tuple[int, int], int] | None = None,
+        calls: Sequence[tuple[int, int, str]] = (),
     ) -> None:
         self.d = decoder
         self.sightings = list(sightings)
         self.factory = factory
         self.geometry = geometry
         self.fixed = dict(fixed or {})
+        self.calls = sorted(calls, key=lambda c: c[0])
         base = factory()
         self.base = base
         self.rules, self.contract, self.players = base.rules, base.contract, base.players
@@ -605,11 +623,20 @@ class Search:
 
     def ranked(self) -> list[_Hyp]:
         """The hypotheses after the last sighting, the game going on: cheapest first by :meth:`score`,
-        the best one's full trick in play finished."""
+        the best ones' full tricks in play finished."""
         beam = sorted(self.beams[-1], key=self.score)
         if not beam or len(beam[0].current) < SEATS:
             return beam
-        return [*sorted(self._close(beam[0]), key=lambda h: h.cost), *beam[1:]]
+        # Finishing a trick may cost more (a call its cards contradict): the next ones are finished
+        # too while they could still be cheaper than the best finished so far.
+        closed = sorted(self._close(beam[0]), key=lambda h: h.cost)
+        rest = []
+        for h in beam[1:]:
+            if len(h.current) == SEATS and closed and self.score(h) < closed[0].cost:
+                closed = sorted([*closed, *self._close(h)], key=lambda h: h.cost)
+            else:
+                rest.append(h)
+        return [*closed, *rest]
 
     def score(self, h: _Hyp) -> float:
         """The cost of ``h`` and the least that its trick in play must still cost: a seat whose turn
@@ -720,8 +747,9 @@ class Search:
             self._winners[memo] = best
         out = []
         for winner, (prior, cards) in best.items():
-            history = [*h.game.history, *(PlayEvent(p.seat, Card.from_index(c)) for p, c in zip(plays, cards))]
-            game = Game.replay(self.rules, self.contract, self.players, history)
+            game, conflicts = self._played(
+                h.game, [PlayEvent(p.seat, Card.from_index(c)) for p, c in zip(plays, cards)]
+            )
             reneges = sum(f.kind == "renege" for f in game.flags) - sum(f.kind == "renege" for f in h.game.flags)
             done = _Done(
                 tuple(_Play(p.seat, c, p.sighting) for p, c in zip(plays, cards)),
@@ -731,7 +759,7 @@ class Search:
             )
             out.append(
                 _Hyp(
-                    cost + prior + self.d.renege * reneges,
+                    cost + prior + self.d.renege * reneges + self.d.call_conflict * conflicts,
                     game,
                     (*h.done, done),
                     tuple(known),
@@ -740,6 +768,25 @@ class Search:
                 )
             )
         return out
+
+    def _played(self, before: Game, plays: Sequence[PlayEvent]) -> tuple[Game, int]:
+        """The game ``before`` with one more trick's ``plays`` and the calls said during it, and how
+        many of those calls the engine refused or found contradicted by the cards (a party conflict)."""
+        first = SEATS * len(before.tricks)
+        said = [c for c in self.calls if first <= c[0] < first + len(plays)]
+        if not said:
+            game = Game.replay(self.rules, self.contract, self.players, [*before.history, *plays])
+            return game, _call_conflicts(game) - _call_conflicts(before) if self.calls else 0
+        game = Game.replay(self.rules, self.contract, self.players, before.history)
+        refused = 0
+        for n, play in enumerate(plays):
+            for _, seat, call in (c for c in said if c[0] == first + n):
+                try:
+                    game.call(seat, call)
+                except ValueError:
+                    refused += 1
+            game.play(play.seat, play.card)
+        return game, refused + _call_conflicts(game) - _call_conflicts(before)
 
     def _fillings(self, known: list[int], count: int) -> Iterable[tuple[int, ...]]:
         """The cards that may fill ``count`` plays nobody read: cards the deck still holds (for

@@ -15,8 +15,11 @@ difference between the game shown so far and the newly decoded one becomes event
 - ``NeedsConfirmation`` only where the decoded game stays ambiguous, naming both candidates.
 
 A person's word is a constraint the search never overrides: :meth:`LiveDecoder.fix` pins a play
-to a card. The evidence is plain data (:meth:`LiveDecoder.evidence_dict`), so a log of it decodes
-again to the same game with the same revisions.
+to a card. What the table says that no camera sees is evidence too: the game type
+(:meth:`LiveDecoder.set_contract`: a solo changes the trumps, so who wins each trick and who leads
+the next) and the announcements (:meth:`LiveDecoder.set_calls`). The evidence is plain data
+(:meth:`LiveDecoder.evidence_dict`), the table's word included, so a log of it decodes again to the
+same game with the same revisions.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from dokocam.engine import Card, Game
+from dokocam.engine import Card, Contract, Game
 from dokocam.vision.table.decoder import DecodedPlay, Evidence, GameDecoder, Search, Sighting, seatings
 from dokocam.vision.table.events import (
     Calibrated,
@@ -85,7 +88,8 @@ class LiveDecoder:
         game_factory: builds the empty game (players, rules, contract).
         geometry: the table; a manual calibration is trusted, any other only sizes the table.
         decoder: the costs and beam width (a default :class:`GameDecoder` when ``None``).
-        calls: ``(cards played before, seat, call)`` announcements, made at those points.
+        calls: ``(cards played before, seat, call)`` announcements, made at those points (also
+            evidence: a game the cards contradict them in is less probable).
         drift_degrees, drift_fraction: the seating found from where the cards lie is searched
             again from the first sighting only when it turned by more than ``drift_degrees`` or
             its centre moved by more than ``drift_fraction`` of the radius; raising them saves
@@ -169,9 +173,28 @@ class LiveDecoder:
         self._from_start = True  # a constraint reaches back: search again from the first sighting
         return self._decode(frame, time, shown_as_fixed=(trick, seat))
 
-    def use_factory(self, game_factory: Callable[[], Game], *, frame: int = 0, time: float = 0.0) -> list[TableEvent]:
-        """Decodes the game again under another contract or players (the table told them late)."""
-        self.game_factory = game_factory
+    def set_contract(self, contract: Contract, *, frame: int = 0, time: float = 0.0) -> list[TableEvent]:
+        """The table says what is played (engine seats; told late, e.g. a solo after the first trick):
+        the game is decoded again under it from the first card, the tricks shown so far revised."""
+        base = self.game_factory()
+        if contract == base.contract:
+            return []
+        self._log.append({"kind": "contract", "contract": contract.to_dict(), "time": time})
+        rules, players = base.rules, base.players
+        self.game_factory = lambda: Game(rules, contract, players)
+        self._searches = []
+        return self._decode(frame, time)
+
+    def set_calls(
+        self, calls: Sequence[tuple[int, int, str]], *, frame: int = 0, time: float = 0.0
+    ) -> list[TableEvent]:
+        """The table's announcements so far, ``(cards played before, seat, call)`` (engine seats): the
+        game is decoded again with them."""
+        calls = sorted(((int(n), int(seat), str(call)) for n, seat, call in calls), key=lambda c: c[0])
+        if calls == sorted(self.calls, key=lambda c: c[0]):
+            return []
+        self._log.append({"kind": "calls", "calls": [list(c) for c in calls], "time": time})
+        self.calls = calls
         self._searches = []
         return self._decode(frame, time)
 
@@ -179,13 +202,23 @@ class LiveDecoder:
         """Feeds logged evidence (:meth:`evidence_dict`'s entries) again; returns the events it leads to."""
         out: list[TableEvent] = []
         for entry in entries:
-            if entry.get("kind") == "fixed":
-                out += self.fix(int(entry["trick"]), int(entry["seat"]), str(entry["card"]), time=entry["time"])
-            elif entry.get("kind") == "tracked" and entry.get("events"):
-                self._log.append({"kind": "tracked", "events": list(entry["events"])})
-                out += self._tracked(entry["events"])
-            else:
-                raise ValueError(f"logged evidence of kind {entry.get('kind')!r}: expected 'tracked' or 'fixed'")
+            kind = entry.get("kind")
+            try:
+                if kind == "fixed":
+                    out += self.fix(int(entry["trick"]), int(entry["seat"]), str(entry["card"]), time=entry["time"])
+                elif kind == "contract":
+                    out += self.set_contract(Contract.from_dict(entry["contract"]), time=float(entry["time"]))
+                elif kind == "calls":
+                    out += self.set_calls(entry["calls"], time=float(entry["time"]))
+                elif kind == "tracked" and entry.get("events"):
+                    self._log.append({"kind": "tracked", "events": list(entry["events"])})
+                    out += self._tracked(entry["events"])
+                else:
+                    raise ValueError(
+                        f"logged evidence of kind {kind!r}: expected 'tracked', 'fixed', 'contract' or 'calls'"
+                    )
+            except (KeyError, TypeError) as exc:
+                raise ValueError(f"logged evidence {dict(entry)!r} is malformed: {exc!r}") from None
         return out
 
     def evidence_dict(self) -> list[dict[str, Any]]:
@@ -210,7 +243,10 @@ class LiveDecoder:
             wanted = [_nearest(wanted, s.geometry) for s in self._searches]
         kept = [s for s in self._searches if any(self._same(s.geometry, w) for w in wanted)]
         if not kept or len(kept) < len(self._searches) or len(self._searches) < len(wanted):
-            self._searches = [Search(self.decoder, sightings, self.game_factory, w, fixed=self.fixed) for w in wanted]
+            self._searches = [
+                Search(self.decoder, sightings, self.game_factory, w, fixed=self.fixed, calls=self.calls)
+                for w in wanted
+            ]
             start = 0
         for search in self._searches:
             search.extend(sightings, start)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time as _time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +25,10 @@ from dokocam.vision.table.tracker import CardTracker
 
 if TYPE_CHECKING:
     from dokocam.vision.sources import Frame
+
+
+# Seconds between the last logged evidence and the first frame of a camera started again on it.
+RESUME_GAP = 1.0
 
 
 class SpecError(ValueError):
@@ -195,6 +199,24 @@ class TablePipeline:
         self.live.reset()
         self.tracker.geometry = self.live.geometry
         self.decoded: DecodedGame | None = None
+        self._primed_until: tuple[int, float] | None = None  # the last logged frame and time, until the next frame
+        self._shift = (0, 0.0)  # added to the frame index and time of every frame
+
+    def prime(self, evidence: Sequence[Mapping[str, Any]]) -> list[TableEvent]:
+        """Decodes the game so far from its logged evidence (a camera started again mid-game) and
+        returns the events it leads to. A camera's clock starts again at 0, so frames that come
+        earlier than the last logged one are counted on from it, ``RESUME_GAP`` seconds later; new
+        tracks are numbered after the logged ones, so no new card takes the place of an old one.
+
+        Raises:
+            ValueError: an entry that is no evidence (named).
+        """
+        events = self.live.replay(evidence)
+        tracked = [e for entry in evidence if entry.get("kind") == "tracked" for e in entry["events"]]
+        if tracked:
+            self.tracker.skip_ids(max(int(e["track"]) for e in tracked))
+            self._primed_until = (max(int(e["frame"]) for e in tracked), max(float(e["time"]) for e in tracked))
+        return events
 
     @property
     def calls(self) -> list[tuple[int, int, str]]:
@@ -213,6 +235,12 @@ class TablePipeline:
         return self.decoded.game if self.decoded is not None else self.live.game
 
     def update(self, detections: Detections, frame: int, time: float) -> list[TableEvent]:
+        if self._primed_until is not None:
+            last_frame, last_time = self._primed_until
+            self._primed_until = None
+            if time <= last_time:
+                self._shift = (last_frame + 1 - frame, last_time + RESUME_GAP - time)
+        frame, time = frame + self._shift[0], time + self._shift[1]
         landed = self.tracker.update(detections, frame, time)
         if self.offline:
             self.live.evidence.add(landed)

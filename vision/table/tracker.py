@@ -279,6 +279,10 @@ class CardTracker:
         # (see :meth:`_split_pairs`): ``(landed track id, the index's corner)``.
         self._apart: list[tuple[int, tuple[float, float]]] = []
 
+    def skip_ids(self, through: int) -> None:
+        """New tracks get ids above ``through`` (the logged evidence of a game holds tracks up to it)."""
+        self._next_id = max(self._next_id, through + 1)
+
     def update(self, detections: Detections, frame: int, time: float) -> list[TrackerEvent]:
         """Takes one frame's detections; returns the landings and departures it decided."""
         keep = (detections.confidence >= self.min_confidence) & (detections.class_id >= 0)
