@@ -9,12 +9,14 @@ import argparse
 import json
 import sys
 from collections.abc import Iterable, Mapping
+from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dokocam.service.cli.dataset import LIGHT_KINDS
 
 if TYPE_CHECKING:
+    from dokocam.vision.bench.table import TableBench
     from dokocam.vision.detections import Detections
 
 
@@ -455,42 +457,41 @@ def _table_setup(args: argparse.Namespace) -> int:
     return 0
 
 
+def bench_settings(args: argparse.Namespace) -> TableBench:
+    """The ``bench table`` flags as the bench's settings: each field from the flag of its name, the
+    frame size from ``--size``, ``decode`` from ``--decoder`` and the staged events from ``--events``.
+
+    Raises:
+        ValueError: a malformed ``--size`` or ``--events`` (named).
+    """
+    from dokocam.vision.bench.table import TableBench
+    from dokocam.vision.synth.video import Mishaps
+
+    try:
+        width, height = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"--size: WIDTHxHEIGHT in pixels, e.g. 1280x720, got {args.size!r}") from None
+    try:
+        mishaps = Mishaps.parse(args.events)
+    except ValueError as exc:
+        raise ValueError(f"--events: {exc}") from None
+    named = {f.name: getattr(args, f.name) for f in fields(TableBench) if f.name in vars(args)}
+    return TableBench(**{**named, "width": width, "height": height, "decode": args.decoder, "mishaps": mishaps})
+
+
 def _bench(args: argparse.Namespace) -> int:
     from dokocam.vision.bench.table import run_bench
     from dokocam.vision.decks.store import DeckError
     from dokocam.vision.synth.faces import FaceFolderError
     from dokocam.vision.synth.perturb import PerturbError
     from dokocam.vision.synth.svgdecks import SvgDeckError
-    from dokocam.vision.synth.video import Mishaps
 
-    width, height = (int(v) for v in args.size.lower().split("x"))
     try:
-        mishaps = Mishaps.parse(args.events)
+        settings = bench_settings(args)
     except ValueError as exc:
-        return _error(f"--events: {exc}")
+        return _error(str(exc))
     try:
-        report = run_bench(
-            games=args.games,
-            seed_base=args.seed_base,
-            fps=args.fps,
-            stride=args.stride,
-            detector=args.detector,
-            whole_frame=args.whole_frame,
-            drop=args.drop,
-            misread=args.misread,
-            corner=args.corner,
-            whole_fraction=args.whole_fraction,
-            width=width,
-            height=height,
-            cache=args.cache,
-            faces=args.faces,
-            deck=args.deck,
-            light=args.light,
-            decode=args.decoder,
-            designs=args.designs,
-            mishaps=mishaps,
-            progress=print,
-        )
+        report = run_bench(settings, progress=print)
     except FaceFolderError as exc:  # the first game's GameVideo reads the folder before drawing anything
         return _error(f"--faces: {exc}")
     except PerturbError as exc:

@@ -7,7 +7,7 @@ import argparse
 import pytest
 
 from dokocam.service.cli import build_parser
-from dokocam.vision.bench.table import run_bench
+from dokocam.vision.bench.table import TableBench, run_bench
 from dokocam.vision.synth.video import Mishaps, game_designs
 
 
@@ -18,32 +18,48 @@ def bench_args(*argv: str) -> argparse.Namespace:
 def test_the_bench_draws_held_out_designs_with_real_table_events_unless_told_otherwise():
     args = bench_args()
     assert args.designs == "heldout" and Mishaps.parse(args.events) == Mishaps.realistic()
-    report = run_bench(games=2, seed_base=9, fps=1.0, detector="truth", mishaps=Mishaps())
+    report = run_bench(TableBench(games=2, seed_base=9, fps=1.0, detector="truth", mishaps=Mishaps()))
     designs = [row["design"] for row in report["games"]]
     assert set(designs) <= set(game_designs("heldout")) and len(set(designs)) == 2
     assert report["summary"]["designs"] == "heldout"
-    drawn = run_bench(games=1, seed_base=9, fps=1.0, detector="truth", designs="drawn", mishaps=Mishaps())
+    drawn = run_bench(TableBench(games=1, seed_base=9, fps=1.0, detector="truth", designs="drawn", mishaps=Mishaps()))
     assert drawn["games"][0]["design"] == "drawn"
     with pytest.raises(ValueError, match="heldout, train, drawn"):
-        run_bench(games=1, seed_base=9, detector="truth", designs="mine")
+        run_bench(TableBench(games=1, seed_base=9, detector="truth", designs="mine"))
 
 
 def test_a_game_with_real_table_events_is_decoded_right_from_perfect_detections():
     # A development seed the decoder reads right at the realistic rates, staging both copies in one
     # trick, slid cards, a card pulled back and a camera bump. Other seeds still fail on pulled-back
     # cards and early collections (docs/benchmarks.md): this test keeps the ones it reads.
-    report = run_bench(games=1, seed_base=72002, fps=5.0, detector="truth", decode=True)
+    report = run_bench(TableBench(games=1, seed_base=72002, fps=5.0, detector="truth", decode=True))
     row = report["games"][0]
     assert {"twins", "slide_under", "pull_back", "bump"} <= set(row["events"])
     assert row["tricks_exact"] == 12 and row["points_equal"] and row["wrong_tricks"] == {}
     assert report["summary"]["events"] == vars(Mishaps.realistic())
 
 
-def test_bench_table_refuses_a_bad_events_spec(capsys):
+def test_bench_table_refuses_a_bad_events_spec_or_size(capsys):
     from dokocam.service.cli import main
 
     assert main(["bench", "table", "--games", "1", "--events", "bump=3"]) == 2
     assert "--events" in capsys.readouterr().err
+    assert main(["bench", "table", "--games", "1", "--size", "big"]) == 2
+    assert "--size: WIDTHxHEIGHT" in capsys.readouterr().err
+
+
+def test_the_cli_builds_the_bench_settings_from_its_flags_with_the_same_defaults():
+    from dataclasses import fields
+
+    from dokocam.service.cli.table import bench_settings
+
+    assert bench_settings(bench_args()) == TableBench()
+    # Every setting comes from the flag of its name, or from one of the flags the CLI spells otherwise.
+    assert {f.name for f in fields(TableBench)} <= set(vars(bench_args())) | {"width", "height", "decode", "mishaps"}
+    told = bench_settings(
+        bench_args("--games", "3", "--decoder", "--size", "640x360", "--events", "none", "--detector", "noisy")
+    )
+    assert told == TableBench(games=3, decode=True, width=640, height=360, mishaps=Mishaps(), detector="noisy")
 
 
 def test_an_interrupted_recording_is_recorded_again_not_replayed_short(tmp_path, monkeypatch):
@@ -70,8 +86,8 @@ def test_an_interrupted_recording_is_recorded_again_not_replayed_short(tmp_path,
     monkeypatch.setattr(model_module.CardDetector, "load", classmethod(lambda cls, *a, **k: Stops()))
     args = dict(games=1, seed_base=5, fps=0.5, detector="fake.pt", width=320, height=180, cache=tmp_path)
     with pytest.raises(KeyboardInterrupt):
-        run_bench(**args)
+        run_bench(TableBench(**args))
     assert list(tmp_path.glob("*.jsonl")) == []  # nothing a later run would take for a whole game
-    report = run_bench(**args)
+    report = run_bench(TableBench(**args))
     frames = report["summary"]["frames"]
     assert len(seen) - 6 == frames and len(list(tmp_path.glob("seed5-*.jsonl"))) == 1

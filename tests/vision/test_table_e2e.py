@@ -48,11 +48,13 @@ def test_a_noisy_detector_is_voted_and_held_into_the_same_tricks():
 
 
 def test_the_table_benchmark_counts_the_questions_a_game_raised():
-    from dokocam.vision.bench.table import run_bench
+    from dokocam.vision.bench.table import TableBench, run_bench
 
     tidy = Mishaps()  # no real-table events: only the misreadings raise questions
-    clean = run_bench(games=1, seed_base=5, fps=2.0, detector="truth", mishaps=tidy)
-    misread = run_bench(games=1, seed_base=5, fps=2.0, detector="noisy", misread=0.6, drop=0.2, mishaps=tidy)
+    clean = run_bench(TableBench(games=1, seed_base=5, fps=2.0, detector="truth", mishaps=tidy))
+    misread = run_bench(
+        TableBench(games=1, seed_base=5, fps=2.0, detector="noisy", misread=0.6, drop=0.2, mishaps=tidy)
+    )
     assert clean["games"][0]["questions"] == 0 and clean["summary"]["questions_per_game"] == 0.0
     # Most cards read as others at random, a fifth never seen: where the game stays unsure, the decoder asks.
     assert misread["games"][0]["questions"] > 0

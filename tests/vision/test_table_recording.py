@@ -68,7 +68,7 @@ def test_analyze_replays_recorded_detections_into_the_game(tmp_path, capsys):
 def test_bench_table_records_a_game_once_and_replays_it(tmp_path, monkeypatch):
     from types import SimpleNamespace
 
-    from dokocam.vision.bench.table import run_bench
+    from dokocam.vision.bench.table import TableBench, run_bench
     from dokocam.vision.detector import model as model_module
 
     calls = []
@@ -84,10 +84,10 @@ def test_bench_table_records_a_game_once_and_replays_it(tmp_path, monkeypatch):
 
     monkeypatch.setattr(model_module.CardDetector, "load", classmethod(lambda cls, *a, **k: Seen()))
     args = dict(games=1, seed_base=5, fps=1.0, detector="fake.pt", width=320, height=180, cache=tmp_path)
-    first = run_bench(**args)
+    first = run_bench(TableBench(**args))
     detected = len(calls)
     assert detected > 0 and len(list(tmp_path.glob("seed5-320x180-*.jsonl"))) == 1
-    second = run_bench(**args)
+    second = run_bench(TableBench(**args))
     assert len(calls) == detected  # replayed: the detector did not run again
     assert second["games"] == first["games"] and second["summary"]["frames"] == first["summary"]["frames"]
 
@@ -95,7 +95,7 @@ def test_bench_table_records_a_game_once_and_replays_it(tmp_path, monkeypatch):
 def test_bench_table_lays_a_change_of_light_over_every_frame_the_detector_reads(tmp_path, monkeypatch):
     from types import SimpleNamespace
 
-    from dokocam.vision.bench.table import run_bench
+    from dokocam.vision.bench.table import TableBench, run_bench
     from dokocam.vision.detector import model as model_module
     from dokocam.vision.synth.perturb import PerturbError
 
@@ -110,21 +110,21 @@ def test_bench_table_lays_a_change_of_light_over_every_frame_the_detector_reads(
 
     monkeypatch.setattr(model_module.CardDetector, "load", classmethod(lambda cls, *a, **k: Seen()))
     args = dict(games=1, seed_base=5, fps=0.5, detector="fake.pt", width=320, height=180, cache=tmp_path)
-    run_bench(**args)
+    run_bench(TableBench(**args))
     plain, seen[:] = list(seen), []
-    report = run_bench(**args, light="dark")
+    report = run_bench(TableBench(**args, light="dark"))
     assert report["summary"]["light"] == "dark" and len(seen) == len(plain) > 3
     # gamma 2.2: every frame darker than the same frame as rendered, and recorded under its own name
     assert all(d.mean() < 0.8 * p.mean() for d, p in zip(seen, plain, strict=True))
     assert len(list(tmp_path.glob("seed5-*-light-dark.jsonl"))) == 1 and len(list(tmp_path.glob("seed5-*.jsonl"))) == 2
     seen.clear()
-    run_bench(**args, light="noise")
+    run_bench(TableBench(**args, light="noise"))
     # a camera's noise is drawn anew for every frame, not one pattern for the whole video
     residues = [n.astype(int) - p.astype(int) for n, p in zip(seen, plain, strict=True)]
     assert all(8 < r.std() < 16 for r in residues) and not np.array_equal(residues[0], residues[1])
     with pytest.raises(
         PerturbError, match="change of light 'rot90'; choose from dark"
     ):  # a turned camera moves the seats
-        run_bench(**args, light="rot90")
+        run_bench(TableBench(**args, light="rot90"))
     with pytest.raises(PerturbError, match="reads pixels"):
-        run_bench(games=1, seed_base=5, detector="truth", light="dark")
+        run_bench(TableBench(games=1, seed_base=5, detector="truth", light="dark"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -59,70 +59,84 @@ def compare(truth_tricks: list[list[tuple[int, str]]], got_tricks: list[list[tup
     return sum(1 for k, t in enumerate(truth_tricks) if k < len(got_tricks) and got_tricks[k] == t)
 
 
-def run_bench(
-    *,
-    games: int,
-    seed_base: int,
-    fps: float = 10.0,
-    stride: int = 1,
-    detector: str = "truth",
-    drop: float = 0.15,
-    misread: float = 0.05,
-    corner: float = 0.0,
-    whole_fraction: float | None = None,
-    whole_frame: bool = False,
-    width: int = 1280,
-    height: int = 720,
-    cache: str | Path | None = None,
-    faces: str | Path | None = None,
-    deck: str | None = None,
-    light: str | None = None,
-    decode: bool = False,
-    designs: str = "heldout",
-    mishaps: Mishaps | None = None,
-    progress: Callable[[str], None] | None = None,
-) -> dict[str, Any]:
-    """Renders ``games`` games, follows each with a fresh pipeline and scores the result.
+@dataclass(frozen=True)
+class TableBench:
+    """What ``bench table`` runs: one value the CLI builds from its flags and :func:`run_bench` takes.
 
-    ``decode``: decode each whole game from all its sightings (the game decoder, as ``analyze``
-    does) instead of following it card by card (as ``run`` and ``serve`` do); the event latency
-    is then not measured (the events come at the end).
+    Attributes:
+        games, seed_base: how many games, rendered with seeds ``seed_base`` on.
+        fps, stride: the videos' frame rate; every ``stride``-th frame is analysed.
+        detector: ``truth`` (rendered ground truth as detections, no pixels), ``noisy`` (ground truth
+            with detector-like errors: ``drop``, ``misread``, ``corner``, see :func:`noisy`), or a model
+            path / ``model`` (the shipped model; renders pixels).
+        whole_fraction: tracker: boxes smaller than this part of a card only confirm it (``None``: as
+            the detector's model card says).
+        whole_frame: model detector: search whole frames, not the trick area only.
+        width, height: frame size in pixels.
+        cache: model detector: a folder of detection recordings, one per game. A game recorded there
+            is replayed instead of rendered and detected (seconds instead of minutes), so tracker
+            changes can be measured on real detector output again and again. Use one folder per
+            detector: a recording does not know which weights made it (nor whether the trick area was
+            cropped: ``whole_frame`` searches every frame whole).
+        faces: a face folder every game is played with instead (a user's deck); recordings made with
+            it are named after the folder.
+        deck: an enrolled deck (``dokocam deck enroll``) whose adapted classifier the model detector
+            reads with; recordings made with it are named after it.
+        light: one of :data:`vision.synth.perturb.PHOTOMETRIC` (``shadow``, ``dark``, ``washed`` ...)
+            laid over every rendered frame before the detector reads it: the same games in another
+            room or through another camera. Noise is drawn anew for every frame. Model detectors only.
+        decode: decode each whole game from all its sightings (the game decoder, as ``analyze``
+            does) instead of following it card by card (as ``run`` and ``serve`` do); the event
+            latency is then not measured (the events come at the end).
+        designs: ``heldout`` draws game ``seed`` in design ``design_for_seed(seed, "heldout")`` (SVG
+            decks and font families the detector never saw, in turn), ``train`` cycles through the
+            training designs, ``drawn`` plays each seed's own drawn deck (any font, trained on or not).
+        mishaps: the real-table events each game stages (``Mishaps()`` for none). Each game's row
+            lists the events of its tricks that came out wrong.
 
-    ``cache`` (a model detector only): a folder of detection recordings, one per game. A game
-    recorded there is replayed instead of rendered and detected (seconds instead of minutes),
-    so tracker changes can be measured on real detector output again and again. Use one folder
-    per detector: a recording does not know which weights made it (nor whether the trick area
-    was cropped: ``whole_frame`` searches every frame whole, as before the crop).
+    Raises:
+        ValueError: ``designs`` is not ``heldout``, ``train`` or ``drawn``.
+    """
 
-    ``designs``: ``heldout`` (default) draws game ``seed`` in design ``design_for_seed(seed, "heldout")``
-    (SVG decks and font families the detector never saw, in turn), ``train`` cycles through the training
-    designs, ``drawn`` plays each seed's own drawn deck (any font, trained on or not).
+    games: int = 20
+    seed_base: int = 10000
+    fps: float = 10.0
+    stride: int = 1
+    detector: str = "truth"
+    drop: float = 0.15
+    misread: float = 0.05
+    corner: float = 0.0
+    whole_fraction: float | None = None
+    whole_frame: bool = False
+    width: int = 1280
+    height: int = 720
+    cache: str | Path | None = None
+    faces: str | Path | None = None
+    deck: str | None = None
+    light: str | None = None
+    decode: bool = False
+    designs: str = "heldout"
+    mishaps: Mishaps = field(default_factory=Mishaps.realistic)
 
-    ``faces``: a face folder every game is played with instead (a user's deck); recordings made with it
-    are named after the folder.
+    def __post_init__(self) -> None:
+        if self.designs not in DESIGN_CHOICES:
+            raise ValueError(f"designs must be one of {', '.join(DESIGN_CHOICES)}, got {self.designs!r}")
 
-    ``deck``: an enrolled deck (``dokocam deck enroll``) whose adapted classifier the model detector reads
-    with; recordings made with it are named after it.
 
-    ``mishaps``: the real-table events each game stages (``None``: :meth:`Mishaps.realistic`; ``Mishaps()``
-    for none). Each game's row lists the events of its tricks that came out wrong.
-
-    ``light``: one of :data:`vision.synth.perturb.PHOTOMETRIC` (``shadow``, ``dark``, ``washed``
-    ...) laid over every rendered frame before the detector reads it: the same games in another
-    room or through another camera. Noise is drawn anew for every frame. Model detectors only.
+def run_bench(bench: TableBench, *, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Renders ``bench.games`` games, follows each with a fresh pipeline and scores the result
+    (see :class:`TableBench` for what each setting does); ``progress`` is told each game's line.
 
     Raises:
         PerturbError: ``light`` is not a change of light, or the detector reads no pixels.
-        ValueError: ``designs`` is not ``heldout``, ``train`` or ``drawn``.
     """
     from dokocam.engine.record import load_record
     from dokocam.vision.synth.video import GameVideo, design_for_seed
     from dokocam.vision.table.pipeline import TablePipeline
     from dokocam.vision.table.recording import RecordingHeader, load_detections, save_detections
 
-    if designs not in DESIGN_CHOICES:
-        raise ValueError(f"designs must be one of {', '.join(DESIGN_CHOICES)}, got {designs!r}")
-    mishaps = Mishaps.realistic() if mishaps is None else mishaps
+    light, detector, stride, mishaps = bench.light, bench.detector, bench.stride, bench.mishaps
+    width, height, fps, faces = bench.width, bench.height, bench.fps, bench.faces
     if light is not None:
         from dokocam.vision.synth.perturb import PHOTOMETRIC, PerturbError, perturb
 
@@ -134,33 +148,32 @@ def run_bench(
     if detector not in ("truth", "noisy"):
         from dokocam.vision.table.focus import table_detector
 
-        model = table_detector(None if detector == "model" else detector, deck)
-        if whole_frame:
+        model = table_detector(None if detector == "model" else detector, bench.deck)
+        if bench.whole_frame:
             model = model.detector  # every frame whole, as before the trick-area crop
-    deck_name = deck  # ``deck`` below names a recording's deck part
     rows: list[dict[str, Any]] = []
     tricks_total = tricks_exact = games_exact = 0
     pipeline_seconds = detect_seconds = render_seconds = 0.0
     frames_total = 0
     latencies: list[float] = []
-    for g in range(games):
-        seed = seed_base + g
-        design = None if faces or designs == "drawn" else design_for_seed(seed, designs)
+    for g in range(bench.games):
+        seed = bench.seed_base + g
+        design = None if faces or bench.designs == "drawn" else design_for_seed(seed, bench.designs)
         video = GameVideo(seed=seed, width=width, height=height, fps=fps, faces=faces, design=design, mishaps=mishaps)
         rng = np.random.default_rng(seed)
-        pipeline = TablePipeline.for_video(width, height, detector=model, offline=decode)
-        if whole_fraction is not None:
-            pipeline.tracker.whole_fraction = whole_fraction
+        pipeline = TablePipeline.for_video(width, height, detector=model, offline=bench.decode)
+        if bench.whole_fraction is not None:
+            pipeline.tracker.whole_fraction = bench.whole_fraction
         played_times: list[float] = []
         questions = 0
-        deck = f"-faces-{Path(faces).resolve().name}" if faces else ""
-        deck += f"-design-{design.replace(':', '-')}" if design else ""
-        deck += f"-events-{mishaps.tag}" if mishaps.tag else ""
-        deck += f"-light-{light}" if light else ""
-        deck += f"-deck-{deck_name}" if deck_name else ""
+        tag = f"-faces-{Path(faces).resolve().name}" if faces else ""
+        tag += f"-design-{design.replace(':', '-')}" if design else ""
+        tag += f"-events-{mishaps.tag}" if mishaps.tag else ""
+        tag += f"-light-{light}" if light else ""
+        tag += f"-deck-{bench.deck}" if bench.deck else ""
         recording = (
-            Path(cache) / f"seed{seed}-{width}x{height}-fps{fps:g}-stride{stride}{deck}.jsonl"
-            if cache and model is not None
+            Path(bench.cache) / f"seed{seed}-{width}x{height}-fps{fps:g}-stride{stride}{tag}.jsonl"
+            if bench.cache and model is not None
             else None
         )
 
@@ -182,7 +195,7 @@ def run_bench(
                 else:
                     det = video.truth(t)
                     if detector == "noisy":
-                        det = noisy(det, rng, drop=drop, misread=misread, corner=corner)
+                        det = noisy(det, rng, drop=bench.drop, misread=bench.misread, corner=bench.corner)
                     render_seconds += time.perf_counter() - t0
                 yield index, t, det
 
@@ -261,19 +274,19 @@ def run_bench(
     analysed = frames_total
     summary = {
         "detector": detector if model is None else f"model ({detector})",
-        "games": games,
-        "seed_base": seed_base,
+        "games": bench.games,
+        "seed_base": bench.seed_base,
         "video_fps": fps,
         "stride": stride,
         "faces": str(faces) if faces else None,
-        "designs": None if faces else designs,
+        "designs": None if faces else bench.designs,
         "events": asdict(mishaps),
         "light": light,
         "whole_fraction": pipeline.tracker.whole_fraction,
-        "game_from": "decoder" if decode else "live decoder",
+        "game_from": "decoder" if bench.decode else "live decoder",
         "tricks_exact_pct": round(100.0 * tricks_exact / max(1, tricks_total), 2),
-        "games_points_equal_pct": round(100.0 * games_exact / max(1, games), 2),
-        "questions_per_game": round(sum(r["questions"] for r in rows) / max(1, games), 2),
+        "games_points_equal_pct": round(100.0 * games_exact / max(1, bench.games), 2),
+        "questions_per_game": round(sum(r["questions"] for r in rows) / max(1, bench.games), 2),
         "pipeline_ms_per_analysed_frame": round(1000.0 * pipeline_seconds / max(1, analysed // stride), 3),
         "detect_ms_per_analysed_frame": round(1000.0 * detect_seconds / max(1, analysed // stride), 2)
         if model
@@ -289,7 +302,7 @@ def run_bench(
         per_frame = (pipeline_seconds + detect_seconds) / max(1, frames_total // stride)
         summary["analyze_video_fps"] = round(stride / per_frame, 1) if per_frame > 0 else None
     if detector == "noisy":
-        summary["noise"] = {"drop": drop, "misread": misread, "corner": corner}
+        summary["noise"] = {"drop": bench.drop, "misread": bench.misread, "corner": bench.corner}
     return {"summary": summary, "games": rows}
 
 
