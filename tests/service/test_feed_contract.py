@@ -119,3 +119,46 @@ def test_a_solo_entered_after_the_first_trick_leads_the_camera_and_survives_a_re
         game = again.state.table.state.finished[-1].state
         assert game.contract == SOLO
         assert [(p.seat, str(p.card)) for p in game.plays] == plays
+
+
+class _Told:
+    """A feed standing in for the camera's decoder: it keeps what the table tells it."""
+
+    pacer = None
+
+    def __init__(self) -> None:
+        self.game_factory = None
+        self.seating = None
+        self.contracts: list[dict] = []
+        self.calls: list[list[tuple[int, int, str]]] = []
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(())
+
+    def contract_changed(self, contract: Contract) -> None:
+        self.contracts.append(contract.to_dict())
+
+    def calls_changed(self, calls: list[tuple[int, int, str]]) -> None:
+        self.calls.append(list(calls))
+
+    def game_abandoned(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def test_calls_and_their_undo_reach_the_cameras_decoder_in_game_seats(tmp_path: Path) -> None:
+    feed = _Told()
+    app = create_app(Settings(db=tmp_path / "t.db"), feed=feed, players=PLAYERS)
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        client.post("/games/current/end", json={})  # game 2: Ben is Vorhand, so table seat 2 (Cem) is game seat 1
+        client.post("/games/current/cards", json={"seat": 1, "card": "AC"})
+        made = client.post("/games/current/calls", json={"seat": 2, "call": "kontra"})
+        assert made.status_code == 201, made.text
+        assert feed.calls == [[(1, 1, "kontra")]]  # said after one card, by game seat 1
+        told = client.put("/games/current/contract", json={"type": "solo", "kind": "hearts", "declarer": 0})
+        assert told.status_code == 200, told.text
+        assert feed.contracts[-1] == {"type": "solo", "kind": "hearts", "declarer": 3}  # Anna: game seat 3
+        client.post(f"/events/{made.json()['event']['id']}/undo", json={})
+        assert feed.calls[-1] == [] and feed.contracts[-1]["kind"] == "hearts"
