@@ -182,7 +182,7 @@ class LiveDecoder:
         self._log.append({"kind": "contract", "contract": contract.to_dict(), "time": time})
         rules, players = base.rules, base.players
         self.game_factory = lambda: Game(rules, contract, players)
-        self._searches = []
+        self._search_again()
         return self._decode(frame, time)
 
     def set_calls(
@@ -195,8 +195,17 @@ class LiveDecoder:
             return []
         self._log.append({"kind": "calls", "calls": [list(c) for c in calls], "time": time})
         self.calls = calls
-        self._searches = []
+        self._search_again()
         return self._decode(frame, time)
+
+    def _search_again(self) -> None:
+        """Searches the seatings still searched again from the first sighting, under the game's
+        set-up and calls as they are now; the seatings given up stay given up."""
+        self._searches = [
+            Search(self.decoder, self._sightings, self.game_factory, s.geometry, fixed=self.fixed, calls=self.calls)
+            for s in self._searches
+        ]
+        self._from_start = True
 
     def replay(self, entries: Iterable[Mapping[str, Any]]) -> list[TableEvent]:
         """Feeds logged evidence (:meth:`evidence_dict`'s entries) again; returns the events it leads to."""
