@@ -173,6 +173,7 @@ def _run(
     from dokocam.service.feed import RecordedFeed, is_recorded
     from dokocam.service.main import create_app
     from dokocam.service.sources import open_feed
+    from dokocam.vision.decks.store import DeckError
 
     assert isinstance(settings, Settings)
     settings = settings.with_token()
@@ -187,7 +188,10 @@ def _run(
         try:
             feed = open_feed(source, realtime=settings.realtime, model=model, deck=deck, stride=stride)
             resume = is_recorded(source) or Path(source).is_file()
-        except ValueError as exc:  # FeedError, SourceError, ModelNotFoundError, DeckError
+        except DeckError as exc:  # the deck asked for, not the source: no demo stands in for it either
+            print(f"dokocam: --deck: {exc}", file=sys.stderr)
+            return 2
+        except ValueError as exc:  # FeedError, SourceError, ModelNotFoundError
             if not fallback_to_recorded:
                 print(f"cannot open --source {source}: {exc}", file=sys.stderr)
                 return 2

@@ -314,16 +314,16 @@ class DeckDesk:
             TextError: the deck is not adapted yet.
         """
         if name is not None:
-            from dokocam.vision.decks.store import DeckError, UnknownDeckError, load_deck
+            from dokocam.vision.decks.store import DeckError, UnadaptedDeckError, UnknownDeckError, usable_deck
 
             try:
-                deck = load_deck(name)
+                usable_deck(name)  # the check every --deck goes through
             except UnknownDeckError as exc:
                 raise UnknownDeck(Text("deck_refused", why=Bilingual(*_split(str(exc))))) from exc
+            except UnadaptedDeckError as exc:  # the page's own words: it can enrol again
+                raise TextError(Text("deck_not_adapted", name=name)) from exc
             except DeckError as exc:
                 raise TextError(Text("deck_refused", why=Bilingual(*_split(str(exc))))) from exc
-            if not deck.adapted:
-                raise TextError(Text("deck_not_adapted", name=name))
         self.table.submit(DECK_SET, {"name": name})
         return self.status()
 

@@ -154,6 +154,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    # Checked here, once for every verb that has --deck, before the verb opens a camera or a server.
+    if getattr(args, "deck", None) is not None and deck.refuse_deck_option(args.deck):
+        return 2
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:

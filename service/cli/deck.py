@@ -72,6 +72,22 @@ def register(groups: Mapping[str, Any]) -> None:
     adapt.set_defaults(func=_adapt)
 
 
+def refuse_deck_option(name: str) -> bool:
+    """Whether ``--deck NAME`` must be refused before a verb starts anything; prints why (German, then English).
+
+    Every verb that reads with a deck (serve, demo, run, analyze, detect, eval, bench table) goes
+    through this one check, so an unknown or unadapted deck reads the same everywhere.
+    """
+    from dokocam.vision.decks.store import DeckError, usable_deck
+
+    try:
+        usable_deck(name)
+    except DeckError as exc:
+        print(f"dokocam: --deck: {exc}", file=sys.stderr)
+        return True
+    return False
+
+
 def _error(text: str) -> int:
     print(f"dokocam deck: {text}", file=sys.stderr)
     return 2

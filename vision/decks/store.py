@@ -39,6 +39,10 @@ class UnknownDeckError(DeckError):
     """No deck of that name is enrolled; the message lists the ones that are."""
 
 
+class UnadaptedDeckError(DeckError):
+    """The deck is enrolled but has no adapted classifier to read with yet (``dokocam deck adapt NAME``)."""
+
+
 @dataclass(frozen=True)
 class Deck:
     """An enrolled deck.
@@ -118,6 +122,30 @@ def load_deck(name: str) -> Deck:
             f"No deck named {name!r} (enrolled: {known}); enrol it with `dokocam deck enroll {name} PHOTO`."
         )
     return _read(folder)
+
+
+def usable_deck(name: str) -> Deck:
+    """The enrolled deck ``name`` when it can read cards: what every ``--deck NAME`` and the dashboard's
+    deck switch resolve through, so each says the same when it cannot.
+
+    Raises:
+        UnknownDeckError: no such deck (the message names the enrolled ones and how to enrol).
+        UnadaptedDeckError: the deck has no adapted classifier on disk.
+        DeckError: the name is not allowed, or its manifest cannot be read.
+
+    >>> usable_deck("../x")
+    Traceback (most recent call last):
+    ...
+    dokocam.vision.decks.store.DeckError: Deckname '../x' geht nicht: ...
+    """
+    deck = load_deck(name)
+    files = deck.adapted.get("classifiers", {}).values()
+    if not any((deck.path / file).is_file() for file in files):
+        raise UnadaptedDeckError(
+            f"Deck {name!r} ist noch nicht angepasst: `dokocam deck adapt {name}` (einige Minuten).\n"
+            f"Deck {name!r} is not adapted yet: run `dokocam deck adapt {name}` (a few minutes)."
+        )
+    return deck
 
 
 def _read(folder: Path) -> Deck:
