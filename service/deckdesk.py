@@ -80,11 +80,14 @@ class DeckDesk:
     Args:
         table: the table whose log records which deck is in use.
         adapt: how the adaptation trains (tiny in tests).
+        nice: how far below the camera's priority the adaptation's process runs (``os.nice``); 0 runs it
+            beside the camera as an equal, which only a test without a camera wants.
     """
 
-    def __init__(self, table: Scorekeeper, adapt: AdaptConfig | None = None) -> None:
+    def __init__(self, table: Scorekeeper, adapt: AdaptConfig | None = None, *, nice: int = NICE) -> None:
         self.table = table
         self.adapt = adapt or AdaptConfig()
+        self.nice = nice
         self._job = Job()
         self._lock = threading.Lock()
         self._reader: object | None = None
@@ -256,7 +259,7 @@ class DeckDesk:
             job.state = "adapting"
             job.progress = {"stage": "start", "done": 0, "total": 0, "fraction": 0.0}
             manifest = {"source": "grid", "kreuz": job.turn, "unsure": ["\n".join(u) for u in job.unsure]}
-            args = (job.name, job.raw, manifest, self.adapt)
+            args = (job.name, job.raw, manifest, self.adapt, self.nice)
         context = multiprocessing.get_context("spawn")
         messages: Any = context.Queue()
         # Not a daemon: the adaptation renders its crops in worker processes of its own.
@@ -334,13 +337,13 @@ def _refuse(job: Job, text: str, state: str = "refused") -> None:
 
 
 def adapt_in_child(
-    name: str, faces: dict[str, np.ndarray], manifest: dict[str, Any], config: AdaptConfig, messages: Any
+    name: str, faces: dict[str, np.ndarray], manifest: dict[str, Any], config: AdaptConfig, nice: int, messages: Any
 ) -> None:
     """Stores and adapts deck ``name`` in this (spawned) process; reports progress and the outcome on ``messages``.
 
-    Runs at a lower priority with one torch thread: the camera's process keeps its cores.
+    Runs ``nice`` steps below the camera's priority with one torch thread: the camera's process keeps its cores.
     """
-    os.nice(NICE)
+    os.nice(nice)
     import torch
     import tqdm
 
