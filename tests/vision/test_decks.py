@@ -239,7 +239,7 @@ def test_enrol_adapt_and_detect_end_to_end(
     with pytest.raises(UnknownDeckError, match="angelernt: tiny"):
         deck_detector("nobody")
 
-    # Every reading command takes --deck; an unknown name is a clear error (exit 2), not a traceback.
+    # The CLI reads with it (the refusals of every --deck: tests/service/test_deck_cli.py).
     from dokocam.service.cli import main
 
     photo = home / "qh.png"
@@ -247,8 +247,6 @@ def test_enrol_adapt_and_detect_end_to_end(
     capsys.readouterr()
     assert main(["detect", str(photo), "--deck", "tiny"]) == 0
     assert '"card": "QH"' in capsys.readouterr().out
-    assert main(["detect", str(photo), "--deck", "nobody"]) == 2
-    assert "tiny" in capsys.readouterr().err
     from dokocam.vision.table.focus import table_detector
 
     assert table_detector(None, "tiny").detector.reader is not None  # table frames fall back to its photo classifier
@@ -318,29 +316,3 @@ def test_the_grid_is_found_on_pale_and_glaring_tables(reader: object, seed: int)
     photo = render_grid(faces, shot, seed=seed, look=look, table=table, codes={empty: None})
     with pytest.raises(EnrolmentError, match=f"Leer: {place_name(*empty)} "):
         enrol_grid(photo, reader=reader)
-
-
-def test_bench_table_refuses_an_unknown_deck(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from dokocam.service.cli import main
-
-    assert main(["bench", "table", "--games", "1", "--detector", "model", "--deck", "nobody"]) == 2
-    assert "--deck: Kein Deck namens 'nobody'" in capsys.readouterr().err
-
-
-@pytest.mark.parametrize(
-    "verb",
-    [
-        ["eval", "datasets/synth-sample"],
-        ["analyze", "game.mp4", "--json", "game.json"],
-        ["run", "--source", "datasets/synth-sample/images/val"],
-        ["serve", "--source", "datasets/synth-sample/images/val"],
-    ],
-)
-def test_every_reading_verb_refuses_an_unknown_deck(
-    home: Path, verb: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from dokocam.service.cli import main
-
-    monkeypatch.chdir(Path(__file__).resolve().parents[2])
-    assert main([*verb, "--deck", "nobody"]) == 2
-    assert "Kein Deck namens 'nobody'" in capsys.readouterr().err
