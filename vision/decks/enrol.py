@@ -26,6 +26,8 @@ MIN_SHARPNESS = 0.35  # median card sharpness (outline.sharpness) below which a 
 MIN_CARD_PX = 60  # a card narrower than this in the photo has indices too small to enrol
 MIN_AGREEMENT = 6  # places read as their layout's card for a grid orientation to count as found
 ASPECT_RANGE = (1.35, 1.65)  # the stored faces' height over width, from the photo's cards
+ASPECT_SLACK = 0.1  # a photo tilted a little shows the cards' aspect this much off
+MAX_SHAPE_ERROR = 0.08  # an outline this much (log) larger or smaller than its neighbours' is not its card's
 # A card the grid says is there counts as found when its sides, snapped to the edges near them, are on
 # average this strong against the found cards' (and three of four at least EDGE_EACH): an empty place's
 # table has no four straight edges around it.
@@ -177,6 +179,7 @@ def enrol_grid(photo: np.ndarray, *, reader: object | None = None, kreuz: str | 
     placement = placements[choice]
     if missing:
         raise EnrolmentError(_missing_message(len(outlines), [placement]))
+    _check_shapes(placement)
     faces = {code: rectify(photo, placement.places[place_of(code)], aspect) for code in CARD_CODES}
     readings = [read, flipped][choice]
     outlines_by_code = {code: placement.places[place_of(code)].corners for code in CARD_CODES}
@@ -244,6 +247,55 @@ def _check_size_and_focus(photo: np.ndarray, outlines: list[Outline]) -> None:
                 "stelle auf die Karten scharf und fotografiere noch einmal.",
                 f"The photo is blurred (sharpness {sharp:.2f}, {MIN_SHARPNESS} needed): hold the camera still, "
                 "focus on the cards and take it again.",
+            )
+        )
+
+
+def shape_errors(placement: Placement) -> tuple[float, dict[tuple[int, int], float]]:
+    """The outlines' median aspect (height over width), and each place's relative difference from its
+    neighbours' card shape, or its opposite sides' difference: the largest over its four sides' lengths
+    (0.1: a tenth off).
+
+    All 24 cards are one size, and a photo tilted a little changes their size only slowly across the
+    layout, so an outline unlike its neighbours' took in a shadow, a neighbour or part of the table; and
+    one whose opposite sides differ put a corner off its card.
+    """
+    places = placement.places
+    size = {key: np.linalg.norm(o.corners - np.roll(o.corners, -1, axis=0), axis=1) for key, o in places.items()}
+    aspect = float(np.median([o.height / o.width for o in places.values()]))
+    errors = {}
+    for (r, c), own in size.items():
+        near = [size[k] for k in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)) if k in size]
+        typical = np.median(near, axis=0)
+        # A card is a rectangle: its opposite sides look equally long unless a corner is off its card.
+        skew = np.abs(np.log(own[:2] / own[2:]))
+        errors[(r, c)] = float(max(np.abs(np.log(own / typical)).max(), skew.max()))
+    return aspect, errors
+
+
+def _check_shapes(placement: Placement) -> None:
+    """Refuses outlines that are not the cards' edges (a shadow, a pale table, two cards as one), naming where."""
+    aspect, errors = shape_errors(placement)
+    low, high = ASPECT_RANGE
+    if not low - ASPECT_SLACK <= aspect <= high + ASPECT_SLACK:
+        raise EnrolmentError(
+            _both(
+                f"Die gefundenen Umrisse sind nicht kartenförmig (Seitenverhältnis {aspect:.2f}, Karten haben "
+                f"{low:.2f} bis {high:.2f}): wohl ein Schatten oder ein Tisch so hell wie die Karten. Lege die Karten "
+                "auf eine dunklere Fläche oder fotografiere mit weicherem Licht von oben.",
+                f"The outlines found are not card-shaped (aspect {aspect:.2f}; cards have {low:.2f} to {high:.2f}): "
+                "a shadow or a table as light as the cards. Lay them on a darker surface or use softer light from above.",
+            )
+        )
+    off = sorted(key for key, error in errors.items() if error > MAX_SHAPE_ERROR)
+    if off:
+        names = ", ".join(place_name(*key) for key in off)
+        raise EnrolmentError(
+            _both(
+                f"Die Umrisse dieser Karten sind unsicher (anders groß als ihre Nachbarn): {names}. Lege sie mit "
+                "etwas Abstand zu den anderen und fotografiere ohne harte Schatten noch einmal.",
+                f"These cards' outlines are unsure (another size than their neighbours'): {names}. Lay them a little "
+                "apart from the others and take the photo again without hard shadows.",
             )
         )
 
