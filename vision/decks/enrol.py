@@ -284,7 +284,8 @@ def _check_shapes(placement: Placement) -> None:
                 f"{low:.2f} bis {high:.2f}): wohl ein Schatten oder ein Tisch so hell wie die Karten. Lege die Karten "
                 "auf eine dunklere Fläche oder fotografiere mit weicherem Licht von oben.",
                 f"The outlines found are not card-shaped (aspect {aspect:.2f}; cards have {low:.2f} to {high:.2f}): "
-                "a shadow or a table as light as the cards. Lay them on a darker surface or use softer light from above.",
+                "a shadow or a table as light as the cards. Lay them on a darker surface or use softer light "
+                "from above.",
             )
         )
     off = sorted(key for key, error in errors.items() if error > MAX_SHAPE_ERROR)
