@@ -121,3 +121,14 @@ def test_a_deck_that_fails_to_load_is_named_not_the_source(
     assert "dokocam: --deck: Deck 'omas-blatt' ist weg." in err
     assert "cannot open --source" not in err and "ground truth" not in err  # demo does not play on without it
     assert started == []
+
+
+@pytest.mark.parametrize("verb", ["show", "remove", "adapt"])
+def test_the_deck_verbs_refuse_an_unknown_deck_and_keep_the_others(
+    home: Path, verb: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _enrol("omas-blatt", adapted=True)
+    assert main(["deck", verb, "nobody"]) == 2
+    assert "dokocam deck: Kein Deck namens 'nobody' (angelernt: omas-blatt)" in capsys.readouterr().err
+    assert (home / "decks" / "omas-blatt" / "classifier.pt").is_file()
+    assert not (ROOT / "nobody-faces.png").exists()
