@@ -125,7 +125,7 @@ def register(groups: Mapping[str, Any]) -> None:
     p.add_argument(
         "--decoder",
         action="store_true",
-        help="decode each whole game from all its sightings (as `analyze` does) instead of following it card by card",
+        help="decode each whole game from all its sightings at the end (as `analyze` does), not live as `run` does",
     )
     p.add_argument(
         "--cache",

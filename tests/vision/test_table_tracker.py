@@ -396,7 +396,7 @@ def test_with_both_copies_landed_a_pair_off_one_of_them_makes_no_third():
     # deck never trained on): both Pik-Zehnen in it. The second came to rest while the detector
     # paired its index with the first's, which stretched its footprint over to the first; then
     # its own two indices were read as one pair, which overran that footprint. Its far index was
-    # taken for a third Pik-Zehn, and the follower asked about it.
+    # taken for a third Pik-Zehn, and the game asked about it.
     header, frames = load_detections(Path(__file__).parent / "data" / "seed54003-trick1-detections.jsonl")
     tracker = CardTracker(TableGeometry.default(header.width, header.height), whole_fraction=0.75)
     landed = [e for index, t, det in frames for e in tracker.update(det, index, t) if isinstance(e, CardLanded)]
@@ -408,7 +408,7 @@ def test_a_pair_crossing_from_one_landed_copy_to_the_other_is_no_third_copy():
     # model with its box refiner): both Karo-Buben in it, lying close. In 4 of its 50 frames a
     # misread index nearby tipped the grouping, which paired the first copy's lower index with
     # the second's right one; that pair rested where neither copy lay and landed as a third
-    # Karo-Bube, which the follower then asked about.
+    # Karo-Bube, which the game then asked about.
     header, frames = load_detections(Path(__file__).parent / "data" / "seed60000-trick5-detections.jsonl")
     tracker = CardTracker(TableGeometry.default(header.width, header.height), whole_fraction=0.75)
     landed = [e for index, t, det in frames for e in tracker.update(det, index, t) if isinstance(e, CardLanded)]
@@ -419,7 +419,7 @@ def test_a_doubtful_pair_reaching_onto_a_landed_card_of_another_name_lands_nothi
     # Seed 60000's tenth trick (recorded as above): the Kreuz-Zehn's index, read partly as a
     # Karo-Zehn, was paired with the index of the Karo-Zehn sliding in (scored 0.41). The pair
     # rested over the Kreuz-Zehn and landed there as the Karo-Zehn; the card itself then landed
-    # as a second one, and the follower asked about a third copy.
+    # as a second one, and the game asked about a third copy.
     header, frames = load_detections(Path(__file__).parent / "data" / "seed60000-trick10-detections.jsonl")
     tracker = CardTracker(TableGeometry.default(header.width, header.height), whole_fraction=0.75)
     landed = [e for index, t, det in frames for e in tracker.update(det, index, t) if isinstance(e, CardLanded)]

@@ -86,7 +86,7 @@ class TableBench:
             laid over every rendered frame before the detector reads it: the same games in another
             room or through another camera. Noise is drawn anew for every frame. Model detectors only.
         decode: decode each whole game from all its sightings (the game decoder, as ``analyze``
-            does) instead of following it card by card (as ``run`` and ``serve`` do); the event
+            does) instead of the live decoder that ``run`` and ``serve`` use; the event
             latency is then not measured (the events come at the end).
         designs: ``heldout`` draws game ``seed`` in design ``design_for_seed(seed, "heldout")`` (SVG
             decks and font families the detector never saw, in turn), ``train`` cycles through the

@@ -25,7 +25,6 @@ same game with the same revisions.
 from __future__ import annotations
 
 import math
-import time as _time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -116,7 +115,6 @@ class LiveDecoder:
         self.drift_degrees = drift_degrees
         self.drift_fraction = drift_fraction
         self.seating_margin = seating_margin
-        self.decode_seconds: list[float] = []  # the time each decode took
         self.reset()
 
     def reset(self) -> None:
@@ -237,7 +235,6 @@ class LiveDecoder:
     # -- decoding ------------------------------------------------------------------------------
 
     def _decode(self, frame: int, time: float, shown_as_fixed: tuple[int, int] | None = None) -> list[TableEvent]:
-        started = _time.perf_counter()
         sightings = self.evidence.sightings
         start = next(
             (i for i, (a, b) in enumerate(zip(self._sightings, sightings)) if a != b),
@@ -274,7 +271,6 @@ class LiveDecoder:
             events.append(Calibrated(frame=frame, time=time, method=method, geometry=search.geometry.to_dict()))
         self.geometry = search.geometry
         events += self._difference(search, hyps, frame, time, shown_as_fixed) if hyps else []
-        self.decode_seconds.append(_time.perf_counter() - started)
         return events
 
     def _same(self, a: TableGeometry, b: TableGeometry) -> bool:

@@ -820,7 +820,7 @@ class CardTracker:
         grouping paired the two copies' indices across (a misread index nearby can tip it).
 
         Seed 60000's fifth trick, both Karo-Buben in it: in 4 of 50 frames the pairing crossed,
-        and the cross pair landed as a third copy that the follower asked about.
+        and the cross pair landed as a third copy the game asked about.
         """
         if not track.parts:
             return False
