@@ -59,3 +59,31 @@ def test_a_photo_whose_shadows_close_the_outlines_is_refused_not_enrolled_wrong(
         assert "Umriss" in str(refusal) or "Leer:" in str(refusal)
     else:
         assert misplaced(enrolment.outlines, annotation) == []
+
+
+def _shadowed_card(table: int, shadow: int, card: int) -> np.ndarray:
+    """A card from (100, 100) to (260, 310) whose shadow reaches 10 px past its right and bottom edges."""
+    photo = np.full((400, 400, 3), table, np.uint8)
+    photo[100:320, 110:270] = shadow
+    photo[100:310, 100:260] = card
+    return photo
+
+
+CARD_EDGES = np.array([[100, 100], [260, 100], [260, 310], [100, 310]], float)
+SHADOW_EDGES = np.array([[100, 100], [270, 100], [270, 320], [100, 320]], float)  # the mask took the shadow in
+
+
+def test_light_cards_are_told_from_dark_ones() -> None:
+    from dokocam.vision.decks.outline import cards_lighter, outline_of
+
+    assert cards_lighter(_shadowed_card(170, 90, 240), [outline_of(CARD_EDGES)])
+    assert not cards_lighter(_shadowed_card(200, 20, 40), [outline_of(CARD_EDGES)])  # a black deck
+
+
+def test_a_side_snaps_onto_the_cards_edge_not_its_shadows() -> None:
+    from dokocam.vision.decks.outline import EdgeMap
+
+    photo = _shadowed_card(250, 60, 235)  # a glossy white table: the shadow's outer edge is the strongest
+    assert np.abs(EdgeMap(photo).snap(SHADOW_EDGES, reach=0.08) - SHADOW_EDGES).max() <= 4
+    snapped = EdgeMap(photo, light_inside=True).snap(SHADOW_EDGES, reach=0.08)
+    assert np.abs(snapped - CARD_EDGES).max() <= 4  # the snap moves in steps of 4 px here

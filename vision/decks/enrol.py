@@ -18,7 +18,7 @@ import numpy as np
 
 from dokocam.vision.decks.grid import GridError, Placement, grow, place_outlines
 from dokocam.vision.decks.layout import COLUMNS, ROWS, card_name, code_at, place_name, place_of
-from dokocam.vision.decks.outline import EdgeMap, Outline, find_outlines, rectify, sharpness
+from dokocam.vision.decks.outline import EdgeMap, Outline, cards_lighter, find_outlines, rectify, sharpness
 from dokocam.vision.synth.faces import CARD_CODES, FOLDER_INDEX_BOX, index_ink_box
 
 SURE = 0.9  # a reading this probable (over the 24 cards) names a misplaced or doubled card
@@ -193,7 +193,7 @@ def _grown(photo: np.ndarray, outlines: list[Outline]) -> list[Outline]:
     as the stock): where the layout's lattice puts them, snapped to the edges there, when the edges are there."""
     if len(outlines) < 2:
         return outlines
-    edges = EdgeMap(photo)
+    edges = EdgeMap(photo, light_inside=cards_lighter(photo, outlines))
     typical = float(np.median([edges.sides(o.corners).mean() for o in outlines]))
 
     def accept(corners: np.ndarray) -> np.ndarray | None:

@@ -88,8 +88,26 @@ def find_outlines(image: np.ndarray, *, many: bool = True) -> list[Outline]:
     kept = sorted(kept if many else _median_sized(kept), key=lambda o: -o.area)
     # A mask's contour lies a few pixels off the card's edge (a shadow, an opening, a lost corner): each
     # side moves onto the strongest edge next to it.
-    edges = EdgeMap(small)
+    edges = EdgeMap(small, light_inside=cards_lighter(small, kept))
     return [Outline(edges.snap(o.corners, SNAP_REACH) / scale, o.area / scale**2, o.fill) for o in kept]
+
+
+def cards_lighter(image: np.ndarray, outlines: list[Outline]) -> bool:
+    """Whether most ``outlines`` (pixels of ``image``) are lighter inside than in a band just around them:
+    light card stock on a table, whose shadow is darker still."""
+    if not outlines:
+        return False
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    differences = []
+    for outline in outlines:
+        centre = outline.centre
+        inner, outer = np.zeros_like(grey), np.zeros_like(grey)
+        cv2.fillConvexPoly(inner, np.round(centre + 0.8 * (outline.corners - centre)).astype(np.int32), 1)
+        cv2.fillConvexPoly(outer, np.round(centre + 1.15 * (outline.corners - centre)).astype(np.int32), 1)
+        cv2.fillConvexPoly(outer, np.round(outline.corners).astype(np.int32), 0)
+        if inner.any() and outer.any():
+            differences.append(float(grey[inner > 0].mean()) - float(grey[outer > 0].mean()))
+    return bool(differences) and float(np.median(differences)) > 0
 
 
 def _masks(image: np.ndarray) -> list[np.ndarray]:
@@ -225,18 +243,28 @@ class EdgeMap:
 
     Args:
         image: the BGR photo.
+        light_inside: the cards are lighter than what lies around them (see :func:`cards_lighter`):
+            :meth:`snap` then moves a side only onto an edge that gets lighter into the card, never onto
+            the outer edge of the card's shadow.
     """
 
-    def __init__(self, image: np.ndarray) -> None:
+    def __init__(self, image: np.ndarray, *, light_inside: bool = False) -> None:
         self.scale = min(1.0, WORK_SIDE / max(image.shape[:2]))
         small = cv2.resize(image, None, fx=self.scale, fy=self.scale, interpolation=cv2.INTER_AREA)
         smooth = cv2.GaussianBlur(small, (0, 0), 1.2).astype(np.float32)
         self.gx = cv2.Sobel(smooth, cv2.CV_32F, 1, 0, ksize=3)
         self.gy = cv2.Sobel(smooth, cv2.CV_32F, 0, 1, ksize=3)
+        self.light_inside = light_inside
 
-    def strength(self, starts: np.ndarray, ends: np.ndarray, samples: int = 40) -> np.ndarray:
+    def strength(
+        self, starts: np.ndarray, ends: np.ndarray, samples: int = 40, lighter: np.ndarray | None = None
+    ) -> np.ndarray:
         """How strongly each segment ``starts[i]``-``ends[i]`` (photo pixels) lies on an edge: the mean,
-        over points along its middle, of the colour gradient across it (summed over channels)."""
+        over points along its middle, of the colour gradient across it (summed over channels).
+
+        ``lighter``: per segment, a unit normal pointing to the side that must be the lighter one (into a
+        light card); only edges that get lighter that way count, so a shadow's outer edge does not.
+        """
         starts, ends = starts * self.scale, ends * self.scale
         t = np.linspace(SIDE_MIDDLE[0], SIDE_MIDDLE[1], samples)[None, :, None]
         points = starts[:, None, :] + t * (ends - starts)[:, None, :]
@@ -245,7 +273,11 @@ class EdgeMap:
         mx, my = points[..., 0].astype(np.float32), points[..., 1].astype(np.float32)
         gx = cv2.remap(self.gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
         gy = cv2.remap(self.gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-        across = np.abs(gx * normal[:, None, 0, None] + gy * normal[:, None, 1, None]).sum(axis=-1)
+        if lighter is None:
+            across = np.abs(gx * normal[:, None, 0, None] + gy * normal[:, None, 1, None]).sum(axis=-1)
+        else:
+            rising = (gx * lighter[:, None, 0, None] + gy * lighter[:, None, 1, None]).sum(axis=-1)
+            across = np.maximum(rising, 0.0)
         return across.mean(axis=1)
 
     def sides(self, corners: np.ndarray) -> np.ndarray:
@@ -271,8 +303,11 @@ class EdgeMap:
             da, db = np.meshgrid(shifts, shifts, indexing="ij")
             starts = a + da.reshape(-1, 1) * normal
             ends = b + db.reshape(-1, 1) * normal
-            scores = self.strength(starts, ends)
+            inward = None if not self.light_inside else np.repeat(-normal[None, :], len(starts), axis=0)
+            scores = self.strength(starts, ends, lighter=inward)
             best = int(np.argmax(scores))
+            if scores[best] <= scores[len(scores) // 2] + 1e-6:  # no edge stronger than where it lies: stay
+                best = len(scores) // 2
             lines.append((starts[best], ends[best]))
         snapped = []
         for k in range(4):
