@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from dokocam.engine import CARD_CODES, Game
+from dokocam.engine import CARD_CODES, Contract, Game
 
 
 def deal(seed: int) -> list[list[str]]:
@@ -18,9 +18,9 @@ def deal(seed: int) -> list[list[str]]:
     return [deck[i * 12 : (i + 1) * 12] for i in range(4)]
 
 
-def legal_plays(seed: int) -> list[tuple[int, str]]:
-    """A legal normal game as ``(game seat, card)`` plays, 48 of them."""
-    game = Game(hands=deal(seed))
+def legal_plays(seed: int, contract: Contract | None = None) -> list[tuple[int, str]]:
+    """A legal game as ``(game seat, card)`` plays, 48 of them: a normal game, or under ``contract``."""
+    game = Game(hands=deal(seed)) if contract is None else Game(contract=contract, hands=deal(seed))
     rng = random.Random(seed)
     plays = []
     while not game.is_over:

@@ -8,7 +8,6 @@ table are the real ones.
 from __future__ import annotations
 
 import math
-import random
 import threading
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from svc_helpers import PLAYERS
 from dokocam.engine import Card, Contract, Game, SoloKind
 from dokocam.service.config import Settings
 from dokocam.service.main import create_app
+from dokocam.service.recorded import legal_plays
 from dokocam.service.vision_feed import VisionFeed
 from dokocam.vision.detections import Detections
 from dokocam.vision.sources import Frame
@@ -29,20 +29,10 @@ WIDTH, HEIGHT = 1280, 720
 SOLO = Contract.solo(SoloKind.QUEENS, 2)
 
 
-def solo_plays(seed: int = 0) -> list[tuple[int, str]]:
-    """A whole queens solo of seat 2 (Cem): random legal cards from a random deal."""
-    rng = random.Random(seed)
-    deck = [Card.from_index(i) for i in range(24)] * 2
-    rng.shuffle(deck)
-    game = Game(contract=SOLO, hands=[deck[k * 12 : (k + 1) * 12] for k in range(4)], strict=True)
-    plays = []
-    while not game.is_over:
-        seat = game.to_move
-        assert seat is not None
-        card = rng.choice(game.legal_cards(seat))
-        game.play(seat, card)
-        plays.append((seat, str(card)))
-    return plays
+def solo_plays(seed: int = 1) -> list[tuple[int, str]]:
+    """A whole queens solo of seat 2: random legal cards from a random deal (seed 1's first trick goes to
+    another seat under the normal trumps)."""
+    return legal_plays(seed, SOLO)
 
 
 def boxes(plays: list[tuple[int, str]], start: float, end: float) -> list[Detections]:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import math
-import random
 from dataclasses import replace
 
 import pytest
 
 from dokocam.engine import Card, Contract, Game, SoloKind
 from dokocam.engine.record import load_record
+from dokocam.service.recorded import legal_plays
 from dokocam.vision.synth.video import GameVideo, simulate_game
 from dokocam.vision.table.decoder import Evidence, GameDecoder
 from dokocam.vision.table.events import CardRevised
@@ -181,20 +181,10 @@ def test_logged_evidence_that_is_not_evidence_is_refused_with_its_kind():
 SOLO = Contract.solo(SoloKind.QUEENS, 2)
 
 
-def solo_plays(seed: int = 0) -> list[tuple[int, str]]:
-    """A whole queens solo of seat 2: random legal cards from a random deal."""
-    rng = random.Random(seed)
-    deck = [Card.from_index(i) for i in range(24)] * 2
-    rng.shuffle(deck)
-    game = Game(contract=SOLO, hands=[deck[k * 12 : (k + 1) * 12] for k in range(4)], strict=True)
-    plays = []
-    while not game.is_over:
-        seat = game.to_move
-        assert seat is not None
-        card = rng.choice(game.legal_cards(seat))
-        game.play(seat, card)
-        plays.append((seat, str(card)))
-    return plays
+def solo_plays(seed: int = 1) -> list[tuple[int, str]]:
+    """A whole queens solo of seat 2: random legal cards from a random deal (seed 1's first trick goes to
+    another seat under the normal trumps)."""
+    return legal_plays(seed, SOLO)
 
 
 def tracked(plays: list[tuple[int, str]]) -> list[list[TrackerEvent]]:
