@@ -27,7 +27,9 @@ MIN_CARD_PX = 60  # a card narrower than this in the photo has indices too small
 MIN_AGREEMENT = 6  # places read as their layout's card for a grid orientation to count as found
 ASPECT_RANGE = (1.35, 1.65)  # the stored faces' height over width, from the photo's cards
 ASPECT_SLACK = 0.1  # a photo tilted a little shows the cards' aspect this much off
-MAX_SHAPE_ERROR = 0.08  # an outline this much (log) larger or smaller than its neighbours' is not its card's
+# An outline whose sides differ this much (log) from its neighbours' or from its opposite sides' took in
+# a shadow, a neighbour or part of the table.
+MAX_SHAPE_ERROR = 0.08
 # A card the grid says is there counts as found when its sides, snapped to the edges near them, are on
 # average this strong against the found cards' (and three of four at least EDGE_EACH): an empty place's
 # table has no four straight edges around it.
@@ -293,10 +295,10 @@ def _check_shapes(placement: Placement) -> None:
         names = ", ".join(place_name(*key) for key in off)
         raise EnrolmentError(
             _both(
-                f"Die Umrisse dieser Karten sind unsicher (anders groß als ihre Nachbarn): {names}. Lege sie mit "
-                "etwas Abstand zu den anderen und fotografiere ohne harte Schatten noch einmal.",
-                f"These cards' outlines are unsure (another size than their neighbours'): {names}. Lay them a little "
-                "apart from the others and take the photo again without hard shadows.",
+                f"Die Umrisse dieser Karten sind unsicher (anders geformt als ihre Nachbarn oder schief): {names}. "
+                "Lege sie mit etwas Abstand zu den anderen und fotografiere ohne harte Schatten noch einmal.",
+                f"These cards' outlines are unsure (shaped unlike their neighbours' or skewed): {names}. "
+                "Lay them a little apart from the others and take the photo again without hard shadows.",
             )
         )
 

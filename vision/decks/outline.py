@@ -288,7 +288,8 @@ class EdgeMap:
         """``corners`` moved so each side lies on the strongest edge near it.
 
         Each side's two ends move across it independently, by up to ``reach`` of the card's other side
-        (so the side may shift and turn a little); a side with no edge nearby stays where it was.
+        in ``steps`` places (odd, so that staying put is one of them), so the side may shift and turn a
+        little; a side with no edge stronger than where it lies stays there.
         """
         centre = corners.mean(axis=0)
         lines = []
