@@ -270,7 +270,9 @@ class DeckDesk:
 
     def _watch(self, name: str, process: Any, messages: Any) -> None:
         """Follows the adaptation's messages; switches the table to the deck when it is done."""
-        stages = ["crops", *self.adapt.roles]
+        # In the order adapt_folder runs them: the context classifier reads crops of its own.
+        order = ["crops", "classifier", "table_classifier", "crops:context_classifier", "context_classifier"]
+        stages = [s for s in order if s == "crops" or s.split(":")[-1] in self.adapt.roles]
         outcome: tuple[str, str] | None = None
         while outcome is None:
             try:
@@ -362,7 +364,11 @@ def adapt_in_child(
         def update(self, n: float | None = 1) -> bool | None:
             shown = super().update(n)
             desc = str(self.desc)
-            stage = "crops" if "crops" in desc else ("table_classifier" if "table" in desc else "classifier")
+            context = "context" in desc
+            if "crops" in desc:
+                stage = "crops:context_classifier" if context else "crops"
+            else:
+                stage = "context_classifier" if context else "table_classifier" if "table" in desc else "classifier"
             messages.put(("progress", stage, int(self.n), int(self.total or 0)))
             return shown
 

@@ -572,7 +572,7 @@ function renderDeck(d) {
   $("#deck-page").dataset.state = d.phase;
   let text = DECK_STATES[d.phase] || d.phase;
   if (d.phase === "adapting" && d.progress.total) {
-    const stage = d.progress.stage === "crops" ? "Kartenausschnitte erzeugen" : "Klassifikator anpassen";
+    const stage = d.progress.stage.startsWith("crops") ? "Kartenausschnitte erzeugen" : "Klassifikator anpassen";
     text += ` ${stage}: ${d.progress.done}/${d.progress.total} (${Math.round(100 * d.progress.fraction)} %)`;
   }
   if (d.name && d.phase !== "idle") text = `${d.name}: ${text}`;

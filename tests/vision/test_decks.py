@@ -220,17 +220,20 @@ def test_enrol_adapt_and_detect_end_to_end(
 ) -> None:
     from dokocam.vision.decks.adapt import AdaptConfig, adapt_folder, deck_detector
     from dokocam.vision.decks.store import UnknownDeckError, save_deck
+    from dokocam.vision.detector.classifier import WithContext
     from dokocam.vision.synth.scene import Camera, Deck, PlacedCard, Table, render_scene
 
     enrolment = enrol_grid(render_grid(faces, GridShot(), seed=2), reader=reader)
-    config = AdaptConfig(crops=256, epochs=1, workers=1, roles=("classifier",))
+    config = AdaptConfig(crops=256, epochs=1, workers=1, roles=("classifier", "context_classifier"))
     deck = save_deck(
         "tiny", enrolment.faces, {"source": "grid"}, lambda folder: adapt_folder(folder, config, progress=False)
     )
-    assert deck.classifier("classifier").is_file()
-    assert deck.adapted["base"]["classifier"]
+    assert deck.classifier("classifier").is_file() and deck.classifier("context_classifier").is_file()
+    assert deck.adapted["base"]["classifier"] and deck.adapted["base"]["context_classifier"]
+    assert deck.adapted["faces_located"] >= 20  # its crops were cut around the locator's boxes on its faces
 
     detector = deck_detector("tiny")
+    assert isinstance(detector.reader, WithContext)  # its index and the window around it, both adapted
     scene_deck = Deck.from_faces(faces, seed=9, width_cm=6.0)
     camera = Camera(width=640, height=480, view_width_cm=30, tilt_deg=5)
     image, _ = render_scene(scene_deck, Table.random(9), [PlacedCard("QH", (0.0, 0.0), 10.0)], camera, seed=9)

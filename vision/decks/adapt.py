@@ -1,7 +1,8 @@
 """Adapting the detector to an enrolled deck: its index classifiers fine-tuned on crops rendered from its faces.
 
 The shipped photos' classifier and table classifier each start from their shipped weights and train
-a few epochs on index crops drawn from the deck's face folder (turned, tilted, on table cloths, on
+a few epochs on index crops drawn from the deck's face folder (cut around the boxes the shipped locator
+finds on its faces, :mod:`vision.decks.indices`) (turned, tilted, on table cloths, on
 and under other cards, lit and degraded as :mod:`vision.synth.crops` draws them), mixed with crops of
 drawn decks so that the look-alikes (pips, backs, ranks 2-8) stay rejected. The locator, refiner and
 rescorer stay the shipped ones. Each deck records the digests of the checkpoints it started from:
@@ -20,14 +21,20 @@ from typing import Any
 
 import numpy as np
 
+from dokocam.vision.decks.indices import label_face_folder
 from dokocam.vision.decks.store import Deck, load_deck
 
 log = logging.getLogger(__name__)
 
-ROLES = ("classifier", "table_classifier")  # model card entries adapted, in this order
-FILES = {"classifier": "classifier.pt", "table_classifier": "table-classifier.pt"}
-# The table classifier learnt blurred crops as well (a webcam out of focus); its fine-tuning keeps that.
-DEFOCUS = {"classifier": (), "table_classifier": (1.0, 2.0, 3.0)}
+ROLES = ("classifier", "table_classifier", "context_classifier")  # model card entries adapted, in this order
+FILES = {
+    "classifier": "classifier.pt",
+    "table_classifier": "table-classifier.pt",
+    "context_classifier": "context-classifier.pt",
+}
+# The table classifier learnt blurred crops as well (a webcam out of focus); its fine-tuning keeps that, and
+# the context classifier, which a deck reads with at the table too, learns them.
+DEFOCUS = {"classifier": (), "table_classifier": (1.0, 2.0, 3.0), "context_classifier": (1.0, 2.0, 3.0)}
 
 
 @dataclass(frozen=True)
@@ -35,8 +42,9 @@ class AdaptConfig:
     """How an adaptation trains.
 
     Attributes:
-        crops: index crops rendered for it (shared by both classifiers); raising it costs about
-            1.6 ms a crop to render and 4 ms a crop and epoch to train on this 2-core CPU.
+        crops: index crops rendered for each framing of crops (the index classifiers share one set, the
+            context classifier has its own); raising it costs about 1.6 ms a crop to render and 4 ms a
+            crop and epoch to train on this 2-core CPU.
         deck_share: the share of crops drawn from the deck's faces (the rest from drawn decks).
         epochs: passes over the crops per classifier.
         lr: the one-cycle schedule's peak learning rate (low: it fine-tunes).
@@ -63,7 +71,12 @@ def base_checkpoints() -> dict[str, Path]:
 
     card = ModelCard.load(DEFAULT_MODEL)
     folder = ModelCard.path_for(DEFAULT_MODEL).parent
-    names = {"classifier": card.classifier("photo"), "table_classifier": card.classifier("table")}
+    rescore = card.profile("photo").stage("rescore")
+    names = {
+        "classifier": card.classifier("photo"),
+        "table_classifier": card.classifier("table"),
+        "context_classifier": getattr(rescore, "context_classifier", None),
+    }
     return {role: folder / name for role, name in names.items() if name}
 
 
@@ -82,33 +95,51 @@ def adapt_folder(folder: Path, config: AdaptConfig = AdaptConfig(), *, progress:
     from dokocam.vision.synth.crops import CropConfig, write_crops
 
     start = time.monotonic()
+    # The crops are cut around the boxes the locator will cut them around at the table.
+    labelled = label_face_folder(folder / "faces")
     bases = {role: path for role, path in base_checkpoints().items() if role in config.roles}
-    first = IndexReader.load(next(iter(bases.values())))
-    crop_config = CropConfig(size=first.crop_size, pad=first.pad, folder_fraction=config.deck_share)
-    with tempfile.TemporaryDirectory(prefix="dokocam-deck-") as tmp:
-        crops_file = Path(tmp) / "crops.npz"
-        with tqdm(total=config.crops, desc="Karten-Ausschnitte / crops", unit="crop", disable=not progress) as bar:
-            for count in write_crops(
-                crops_file, config.crops, config.seed, crop_config, [folder / "faces"], config.workers
-            ):
-                bar.update(count)
-        with np.load(crops_file) as data:
-            x, y = data["x"], data["y"].astype(np.int64)
-    rendered = time.monotonic() - start
-    held = np.random.default_rng(config.seed).random(len(x)) < 0.1  # crops to report accuracy on
+    # Classifiers that frame their crops alike (size, pad) share one set of crops.
+    framings: dict[tuple[int, float], list[str]] = {}
+    for role, base in bases.items():
+        reader = IndexReader.load(base)
+        framings.setdefault((reader.crop_size, reader.pad), []).append(role)
     written: dict[str, str] = {}
     accuracy: dict[str, float] = {}
-    for role, base in bases.items():
-        out = folder / FILES[role]
-        accuracy[role] = fine_tune(
-            base, x[~held], y[~held], out, config, defocus=DEFOCUS[role], held=(x[held], y[held]), progress=progress
-        )
-        export_onnx(out)
-        written[role] = FILES[role]
+    rendered = 0.0
+    for (size, pad), roles in framings.items():
+        begun = time.monotonic()
+        crop_config = CropConfig(size=size, pad=pad, folder_fraction=config.deck_share)
+        with tempfile.TemporaryDirectory(prefix="dokocam-deck-") as tmp:
+            crops_file = Path(tmp) / "crops.npz"
+            desc = f"Karten-Ausschnitte / crops for {', '.join(FILES[role].removesuffix('.pt') for role in roles)}"
+            with tqdm(total=config.crops, desc=desc, unit="crop", disable=not progress) as bar:
+                for count in write_crops(
+                    crops_file, config.crops, config.seed, crop_config, [folder / "faces"], config.workers
+                ):
+                    bar.update(count)
+            with np.load(crops_file) as data:
+                x, y = data["x"], data["y"].astype(np.int64)
+        rendered += time.monotonic() - begun
+        held = np.random.default_rng(config.seed).random(len(x)) < 0.1  # crops to report accuracy on
+        for role in roles:
+            out = folder / FILES[role]
+            accuracy[role] = fine_tune(
+                bases[role],
+                x[~held],
+                y[~held],
+                out,
+                config,
+                defocus=DEFOCUS[role],
+                held=(x[held], y[held]),
+                progress=progress,
+            )
+            export_onnx(out)
+            written[role] = FILES[role]
     return {
         "classifiers": written,
         "base": {role: file_digest(path) for role, path in bases.items()},
-        "crops": int(len(x)),
+        "crops": config.crops,
+        "faces_located": labelled,
         "epochs": config.epochs,
         "held_out_accuracy": {role: round(acc, 4) for role, acc in accuracy.items()},
         "seconds": round(time.monotonic() - start, 1),
@@ -200,7 +231,7 @@ def deck_detector(deck: Deck | str, model: str | Path | None = None, *, table: b
         DeckError: the deck has no adapted classifier for these frames (``dokocam deck adapt NAME``).
     """
     from dokocam.vision.decks.store import DeckError
-    from dokocam.vision.detector.classifier import IndexReader
+    from dokocam.vision.detector.classifier import IndexReader, WithContext
     from dokocam.vision.detector.model import CardDetector
 
     deck = load_deck(deck) if isinstance(deck, str) else deck
@@ -225,10 +256,17 @@ def deck_detector(deck: Deck | str, model: str | Path | None = None, *, table: b
             f"Das Modell {model} hat keinen Klassifikator, den ein Deck ersetzen könnte.\n"
             f"The model {model} has no classifier a deck could replace."
         )
-    reader = IndexReader.load(checkpoint)
-    if detector.reader.session is not None:  # the base reads through ONNX: so does the deck
-        reader = reader.using_onnx(checkpoint)
-    return detector.with_reader(replace(reader, stretches=detector.reader.stretches, turns=detector.reader.turns))
+    onnx = detector.reader.session is not None  # the base reads through ONNX: so does the deck
+
+    def load(path: Path) -> Any:
+        reader = IndexReader.load(path)
+        reader = reader.using_onnx(path) if onnx else reader
+        return replace(reader, stretches=detector.reader.stretches, turns=detector.reader.turns)
+
+    context = deck.classifier("context_classifier")
+    if context is None or not context.is_file():
+        return detector.with_reader(load(checkpoint))
+    return detector.with_reader(WithContext(load(checkpoint), load(context)))
 
 
 def load_detector(

@@ -69,7 +69,8 @@ class Deck:
         return dict(self.manifest.get("adapted") or {})
 
     def classifier(self, role: str) -> Path | None:
-        """The adapted checkpoint for ``role`` (``classifier`` or ``table_classifier``), or ``None``."""
+        """The adapted checkpoint for ``role`` (``classifier``, ``table_classifier``, ``context_classifier``),
+        or ``None``."""
         name = self.adapted.get("classifiers", {}).get(role)
         return self.path / name if name else None
 

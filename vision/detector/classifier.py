@@ -293,6 +293,35 @@ class IndexReader:
         return torch.from_numpy(self.session.run(None, {"crops": views.contiguous().numpy()})[0])
 
 
+@dataclass(frozen=True)
+class WithContext:
+    """Reads each box with an index classifier and a context classifier together: their probabilities'
+    normalised geometric mean (``weight`` on the context).
+
+    The index crop shows the rank and its suit sign and little else. Where the sign is tiny at the
+    table's distance, or set apart from the rank, the window of a context classifier (four times the box:
+    the card's picture or pips beside its index) still tells the suit. A deck's own classifiers read this
+    way (:func:`~vision.decks.adapt.deck_detector`): both were adapted to its faces.
+    """
+
+    index: IndexReader
+    context: IndexReader
+    weight: float = 0.5
+
+    def probabilities(
+        self, image: np.ndarray, xyxy: np.ndarray, pool: Executor | None = None, shares: int = 1
+    ) -> np.ndarray:
+        """``(n, 25)`` class probabilities for the boxes ``xyxy`` of ``image`` (see :meth:`IndexReader.read`)."""
+        own = self.index.probabilities(image, xyxy, pool, shares)
+        if not len(own):
+            return own
+        around = self.context.probabilities(image, xyxy, pool, shares)
+        logs = (1 - self.weight) * np.log(own + 1e-6) + self.weight * np.log(around + 1e-6)
+        fused = np.exp(logs - logs.max(axis=1, keepdims=True))
+        probs: np.ndarray = (fused / fused.sum(axis=1, keepdims=True)).astype(np.float32)
+        return probs
+
+
 def export_session(checkpoint: str | Path, network: str) -> Any:
     """An onnxruntime session of ``checkpoint``'s ONNX export (``<stem>.onnx``), or ``None``, with a
     warning naming ``network``, when there is no export, it cannot be read, or it was made from

@@ -7,9 +7,10 @@ pixels), so a scene can label exactly the printed rank+suit marks it makes visib
 from __future__ import annotations
 
 import functools
+import json
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -771,7 +772,8 @@ def load_face_folder(
     """Loads face images named by card code (``QC.png``, ``10H.jpg`` ...) from ``path``.
 
     All 24 Doppelkopf faces must be present; ranks 2-8 may be present too (drawn unlabelled).
-    Transparent images are composed onto plain card stock.
+    Transparent images are composed onto plain card stock. A face's index boxes are those the folder's
+    :data:`INDEX_FILE` gives for it, else found by their ink.
 
     Args:
         path: the folder.
@@ -785,7 +787,7 @@ def load_face_folder(
 
     Raises:
         FaceFolderError: the folder is missing, a face is missing, a file is named like no card
-            or cannot be read.
+            or cannot be read, or its index file cannot be read.
     """
     folder = Path(path)
     if not folder.is_dir():
@@ -810,13 +812,52 @@ def load_face_folder(
     missing = [code for code in CARD_CODES if code not in files]
     if missing:
         raise FaceFolderError(f"{folder} lacks faces for {' '.join(missing)} (expected files like {missing[0]}.png)")
+    labelled = read_index_boxes(folder)
     faces: dict[str, Face] = {}
     for code, file in files.items():
         image = cv2.imread(str(file), cv2.IMREAD_UNCHANGED)
         if image is None:
             raise FaceFolderError(f"cannot read {file} as an image")
-        faces[code] = _face_from_image(code, image, border, index_box, stock, corner_radius)
+        faces[code] = _face_from_image(code, image, border, index_box, stock, corner_radius, labelled.get(code))
     return faces
+
+
+INDEX_FILE = "indices.json"  # a face folder's own index boxes: {"QC": [[x0, y0, x1, y1], ...], ...}
+
+
+def read_index_boxes(folder: str | Path) -> dict[str, list[tuple[float, float, float, float]]]:
+    """The index boxes a face folder carries in :data:`INDEX_FILE` (face-image pixels, by card code), or
+    none: the faces' indices are then found by their ink (:func:`index_ink_box`).
+
+    Raises:
+        FaceFolderError: the file is there but not such a mapping.
+    """
+    path = Path(folder) / INDEX_FILE
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text())
+        boxes = {
+            str(code): [(float(a), float(b), float(c), float(d)) for a, b, c, d in listed]
+            for code, listed in data.items()
+        }
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise FaceFolderError(
+            f"{path} is not a mapping of card codes to index boxes [[x0, y0, x1, y1], ...] ({exc}); "
+            f"delete it to find the indices by their ink"
+        ) from None
+    bad = [code for code in boxes if not _CODE_RE.match(code)]
+    if bad:
+        raise FaceFolderError(f"{path} names no card by {', '.join(bad)}")
+    return {code: listed for code, listed in boxes.items() if listed}
+
+
+def write_index_boxes(folder: str | Path, boxes: Mapping[str, Sequence[Sequence[float]]]) -> Path:
+    """Writes ``boxes`` (card code -> index boxes in face-image pixels) as the folder's :data:`INDEX_FILE`."""
+    path = Path(folder) / INDEX_FILE
+    rounded = {code: [[round(float(v), 1) for v in box] for box in listed] for code, listed in boxes.items()}
+    path.write_text(json.dumps(rounded, indent=1) + "\n")
+    return path
 
 
 # Where index_ink_box looks for the top-left index, as fractions of the face: room for large indices.
@@ -937,6 +978,7 @@ def _face_from_image(
     index_box: tuple[float, float, float, float],
     stock: tuple[int, int, int],
     corner_radius: float,
+    labelled: Sequence[tuple[float, float, float, float]] | None = None,
 ) -> Face:
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
@@ -953,6 +995,12 @@ def _face_from_image(
     if pad:
         image = cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=stock)
     fw, fh = image.shape[1], image.shape[0]
+    mask = rounded_mask(fw, fh, corner_radius * fw)
+    if labelled:
+        # The top-left box first, as drawn faces list theirs.
+        ordered = sorted(labelled, key=lambda b: (b[0] + b[2]) / w + (b[1] + b[3]) / h)
+        boxes = [np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32) + pad for x0, y0, x1, y1 in ordered]
+        return Face(code, np.ascontiguousarray(image), mask, tuple(boxes))
     found = index_ink_box(image[pad : pad + h, pad : pad + w])
     x0, y0, x1, y1 = (found[0] / w, found[1] / h, found[2] / w, found[3] / h) if found else index_box
     quad = np.array(
@@ -970,7 +1018,6 @@ def _face_from_image(
         rx0, ry0, rx1, ry1 = right
         top_right = np.array([[rx0, ry0], [rx1, ry0], [rx1, ry1], [rx0, ry1]], np.float32) + pad
         quads += [top_right, _rotate_quad_180(top_right, fw, fh)]
-    mask = rounded_mask(fw, fh, corner_radius * fw)
     image = np.ascontiguousarray(image)
     return Face(code, image, mask, tuple(quads))
 
