@@ -41,11 +41,16 @@ def corner_boxes(xyxy: np.ndarray, scores: np.ndarray, width: float, height: flo
     best: list[Box | None] = []
     for across, down in ((0, 1), (2, 1), (2, 3), (0, 3)):
         near = np.flatnonzero(np.maximum(gaps[:, across], gaps[:, down]) <= CORNER_GAP * width)
-        best.append(tuple(float(v) for v in xyxy[near[np.argmax(scores[near])]]) if len(near) else None)  # type: ignore[misc]
+        if len(near):
+            x0, y0, x1, y1 = (float(v) for v in xyxy[near[np.argmax(scores[near])]])
+            best.append((x0, y0, x1, y1))
+        else:
+            best.append(None)
     boxes: list[Box] = []
     for k, box in enumerate(best):
-        if box is None and best[(k + 2) % 4] is not None:
-            x0, y0, x1, y1 = best[(k + 2) % 4]  # type: ignore[misc]
+        opposite = best[(k + 2) % 4]
+        if box is None and opposite is not None:
+            x0, y0, x1, y1 = opposite
             box = (width - x1, height - y1, width - x0, height - y0)
         if box is not None:
             boxes.append(box)
