@@ -13,6 +13,7 @@ import logging
 import multiprocessing
 import os
 import queue
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -270,9 +271,8 @@ class DeckDesk:
 
     def _watch(self, name: str, process: Any, messages: Any) -> None:
         """Follows the adaptation's messages; switches the table to the deck when it is done."""
-        # In the order adapt_folder runs them: the context classifier reads crops of its own.
-        order = ["crops", "classifier", "table_classifier", "crops:context_classifier", "context_classifier"]
-        stages = [s for s in order if s == "crops" or s.split(":")[-1] in self.adapt.roles]
+        # In the order adapt_folder runs them: each classifier's crops, then its training.
+        stages = [stage for role in self.adapt.roles for stage in (f"crops:{role}", role)]
         outcome: tuple[str, str] | None = None
         while outcome is None:
             try:
@@ -364,11 +364,9 @@ def adapt_in_child(
         def update(self, n: float | None = 1) -> bool | None:
             shown = super().update(n)
             desc = str(self.desc)
-            context = "context" in desc
-            if "crops" in desc:
-                stage = "crops:context_classifier" if context else "crops"
-            else:
-                stage = "context_classifier" if context else "table_classifier" if "table" in desc else "classifier"
+            # adapt_folder's bars name the checkpoints: "crops for classifier, table-classifier", "adapting classifier".
+            role = re.findall(r"(?:context-|table-)?classifier", desc)[0].replace("-", "_")
+            stage = f"crops:{role}" if "crops" in desc else role
             messages.put(("progress", stage, int(self.n), int(self.total or 0)))
             return shown
 

@@ -233,7 +233,9 @@ def test_enrol_adapt_and_detect_end_to_end(
     assert deck.adapted["faces_located"] >= 20  # its crops were cut around the locator's boxes on its faces
 
     detector = deck_detector("tiny")
-    assert isinstance(detector.reader, WithContext)  # its index and the window around it, both adapted
+    # At the table's distance it reads the index and the window around it, both adapted; photos the index.
+    assert isinstance(deck_detector("tiny", table=True).reader, WithContext)
+    assert not isinstance(detector.reader, WithContext)
     scene_deck = Deck.from_faces(faces, seed=9, width_cm=6.0)
     camera = Camera(width=640, height=480, view_width_cm=30, tilt_deg=5)
     image, _ = render_scene(scene_deck, Table.random(9), [PlacedCard("QH", (0.0, 0.0), 10.0)], camera, seed=9)

@@ -1,12 +1,14 @@
-"""Adapting the detector to an enrolled deck: its index classifiers fine-tuned on crops rendered from its faces.
+"""Adapting the detector to an enrolled deck: its classifiers fine-tuned on crops rendered from its faces.
 
-The shipped photos' classifier and table classifier each start from their shipped weights and train
-a few epochs on index crops drawn from the deck's face folder (cut around the boxes the shipped locator
-finds on its faces, :mod:`vision.decks.indices`) (turned, tilted, on table cloths, on
-and under other cards, lit and degraded as :mod:`vision.synth.crops` draws them), mixed with crops of
-drawn decks so that the look-alikes (pips, backs, ranks 2-8) stay rejected. The locator, refiner and
-rescorer stay the shipped ones. Each deck records the digests of the checkpoints it started from:
-when the shipped ones change, :func:`deck_detector` warns and ``dokocam deck adapt NAME`` adapts again.
+The shipped photos' classifier, table classifier and context classifier each start from their shipped
+weights and train a few epochs on crops drawn from the deck's face folder, cut around the boxes the
+shipped locator finds on its faces (:mod:`vision.decks.indices`): turned, tilted, on table cloths, on and
+under other cards, lit and degraded as :mod:`vision.synth.crops` draws them, mixed with crops of drawn
+decks so that the look-alikes (pips, backs, ranks 2-8) stay rejected. Photos are read with the deck's
+classifier; table frames, whose indices are a few pixels tall, with its table classifier and its context
+classifier together (:class:`~vision.detector.classifier.WithContext`). The locator, refiner and rescorer
+stay the shipped ones. Each deck records the digests of the checkpoints it started from: when the shipped
+ones change, :func:`deck_detector` warns and ``dokocam deck adapt NAME`` adapts again.
 """
 
 from __future__ import annotations
@@ -264,7 +266,7 @@ def deck_detector(deck: Deck | str, model: str | Path | None = None, *, table: b
         return replace(reader, stretches=detector.reader.stretches, turns=detector.reader.turns)
 
     context = deck.classifier("context_classifier")
-    if context is None or not context.is_file():
+    if not table or context is None or not context.is_file():
         return detector.with_reader(load(checkpoint))
     return detector.with_reader(WithContext(load(checkpoint), load(context)))
 

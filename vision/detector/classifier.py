@@ -300,8 +300,8 @@ class WithContext:
 
     The index crop shows the rank and its suit sign and little else. Where the sign is tiny at the
     table's distance, or set apart from the rank, the window of a context classifier (four times the box:
-    the card's picture or pips beside its index) still tells the suit. A deck's own classifiers read this
-    way (:func:`~vision.decks.adapt.deck_detector`): both were adapted to its faces.
+    the card's picture or pips beside its index) still tells the suit. A deck's own classifiers read table
+    frames this way (:func:`~vision.decks.adapt.deck_detector`): both were adapted to its faces.
     """
 
     index: IndexReader
