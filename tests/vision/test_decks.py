@@ -218,7 +218,7 @@ def test_a_bad_deck_name_is_refused(home: Path) -> None:
 def test_enrol_adapt_and_detect_end_to_end(
     home: Path, faces: dict, reader: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from dokocam.vision.decks.adapt import AdaptConfig, adapt_folder, deck_detector
+    from dokocam.vision.decks.adapt import AdaptConfig, adapt_folder, deck_detector, stale_roles
     from dokocam.vision.decks.store import UnknownDeckError, save_deck
     from dokocam.vision.detector.classifier import WithContext
     from dokocam.vision.synth.scene import Camera, Deck, PlacedCard, Table, render_scene
@@ -231,6 +231,7 @@ def test_enrol_adapt_and_detect_end_to_end(
     assert deck.classifier("classifier").is_file() and deck.classifier("context_classifier").is_file()
     assert deck.adapted["base"]["classifier"] and deck.adapted["base"]["context_classifier"]
     assert deck.adapted["faces_located"] >= 20  # its crops were cut around the locator's boxes on its faces
+    assert stale_roles(deck) == ["table_classifier"]  # never adapted to the shipped table classifier: said so
 
     detector = deck_detector("tiny")
     # At the table's distance it reads the index and the window around it, both adapted; photos the index.

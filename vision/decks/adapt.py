@@ -247,7 +247,7 @@ def deck_detector(deck: Deck | str, model: str | Path | None = None, *, table: b
     stale = stale_roles(deck)
     if stale:
         log.warning(
-            "deck %s was adapted from other shipped classifiers (%s); run `dokocam deck adapt %s` to adapt it to these",
+            "deck %s is not adapted to the shipped %s (adapted from others, or never); run `dokocam deck adapt %s`",
             deck.name,
             ", ".join(stale),
             deck.name,
