@@ -271,7 +271,8 @@ class DeckDesk:
 
     def _watch(self, name: str, process: Any, messages: Any) -> None:
         """Follows the adaptation's messages; switches the table to the deck when it is done."""
-        # In the order adapt_folder runs them: each classifier's crops, then its training.
+        # In the order adapt_folder runs them: each classifier's crops, then its training (a classifier that
+        # shares the crops of the one before has none of its own: the bar passes its crops' share at once).
         stages = [stage for role in self.adapt.roles for stage in (f"crops:{role}", role)]
         outcome: tuple[str, str] | None = None
         while outcome is None:
@@ -365,7 +366,10 @@ def adapt_in_child(
             shown = super().update(n)
             desc = str(self.desc)
             # adapt_folder's bars name the checkpoints: "crops for classifier, table-classifier", "adapting classifier".
-            role = re.findall(r"(?:context-|table-)?classifier", desc)[0].replace("-", "_")
+            named = re.search(r"(?:context-|table-)?classifier", desc)
+            if named is None:  # a bar of something else: not a stage of the adaptation
+                return shown
+            role = named.group().replace("-", "_")
             stage = f"crops:{role}" if "crops" in desc else role
             messages.put(("progress", stage, int(self.n), int(self.total or 0)))
             return shown

@@ -178,7 +178,7 @@ class VisionFeed:
                 self._use_current_game(pipeline)
             reader, self._next_reader = self._next_reader, None
             if reader is not None:
-                getattr(self.detector, "detector", self.detector).reader = reader
+                getattr(self.detector, "detector", self.detector).use_reader(reader)
             logged = len(pipeline.live.evidence_dict())
             events = self._take_table_news(pipeline, frame.index, frame.time)
             detections = self._detect(frame)

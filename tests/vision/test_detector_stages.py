@@ -65,6 +65,32 @@ def test_a_stage_left_out_is_not_run(scene: np.ndarray):
     assert name not in without.timing.ms and name in [s.stage for s in detector.profile.stages]
 
 
+class _Sure:
+    """A classifier that reads every box as one card."""
+
+    def __init__(self, code: str) -> None:
+        from dokocam.vision.synth.faces import CARD_CODES
+
+        self.probs = np.eye(25, dtype=np.float32)[CARD_CODES.index(code)]
+
+    def probabilities(self, image: np.ndarray, xyxy: np.ndarray, pool: object = None, shares: int = 1) -> np.ndarray:
+        return np.tile(self.probs, (len(xyxy), 1))
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped model in models/")
+def test_a_reader_swapped_in_place_reads_the_next_image(scene: np.ndarray):
+    from dokocam.vision.synth.faces import CARD_CODES
+
+    detector = CardDetector.load(DEFAULT_MODEL, "table")
+    locate = detector.stage("locate")
+    assert len({CARD_CODES[c] for c in detector.reads(scene).class_id}) > 1
+    detector.use_reader(_Sure("QC"))  # a live camera's detector: its locator and threads stay
+    reads = detector.reads(scene)
+    assert len(reads) and {CARD_CODES[c] for c in reads.class_id} == {"QC"} and detector.stage("locate") is locate
+    with pytest.raises(ValueError, match="reads no boxes"):
+        detector.without("read", "refine", "score").use_reader(_Sure("QC"))
+
+
 def test_every_stage_config_round_trips_through_its_card_entry():
     for kind in CONFIGS.values():
         config = kind()

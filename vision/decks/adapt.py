@@ -266,6 +266,8 @@ def deck_detector(deck: Deck | str, model: str | Path | None = None, *, table: b
         return replace(reader, stretches=detector.reader.stretches, turns=detector.reader.turns)
 
     context = deck.classifier("context_classifier")
+    # Photos' indices are large enough to read alone, and their rescorer was fitted on the shipped context
+    # classifier's readings: only table frames read with the deck's context classifier.
     if not table or context is None or not context.is_file():
         return detector.with_reader(load(checkpoint))
     return detector.with_reader(WithContext(load(checkpoint), load(context)))

@@ -22,6 +22,7 @@ Box = tuple[float, float, float, float]
 # A box whose own corner lies this near a corner of the face (of its width, from both edges) is that
 # corner's index; a court picture's pips and frame lie further in.
 CORNER_GAP = 0.1
+MAX_SIDE = 0.5  # a box wider or taller than this (of the face's width) is a picture or the card, not an index
 MIN_SCORE = 0.25  # locator scores below this are not taken as an index
 MARGIN = 0.15  # plain table around the face, of its longer side
 TABLE_GREY = 90
@@ -36,11 +37,13 @@ def corner_boxes(xyxy: np.ndarray, scores: np.ndarray, width: float, height: flo
     [(5.0, 6.0, 25.0, 40.0), (175.0, 260.0, 195.0, 294.0)]
     """
     xyxy = np.asarray(xyxy, float).reshape(-1, 4)
+    small = (xyxy[:, 2:] - xyxy[:, :2]).max(axis=1, initial=0.0) <= MAX_SIDE * width
     # Each box's gaps to the face's edges, left, top, right, bottom; the corners in turn take two of them.
     gaps = np.stack([xyxy[:, 0], xyxy[:, 1], width - xyxy[:, 2], height - xyxy[:, 3]], axis=1)
     best: list[Box | None] = []
-    for across, down in ((0, 1), (2, 1), (2, 3), (0, 3)):
-        near = np.flatnonzero(np.maximum(gaps[:, across], gaps[:, down]) <= CORNER_GAP * width)
+    # Top left, bottom right, top right, bottom left: each index and then its 180-degree copy, as faces list them.
+    for across, down in ((0, 1), (2, 3), (2, 1), (0, 3)):
+        near = np.flatnonzero(small & (np.maximum(gaps[:, across], gaps[:, down]) <= CORNER_GAP * width))
         if len(near):
             x0, y0, x1, y1 = (float(v) for v in xyxy[near[np.argmax(scores[near])]])
             best.append((x0, y0, x1, y1))
@@ -48,7 +51,7 @@ def corner_boxes(xyxy: np.ndarray, scores: np.ndarray, width: float, height: flo
             best.append(None)
     boxes: list[Box] = []
     for k, box in enumerate(best):
-        opposite = best[(k + 2) % 4]
+        opposite = best[k ^ 1]
         if box is None and opposite is not None:
             x0, y0, x1, y1 = opposite
             box = (width - x1, height - y1, width - x0, height - y0)
@@ -78,8 +81,9 @@ def locate_indices(faces: Mapping[str, np.ndarray], detector: Any = None) -> dic
 
 
 def label_face_folder(folder: Path, detector: Any = None) -> int:
-    """Writes the located index boxes of the face folder ``folder`` into it (its ``indices.json``, which
-    :func:`~vision.synth.faces.load_face_folder` reads); returns how many faces got boxes."""
+    """Writes the located index boxes of an enrolled deck's face folder ``folder`` (``QC.png`` ...) into it
+    (its ``indices.json``, which :func:`~vision.synth.faces.load_face_folder` reads); returns how many faces
+    got boxes."""
     import cv2
 
     from dokocam.vision.synth.faces import CARD_CODES, write_index_boxes

@@ -327,6 +327,13 @@ def _load_reader(checkpoint: Path, model: Path) -> Any:
     return reader
 
 
+def _with_stretches(reader: Any, config: ReadConfig) -> Any:
+    """``reader`` reading the extra views ``config`` asks for (a reader that takes none: as it is)."""
+    if hasattr(reader, "stretches") and reader.stretches != config.stretches:
+        return replace(reader, stretches=config.stretches)
+    return reader
+
+
 def read_image(path: str | Path) -> np.ndarray:
     """A BGR image from disk.
 
@@ -405,10 +412,7 @@ class CardDetector:
                 pool = located.executor
                 self.stages.append(located)
             elif isinstance(config, ReadConfig):
-                reader = self.reader
-                if getattr(reader, "stretches", ()) != config.stretches:
-                    reader = replace(reader, stretches=config.stretches)
-                reading = Reading(reader, p.locate_weight, pool, self.workers)
+                reading = Reading(_with_stretches(self.reader, config), p.locate_weight, pool, self.workers)
                 self.stages.append(Read(config, reading))
             elif isinstance(config, RefineConfig):
                 self.stages.append(Refine(config, self.refiner, reading))
@@ -527,6 +531,20 @@ class CardDetector:
     def with_reader(self, reader: Any) -> CardDetector:
         """This detector reading its boxes with ``reader`` (a deck's adapted classifier)."""
         return self._rebuilt(reader=reader)
+
+    def use_reader(self, reader: Any) -> None:
+        """Reads the next images with ``reader`` (a deck's adapted classifier), in place: a live camera's
+        detector keeps its locator and its threads (:meth:`with_reader` builds a copy instead).
+
+        Raises:
+            ValueError: the profile reads no boxes.
+        """
+        read = next((s for s in self.stages if isinstance(s, Read)), None)
+        if read is None:
+            raise ValueError(f"profile {self.profile.name!r} reads no boxes: no classifier to replace")
+        self.reader = reader
+        # Read, Refine and Rescore share one Reading: all of them read with it from the next image on.
+        read.reading.reader = _with_stretches(reader, read.config)
 
     def without(self, *names: str, conf: float | None = None) -> CardDetector:
         """This detector without the stages ``names`` (at threshold ``conf``, default: :meth:`Profile.without`'s)."""

@@ -997,8 +997,9 @@ def _face_from_image(
     fw, fh = image.shape[1], image.shape[0]
     mask = rounded_mask(fw, fh, corner_radius * fw)
     if labelled:
-        # The top-left box first, as drawn faces list theirs.
+        # As drawn faces list theirs: the top-left box first, then the one nearest the bottom right.
         ordered = sorted(labelled, key=lambda b: (b[0] + b[2]) / w + (b[1] + b[3]) / h)
+        ordered = ordered[:1] + ordered[1:][::-1]
         boxes = [np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32) + pad for x0, y0, x1, y1 in ordered]
         return Face(code, np.ascontiguousarray(image), mask, tuple(boxes))
     found = index_ink_box(image[pad : pad + h, pad : pad + w])
