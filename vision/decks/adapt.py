@@ -101,10 +101,10 @@ def adapt_folder(folder: Path, config: AdaptConfig = AdaptConfig(), *, progress:
     labelled = label_face_folder(folder / "faces")
     bases = {role: path for role, path in base_checkpoints().items() if role in config.roles}
     # Classifiers that frame their crops alike (size, pad) share one set of crops.
+    starts = {role: IndexReader.load(base) for role, base in bases.items()}
     framings: dict[tuple[int, float], list[str]] = {}
-    for role, base in bases.items():
-        reader = IndexReader.load(base)
-        framings.setdefault((reader.crop_size, reader.pad), []).append(role)
+    for role, start_from in starts.items():
+        framings.setdefault((start_from.crop_size, start_from.pad), []).append(role)
     written: dict[str, str] = {}
     accuracy: dict[str, float] = {}
     rendered = 0.0
@@ -126,7 +126,7 @@ def adapt_folder(folder: Path, config: AdaptConfig = AdaptConfig(), *, progress:
         for role in roles:
             out = folder / FILES[role]
             accuracy[role] = fine_tune(
-                bases[role],
+                starts[role],
                 x[~held],
                 y[~held],
                 out,
@@ -150,7 +150,7 @@ def adapt_folder(folder: Path, config: AdaptConfig = AdaptConfig(), *, progress:
 
 
 def fine_tune(
-    init: Path,
+    start: Any,
     x: np.ndarray,
     y: np.ndarray,
     out: Path,
@@ -160,15 +160,15 @@ def fine_tune(
     held: tuple[np.ndarray, np.ndarray] | None = None,
     progress: bool = True,
 ) -> float:
-    """Trains the classifier ``init`` on crops ``x`` (uint8 BGR) labelled ``y`` and saves it to ``out``;
-    returns its accuracy on the ``held`` crops (``nan`` without)."""
+    """Trains the loaded classifier ``start`` (a :class:`~vision.detector.classifier.IndexReader`, whose network
+    it changes) on crops ``x`` (uint8 BGR) labelled ``y`` and saves it to ``out``; returns its accuracy on the
+    ``held`` crops (``nan`` without)."""
     import torch
     from torch.nn import functional as F
     from tqdm import tqdm
 
-    from dokocam.vision.detector.classifier import NUM_CLASSES, IndexReader, augment, to_tensor
+    from dokocam.vision.detector.classifier import NUM_CLASSES, augment, to_tensor
 
-    start = IndexReader.load(init)
     model = start.model.train()
     torch.manual_seed(config.seed)
     generator = torch.Generator().manual_seed(config.seed)

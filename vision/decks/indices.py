@@ -84,15 +84,9 @@ def label_face_folder(folder: Path, detector: Any = None) -> int:
     """Writes the located index boxes of an enrolled deck's face folder ``folder`` (``QC.png`` ...) into it
     (its ``indices.json``, which :func:`~vision.synth.faces.load_face_folder` reads); returns how many faces
     got boxes."""
-    import cv2
+    from dokocam.vision.decks.store import read_faces
+    from dokocam.vision.synth.faces import write_index_boxes
 
-    from dokocam.vision.synth.faces import CARD_CODES, write_index_boxes
-
-    faces = {}
-    for code in CARD_CODES:
-        image = cv2.imread(str(folder / f"{code}.png"))
-        if image is not None:
-            faces[code] = image
-    boxes = locate_indices(faces, detector)
+    boxes = locate_indices(read_faces(folder), detector)
     write_index_boxes(folder, boxes)
     return len(boxes)

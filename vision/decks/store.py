@@ -167,6 +167,13 @@ def write_faces(folder: Path, faces: dict[str, np.ndarray]) -> None:
             raise OSError(f"cannot write {folder / f'{code}.png'}")
 
 
+def read_faces(folder: Path) -> dict[str, np.ndarray]:
+    """The faces of a face folder written by :func:`write_faces`, by card code (a face that cannot be read is
+    left out)."""
+    faces = {code: cv2.imread(str(folder / f"{code}.png")) for code in CARD_CODES}
+    return {code: face for code, face in faces.items() if face is not None}
+
+
 def save_deck(
     name: str,
     faces: dict[str, np.ndarray],
@@ -246,15 +253,15 @@ def remove_deck(name: str) -> Path:
 def contact_sheet(deck: Deck, face_width: int = 120) -> np.ndarray:
     """The deck's 24 faces in the layout's grid (rows Kreuz, Pik, Herz, Karo; columns 9 ... Ass), each
     captioned with its card code: for the players to check the enrolment by eye."""
-    faces = {code: cv2.imread(str(deck.faces_dir / f"{code}.png")) for code in CARD_CODES}
-    height = max(int(round(face_width * f.shape[0] / f.shape[1])) for f in faces.values() if f is not None)
+    faces = read_faces(deck.faces_dir)
+    height = max(int(round(face_width * f.shape[0] / f.shape[1])) for f in faces.values())
     gap, caption = 8, 22
     rows, columns = 4, 6
     sheet = np.full((rows * (height + caption + gap) + gap, columns * (face_width + gap) + gap, 3), 255, np.uint8)
     for k, code in enumerate(CARD_CODES):
         row, column = divmod(k, columns)
         x, y = gap + column * (face_width + gap), gap + row * (height + caption + gap)
-        face = faces[code]
+        face = faces.get(code)
         if face is not None:
             sheet[y : y + height, x : x + face_width] = cv2.resize(
                 face, (face_width, height), interpolation=cv2.INTER_AREA
