@@ -81,7 +81,9 @@ class VisionFeed:
         self.detector = detector
         self.model = model
         self.deck = deck
-        self._next_reader: Any = None  # a deck's classifier, loaded on its own thread, swapped in between frames
+        self._next_reading: Any = (
+            None  # a deck's detector, loaded on its own thread, its reading swapped in between frames
+        )
         # A live camera paces itself; a file is paced by its frame times.
         self.pacer = Pacer(realtime=realtime) if Path(str(source)).is_file() else None
         self.frame_interval = 1.0 / fps
@@ -149,7 +151,7 @@ class VisionFeed:
             from dokocam.vision.decks.adapt import load_detector
 
             try:
-                self._next_reader = load_detector(self.model, deck=name, table=True).reader
+                self._next_reading = load_detector(self.model, deck=name, table=True)
                 self.deck = name
             except (ValueError, OSError):
                 log.exception("deck %s could not be loaded; the camera reads on with the classifier it had", name)
@@ -176,9 +178,10 @@ class VisionFeed:
             if self._restart:
                 self._restart = False
                 self._use_current_game(pipeline)
-            reader, self._next_reader = self._next_reader, None
-            if reader is not None:
-                getattr(self.detector, "detector", self.detector).use_reader(reader)
+            reading, self._next_reading = self._next_reading, None
+            if reading is not None:
+                current = getattr(self.detector, "detector", self.detector)
+                current.use_reader(reading.reader, reading.faces, reading.profile.stage("match"))
             logged = len(pipeline.live.evidence_dict())
             events = self._take_table_news(pipeline, frame.index, frame.time)
             detections = self._detect(frame)

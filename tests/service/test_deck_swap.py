@@ -72,15 +72,16 @@ def test_a_deck_is_swapped_in_between_frames_and_no_frame_is_lost(video: Path, d
         if len(seen) == 3:
             feed.use_deck(deck)
             # The generator is paused here: the weights load on their own thread, the loop takes them next frame.
-            _wait_for(lambda: feed._next_reader is not None, "the deck's classifier loaded")
+            _wait_for(lambda: feed._next_reading is not None, "the deck's classifier loaded")
             swapped_at = len(seen)
         if swapped_at is not None and len(seen) == swapped_at + 1:
             # In use from the very next frame: the stages that read the boxes read with it.
             assert inner.reader is not shipped and inner.stage("read").reading.reader is inner.reader
+            assert inner.stage("match") is not None  # and its faces read whole cards again
             assert feed.deck == deck
     assert seen == expected and feed.frames_detected == len(expected)  # every frame read, in order, once
     assert swapped_at is not None and len(seen) > swapped_at + 1
-    assert inner.reader is not shipped and feed._next_reader is None
+    assert inner.reader is not shipped and feed._next_reading is None
 
 
 def test_a_deck_that_cannot_be_loaded_leaves_the_reader_and_the_frames_as_they_were(
@@ -103,3 +104,4 @@ def test_a_deck_that_cannot_be_loaded_leaves_the_reader_and_the_frames_as_they_w
                     _wait_for(lambda: "nobody could not be loaded" in caplog.text, "the failed load logged")
     assert seen == expected and feed.detector.detector.reader is shipped and feed.deck is None
     assert feed.detector.detector.stage("read").reading.reader is shipped
+    assert feed.detector.detector.stage("match") is None

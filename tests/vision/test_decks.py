@@ -235,7 +235,9 @@ def test_enrol_adapt_and_detect_end_to_end(
 
     detector = deck_detector("tiny")
     # At the table's distance it reads the index and the window around it, both adapted; photos the index.
-    assert isinstance(deck_detector("tiny", table=True).reader, WithContext)
+    at_table = deck_detector("tiny", table=True)
+    assert isinstance(at_table.reader, WithContext)
+    assert at_table.stage("match") is not None and at_table.stage("match").templates.size[0] == 40  # its faces
     assert not isinstance(detector.reader, WithContext)
     scene_deck = Deck.from_faces(faces, seed=9, width_cm=6.0)
     camera = Camera(width=640, height=480, view_width_cm=30, tilt_deg=5)

@@ -91,6 +91,42 @@ def test_a_reader_swapped_in_place_reads_the_next_image(scene: np.ndarray):
         detector.without("read", "refine", "score").use_reader(_Sure("QC"))
 
 
+class _FacesOf:
+    """Whole-face templates that find one card in every frame."""
+
+    def __init__(self, code: str) -> None:
+        from dokocam.vision.synth.faces import CARD_CODES
+
+        self.p = np.eye(24)[CARD_CODES.index(code)]
+
+    def probabilities(self, image: np.ndarray, ends: np.ndarray, temperature: float) -> np.ndarray:
+        return self.p
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped model in models/")
+def test_a_decks_faces_read_cards_of_two_corners_again_and_can_be_swapped_in_and_out():
+    from dokocam.vision.synth.dataset import DeckPool, SceneConfig, generate_image
+    from dokocam.vision.synth.faces import CARD_CODES
+
+    config = SceneConfig(imgsz=640, closeup_fraction=0.0)
+    scene = generate_image(1, 5, config, DeckPool(5, config.procedural_decks))[0]  # a table: three cards, no KD
+
+    detector = CardDetector.load(DEFAULT_MODEL, "table")
+    matched = detector.with_faces(_FacesOf("KD"))
+    assert "match" in str(matched) and matched.profile.stage("match") is not None
+    cards = matched.cards(scene)
+    paired = cards.data["corners"] >= 2
+    assert paired.any() and {CARD_CODES[c] for c in cards.class_id[paired]} == {"KD"}
+    assert list(matched.timing.ms)[-2:] == ["group", "match"] and set(cards.data) == {"corners"}
+    assert "KD" not in {CARD_CODES[c] for c in detector.cards(scene).class_id}  # the scene holds no Karo-König
+
+    detector.use_reader(detector.reader, _FacesOf("KD"))  # a deck switched in at a live table
+    assert {CARD_CODES[c] for c in detector.cards(scene).class_id[paired]} == {"KD"}
+    detector.use_reader(detector.reader)  # and the shipped classifier back: no faces, no match stage
+    assert detector.stage("match") is None and detector.profile.stage("match") is None
+    assert "KD" not in {CARD_CODES[c] for c in detector.cards(scene).class_id}
+
+
 def test_every_stage_config_round_trips_through_its_card_entry():
     for kind in CONFIGS.values():
         config = kind()

@@ -234,6 +234,7 @@ def deck_detector(deck: Deck | str, model: str | Path | None = None, *, table: b
     """
     from dokocam.vision.decks.store import DeckError
     from dokocam.vision.detector.classifier import IndexReader, WithContext
+    from dokocam.vision.detector.faces import FaceTemplates
     from dokocam.vision.detector.model import CardDetector
 
     deck = load_deck(deck) if isinstance(deck, str) else deck
@@ -267,10 +268,13 @@ def deck_detector(deck: Deck | str, model: str | Path | None = None, *, table: b
 
     context = deck.classifier("context_classifier")
     # Photos' indices are large enough to read alone, and their rescorer was fitted on the shipped context
-    # classifier's readings: only table frames read with the deck's context classifier.
-    if not table or context is None or not context.is_file():
+    # classifier's readings: only table frames read with the deck's context classifier and its whole faces.
+    if not table:
         return detector.with_reader(load(checkpoint))
-    return detector.with_reader(WithContext(load(checkpoint), load(context)))
+    reader = (
+        load(checkpoint) if context is None or not context.is_file() else WithContext(load(checkpoint), load(context))
+    )
+    return detector.with_reader(reader).with_faces(FaceTemplates.from_folder(deck.faces_dir))
 
 
 def load_detector(

@@ -413,7 +413,9 @@ def _best_matching(candidates: list[tuple[float, float, int, int]]) -> list[tupl
     return best[3]
 
 
-def group_corners(corners: Detections, *, locate_weight: float = 0.5, **kwargs: float) -> Detections:
+def group_corners(
+    corners: Detections, *, locate_weight: float = 0.5, evidence: bool = False, **kwargs: float
+) -> Detections:
     """One row per physical card from corner detections.
 
     A grouped card's box is the union of its corner boxes (it covers most of the card), its
@@ -422,10 +424,17 @@ def group_corners(corners: Detections, *, locate_weight: float = 0.5, **kwargs: 
     With ``data["probs"]`` (the classifier's card probabilities per corner) a pair is named by
     :func:`joint_card`; its confidence is :func:`corner_score` of the better locator score
     (``data["located"]``) and that agreement, with ``locate_weight``, as a single corner's is.
+    With ``evidence`` (and ``data["probs"]``) each card keeps what a later reading of the whole card weighs:
+    ``data["probs"]``, its corners' probabilities together (their geometric mean, per card), ``data["located"]``,
+    the best locator score, and ``data["ends"]``, the centres of its two corners farthest apart (x1, y1, x2, y2;
+    NaN for a card seen by one corner).
     Keyword arguments go to :func:`pair_corners`.
     """
     if not len(corners):
-        return Detections.empty().with_columns(data={"corners": np.zeros(0, np.int64)})
+        empty: dict[str, np.ndarray] = {"corners": np.zeros(0, np.int64)}
+        if evidence and "probs" in corners.data:
+            empty |= {"probs": corners.data["probs"][:0], "located": np.zeros(0), "ends": np.zeros((0, 4))}
+        return Detections.empty().with_columns(data=empty)
     probs = corners.data.get("probs")
     groups = pair_corners(corners.xyxy, corners.class_id, corners.confidence, probs=probs, **kwargs)
     names = [int(corners.class_id[g[0]]) for g in groups]
@@ -456,9 +465,24 @@ def group_corners(corners: Detections, *, locate_weight: float = 0.5, **kwargs: 
         ],
         dtype=np.float32,
     )
+    data: dict[str, np.ndarray] = {"corners": np.array([len(g) for g in groups], dtype=np.int64)}
+    if evidence and probs is not None:
+        data |= _evidence(corners, groups)
     return Detections(
-        xyxy=xyxy,
-        confidence=np.array(scores, dtype=np.float32),
-        class_id=np.array(names, dtype=np.int64),
-        data={"corners": np.array([len(g) for g in groups], dtype=np.int64)},
+        xyxy=xyxy, confidence=np.array(scores, dtype=np.float32), class_id=np.array(names, np.int64), data=data
     )
+
+
+def _evidence(corners: Detections, groups: list[tuple[int, ...]]) -> dict[str, np.ndarray]:
+    """:func:`group_corners`'s ``probs``, ``located`` and ``ends`` of each group."""
+    probs = corners.data["probs"].astype(np.float64)
+    located = corners.data.get("located", corners.confidence)
+    centres = (corners.xyxy[:, :2] + corners.xyxy[:, 2:]) / 2
+    together = np.stack([np.exp(np.log(probs[list(g)].clip(1e-12)).mean(axis=0)) for g in groups])
+    ends = np.full((len(groups), 4), np.nan)
+    for k, g in enumerate(groups):
+        if len(g) > 1:
+            i, j = max(combinations(g, 2), key=lambda ij: float(np.hypot(*(centres[ij[0]] - centres[ij[1]]))))
+            ends[k] = [*centres[i], *centres[j]]
+    best = np.array([float(located[list(g)].max()) for g in groups])
+    return {"probs": together, "located": best, "ends": ends}

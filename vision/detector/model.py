@@ -29,6 +29,8 @@ from dokocam.vision.detector.stages import (
     GroupConfig,
     Locate,
     LocateConfig,
+    Match,
+    MatchConfig,
     Read,
     ReadConfig,
     Reading,
@@ -373,12 +375,14 @@ class CardDetector:
     refiner: Any = None  # refiner.BoxReader
     rescorer: Any = None  # rescorer.Rescorer
     context: Any = None  # a context classifier's classifier.IndexReader
+    faces: Any = None  # faces.FaceTemplates of an enrolled deck, for a match stage
     conf: float | None = None
     path: Path | None = None
     workers: int = 1
     timing: Timing = field(default_factory=Timing, init=False, repr=False)
     stages: list[Stage] = field(init=False, repr=False)
     group: Group = field(init=False, repr=False)
+    match: Match | None = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.workers < 1:
@@ -393,7 +397,7 @@ class CardDetector:
             raise ValueError(f"profile {p.name!r}: a read stage and a score stage go together")
         if p.stage("rescore") is not None and p.stage("read") is None:
             raise ValueError(f"profile {p.name!r}: the rescore stage rescores a read stage's readings")
-        needed = {"read": self.reader, "refine": self.refiner}
+        needed = {"read": self.reader, "refine": self.refiner, "match": self.faces}
         for name, part in needed.items():
             if p.stage(name) is not None and part is None:
                 raise ValueError(f"profile {p.name!r} has a {name} stage but no network for it")
@@ -425,8 +429,14 @@ class CardDetector:
                         f"{config.rescorer} reads a context classifier's probabilities, but the profile names none"
                     )
                 self.stages.append(Rescore(config, self.rescorer, self.context, reading))
+        match = p.stage("match")
+        if match is not None and (p.target != "corners" or p.stage("read") is None):
+            raise ValueError(f"profile {p.name!r}: the match stage reads again corner indices a read stage read")
+        self.match = None if match is None else Match(match, self.faces, p.locate_weight)
         group = p.stage("group") or GroupConfig()
-        self.group = Group(group, corners=p.target == "corners", locate_weight=p.locate_weight)
+        self.group = Group(
+            group, corners=p.target == "corners", locate_weight=p.locate_weight, evidence=self.match is not None
+        )
 
     @classmethod
     def load(
@@ -526,15 +536,16 @@ class CardDetector:
 
     def stage(self, name: str) -> Stage | None:
         """The stage ``name`` (``None``: the profile has none)."""
-        return next((s for s in [*self.stages, self.group] if s.name == name), None)
+        return next((s for s in [*self.stages, self.group, self.match] if s is not None and s.name == name), None)
 
     def with_reader(self, reader: Any) -> CardDetector:
         """This detector reading its boxes with ``reader`` (a deck's adapted classifier)."""
         return self._rebuilt(reader=reader)
 
-    def use_reader(self, reader: Any) -> None:
-        """Reads the next images with ``reader`` (a deck's adapted classifier), in place: a live camera's
-        detector keeps its locator and its threads (:meth:`with_reader` builds a copy instead).
+    def use_reader(self, reader: Any, faces: Any = None, match: MatchConfig | None = None) -> None:
+        """Reads the next images with ``reader`` (a deck's adapted classifier) and, with ``faces``, a match stage
+        against them (:meth:`with_faces`), in place: a live camera's detector keeps its locator and its threads
+        (:meth:`with_reader` builds a copy instead).
 
         Raises:
             ValueError: the profile reads no boxes.
@@ -545,14 +556,27 @@ class CardDetector:
         self.reader = reader
         # Read, Refine and Rescore share one Reading: all of them read with it from the next image on.
         read.reading.reader = _with_stretches(reader, read.config)
+        self.faces = faces
+        match = match or MatchConfig()
+        self.profile = self.profile.without("match") if faces is None else self.profile.with_stage(match)
+        self.match = None if faces is None else Match(match, faces, self.profile.locate_weight)
+        self.group.evidence = self.match is not None
 
     def without(self, *names: str, conf: float | None = None) -> CardDetector:
         """This detector without the stages ``names`` (at threshold ``conf``, default: :meth:`Profile.without`'s)."""
         profile = self.profile.without(*names)
         return self._rebuilt(profile=profile, conf=profile.conf if conf is None else conf)
 
+    def with_faces(self, faces: Any, config: MatchConfig = MatchConfig()) -> CardDetector:
+        """This detector reading each card seen by two corners again by its whole face, against ``faces`` (an
+        enrolled deck's :class:`~vision.detector.faces.FaceTemplates`)."""
+        return self._rebuilt(profile=self.profile.with_stage(config), faces=faces)
+
     def _rebuilt(self, **changes: Any) -> CardDetector:
-        fields = {k: getattr(self, k) for k in ("profile", "yolo", "reader", "refiner", "rescorer", "context", "conf")}
+        fields = {
+            k: getattr(self, k)
+            for k in ("profile", "yolo", "reader", "refiner", "rescorer", "context", "faces", "conf")
+        }
         return CardDetector(**{**fields, "path": self.path, "workers": self.workers, **changes})
 
     def __str__(self) -> str:
@@ -608,24 +632,32 @@ class CardDetector:
 
     def cards(self, image: np.ndarray) -> Detections:
         """One row per physical card: its corner indices grouped (``data["corners"]`` counts them)."""
-        return self._grouped(self.reads(image))
+        return self._grouped(self.reads(image), image)
 
     def detect_and_group(self, image: np.ndarray) -> tuple[Detections, Detections]:
         """:meth:`detect` and :meth:`cards` of one image from one run of the stages (``dokocam eval`` scores both)."""
-        return self.at(self.reads(image), float(self.conf))  # type: ignore[arg-type]
+        return self.at(self.reads(image), float(self.conf), image)  # type: ignore[arg-type]
 
     def detect_at(self, found: Detections, conf: float) -> Detections:
         """:meth:`detect` at threshold ``conf`` from :meth:`reads` at that or a lower one."""
         return drop_twins(found[found.confidence >= conf])
 
-    def at(self, found: Detections, conf: float) -> tuple[Detections, Detections]:
-        """:meth:`detect` and :meth:`cards` at threshold ``conf`` from :meth:`reads` at that or a lower one."""
+    def at(self, found: Detections, conf: float, image: np.ndarray | None = None) -> tuple[Detections, Detections]:
+        """:meth:`detect` and :meth:`cards` at threshold ``conf`` from :meth:`reads` at that or a lower one (of
+        ``image``, which a match stage reads again; without it the cards are not matched)."""
         found = found[found.confidence >= conf]
-        return drop_twins(found), self._grouped(found)
+        return drop_twins(found), self._grouped(found, image)
 
-    def _grouped(self, found: Detections) -> Detections:
-        grouped = self.group(Frame(np.zeros((0, 0, 3), np.uint8), 0.0, 0.0), found)
+    def _grouped(self, found: Detections, image: np.ndarray | None = None) -> Detections:
+        frame = Frame(np.zeros((0, 0, 3), np.uint8) if image is None else image, 0.0, 0.0)
+        grouped = self.group(frame, found)
         self.timing.ms["group"] = self.group.ms
+        if self.match is not None:
+            if image is None:
+                grouped = grouped.with_columns(data={k: v for k, v in grouped.data.items() if k not in Match.EVIDENCE})
+            else:
+                grouped = self.match(frame, grouped)
+                self.timing.ms["match"] = self.match.ms
         return grouped
 
     def update(self, frame: np.ndarray) -> Detections:

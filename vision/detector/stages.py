@@ -10,6 +10,8 @@ carries the image as the networks see it and the thresholds of this call.
 4. :class:`Score` scores each box from its locator score and its reading and keeps those that reach the threshold.
 5. :class:`Rescore` scores each reading again from its neighbours' readings (a small MLP, photos only).
 6. :class:`Group` joins the corner indices of one physical card into one row.
+7. :class:`Match` reads each card seen by two corners again by its whole face, against an enrolled deck's faces
+   (only a deck's table detector has it: :func:`~vision.decks.adapt.deck_detector`).
 """
 
 from __future__ import annotations
@@ -123,9 +125,22 @@ class GroupConfig:
     stage: ClassVar[str] = "group"
 
 
-StageConfig = LocateConfig | ReadConfig | RefineConfig | ScoreConfig | RescoreConfig | GroupConfig
+@dataclass(frozen=True)
+class MatchConfig:
+    """Attributes:
+    width: the width in pixels at which a card and the deck's faces are compared (a card at a table camera is
+        40-80 px wide).
+    temperature: how far apart two faces' errors must be for one to be ``e`` times as probable as the other.
+    """
+
+    stage: ClassVar[str] = "match"
+    width: int = 40
+    temperature: float = 0.1
+
+
+StageConfig = LocateConfig | ReadConfig | RefineConfig | ScoreConfig | RescoreConfig | GroupConfig | MatchConfig
 CONFIGS: dict[str, type[StageConfig]] = {
-    c.stage: c for c in (LocateConfig, ReadConfig, RefineConfig, ScoreConfig, RescoreConfig, GroupConfig)
+    c.stage: c for c in (LocateConfig, ReadConfig, RefineConfig, ScoreConfig, RescoreConfig, GroupConfig, MatchConfig)
 }
 
 
@@ -426,15 +441,44 @@ class Group(Stage):
 
     name = "group"
 
-    def __init__(self, config: GroupConfig, *, corners: bool, locate_weight: float) -> None:
+    def __init__(self, config: GroupConfig, *, corners: bool, locate_weight: float, evidence: bool = False) -> None:
         self.config = config
         self.corners = corners
         self.locate_weight = locate_weight
+        self.evidence = evidence  # keep what a Match stage reads (``group_corners``'s ``evidence``)
 
     def run(self, frame: Frame, found: Detections) -> Detections:
         if self.corners:
-            return group_corners(found, locate_weight=self.locate_weight)
+            return group_corners(found, locate_weight=self.locate_weight, evidence=self.evidence)
         return found.with_columns(data={"corners": np.zeros(len(found), np.int64)})
+
+
+class Match(Stage):
+    """Each card seen by two corners read again by its whole face (:class:`~vision.detector.faces.FaceTemplates`):
+    the face's probabilities multiply the corners' reading, and the card's score is the locator's and that
+    product's (:func:`corner_score`). Cards seen by one corner keep their reading. The group's evidence
+    columns are dropped, so a matched card has the columns of any grouped one."""
+
+    name = "match"
+    EVIDENCE = ("probs", "located", "ends")
+
+    def __init__(self, config: MatchConfig, templates: Any, locate_weight: float) -> None:
+        self.config = config
+        self.templates = templates  # a FaceTemplates
+        self.locate_weight = locate_weight
+
+    def run(self, frame: Frame, found: Detections) -> Detections:
+        data = {k: v for k, v in found.data.items() if k not in self.EVIDENCE}
+        if not all(k in found.data for k in self.EVIDENCE):
+            return found.with_columns(data=data)
+        class_id, confidence = found.class_id.copy(), found.confidence.copy()
+        for k in np.flatnonzero(~np.isnan(found.data["ends"][:, 0])):
+            face = self.templates.probabilities(frame.image, found.data["ends"][k], self.config.temperature)
+            fused = found.data["probs"][k, : len(face)] * face
+            fused = fused / max(float(fused.sum()), 1e-12)
+            class_id[k] = int(fused.argmax())
+            confidence[k] = float(corner_score(found.data["located"][k], fused[class_id[k]], self.locate_weight))
+        return Detections(xyxy=found.xyxy, confidence=confidence, class_id=class_id, data=data)
 
 
 def from_ultralytics(result: Any) -> Detections:
