@@ -39,6 +39,15 @@ def test_a_game_with_real_table_events_is_decoded_right_from_perfect_detections(
     assert report["summary"]["events"] == vars(Mishaps.realistic())
 
 
+def test_each_wrong_trick_says_what_it_held_and_what_was_read():
+    report = run_bench(TableBench(games=1, seed_base=9, fps=2.0, detector="noisy", misread=0.5, mishaps=Mishaps()))
+    row = report["games"][0]
+    assert row["wrong_tricks"] and set(row["wrong_plays"]) == set(row["wrong_tricks"])
+    for plays in row["wrong_plays"].values():
+        assert len(plays["truth"]) == 4 and all(p.split(":")[0] in "0123" for p in plays["truth"])
+        assert plays["got"] != plays["truth"]
+
+
 def test_bench_table_refuses_a_bad_events_spec_or_size(capsys):
     from dokocam.service.cli import main
 

@@ -263,6 +263,15 @@ def run_bench(bench: TableBench, *, progress: Callable[[str], None] | None = Non
             "calibration": (pipeline.decoded.geometry if pipeline.decoded else pipeline.live.geometry).method,
             "events": _count_events(odd),
             "wrong_tricks": wrong_events,
+            # What each wrong trick held and what was read ("seat:card", in play order): a misreading, a card in
+            # the wrong trick or a seat mixed up each look different.
+            "wrong_plays": {
+                k: {
+                    "truth": [f"{s}:{c}" for s, c in truth_tricks[k]],
+                    "got": [f"{s}:{c}" for s, c in got_tricks[k]] if k < len(got_tricks) else [],
+                }
+                for k in wrong
+            },
         }
         rows.append(row)
         if progress:
