@@ -238,7 +238,7 @@ def test_enrol_adapt_and_detect_end_to_end(
     at_table = deck_detector("tiny", table=True)
     assert isinstance(at_table.reader, WithContext)
     assert at_table.stage("match") is not None and at_table.stage("match").templates.size[0] == 40  # its faces
-    assert not isinstance(detector.reader, WithContext)
+    assert not isinstance(detector.reader, WithContext) and detector.stage("match") is not None
     scene_deck = Deck.from_faces(faces, seed=9, width_cm=6.0)
     camera = Camera(width=640, height=480, view_width_cm=30, tilt_deg=5)
     image, _ = render_scene(scene_deck, Table.random(9), [PlacedCard("QH", (0.0, 0.0), 10.0)], camera, seed=9)

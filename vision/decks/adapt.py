@@ -226,7 +226,8 @@ def stale_roles(deck: Deck) -> list[str]:
 
 def deck_detector(deck: Deck | str, model: str | Path | None = None, *, table: bool = False, **kwargs: Any) -> Any:
     """A :class:`~vision.detector.model.CardDetector` (``CardDetector.load(model, profile, **kwargs)``)
-    that reads its boxes with ``deck``'s adapted classifier.
+    that reads its boxes with ``deck``'s adapted classifier and each card seen by two corners again against the
+    deck's faces (the match stage).
 
     Raises:
         UnknownDeckError: no deck of that name.
@@ -268,12 +269,12 @@ def deck_detector(deck: Deck | str, model: str | Path | None = None, *, table: b
 
     context = deck.classifier("context_classifier")
     # Photos' indices are large enough to read alone, and their rescorer was fitted on the shipped context
-    # classifier's readings: only table frames read with the deck's context classifier and its whole faces.
-    if not table:
-        return detector.with_reader(load(checkpoint))
-    reader = (
-        load(checkpoint) if context is None or not context.is_file() else WithContext(load(checkpoint), load(context))
-    )
+    # classifier's readings: only table frames read with the deck's context classifier.
+    if table and context is not None and context.is_file():
+        reader = WithContext(load(checkpoint), load(context))
+    else:
+        reader = load(checkpoint)
+    # Every card seen by two corners is read again by its whole face, against the deck's own.
     return detector.with_reader(reader).with_faces(FaceTemplates.from_folder(deck.faces_dir))
 
 

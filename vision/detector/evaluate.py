@@ -527,7 +527,7 @@ def evaluate(
         h, w = image.shape[:2]
         if once:
             found = detector.reads(image, min(conf, rank_conf))
-            detected, cards = detector.at(found, conf)
+            detected, cards = detector.at(found, conf, image)
             raw = detector.detect_at(found, rank_conf)
         else:
             detected, cards = detector.detect_and_group(image)
