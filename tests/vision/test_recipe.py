@@ -164,7 +164,7 @@ def test_a_half_drawn_stage_is_drawn_again_the_same(tmp_path: Path):
 @pytest.mark.slow
 def test_a_build_killed_in_the_locator_resumes_its_last_epoch(tmp_path: Path):
     out = tmp_path / "b"
-    recipe = replace(TINY, locator_epochs=40)
+    recipe = replace(TINY, locator_epochs=6)
     build(out, recipe, until="crops", log=lambda _: None)
     script = (
         "import sys; from dokocam.vision.detector.recipe import Recipe, build; import json; "
@@ -193,7 +193,7 @@ def test_a_build_killed_in_the_locator_resumes_its_last_epoch(tmp_path: Path):
     assert any("resuming the locator" in line for line in logged)
     # The epoch being trained at the kill may be logged twice (its row written, its weights not yet).
     epochs = [int(float(row.split(",")[0])) for row in (out / "locator" / "results.csv").read_text().splitlines()[1:]]
-    assert 1 <= epochs_before < 40 and sorted(set(epochs)) == list(range(1, 41)) and len(epochs) <= 41
+    assert 1 <= epochs_before < 6 and sorted(set(epochs)) == list(range(1, 7)) and len(epochs) <= 7
 
 
 def test_another_recipe_in_the_same_folder_is_refused(tmp_path: Path):
