@@ -69,6 +69,7 @@ class Track:
     path: deque[tuple[float, np.ndarray]] = field(default_factory=lambda: deque(maxlen=512))
     # Where it moved slowest inside the trick area, before it landed: (speed, time, frame, centre).
     slowest: tuple[float, float, int, np.ndarray] | None = None
+    leaving: bool = False  # seen moving away from the trick's centre before it landed
 
     @property
     def card_index(self) -> int:
@@ -203,6 +204,10 @@ class CardTracker:
             coming to rest (reported when its track ends, see :meth:`_glimpsed`); 0 reports none.
         glimpse_approach: how far (in card sizes) such a card must have come towards the centre;
             lowering it reports more glimpses, also of cards being collected.
+        arrival_gate: how far (in card sizes) a card seen once may have slid by the next frame, towards the
+            trick's centre and read as the same card (it has no speed yet to look ahead with): a card slid in
+            fast at a low frame rate moves more than ``gate`` a frame, and a track broken on its way in never
+            lands nor shows where it came from.
     """
 
     def __init__(
@@ -237,6 +242,7 @@ class CardTracker:
         part_memory: float = 1.0,
         glimpse_weight: float = 0.5,
         glimpse_approach: float = 0.4,
+        arrival_gate: float = 2.5,
     ) -> None:
         self.geometry = geometry
         self.min_confidence = min_confidence
@@ -267,6 +273,7 @@ class CardTracker:
         self.part_memory = part_memory
         self.glimpse_weight = glimpse_weight
         self.glimpse_approach = glimpse_approach
+        self.arrival_gate = arrival_gate
         self.reset()
 
     def reset(self) -> None:
@@ -583,14 +590,17 @@ class CardTracker:
                 )
             else:
                 gate, penalty, expected = self.gate, 0.0, self._predict(track, time)
-            if track.parts:
-                # A part anywhere on the card's footprint is as near as its centre.
-                box = self._footprint(track) + np.tile(expected - track.center, 2)
-                distance = _outside(centers, box) / track.size
-            else:
-                distance = np.hypot(*(centers - expected).T) / track.size
+            arriving = self._arriving(track, det, centers) if not track.landed and len(track.path) == 1 else None
+            if arriving is not None:
+                gate = self.arrival_gate
+            distance = self._distance(track, expected, centers)
+            if not track.landed:
+                # A sliding card may stop at any moment: where it was is as good a guess as where its speed takes it.
+                distance = np.minimum(distance, self._distance(track, track.center, centers))
             voted = track.votes.sum() > 0
             for d in np.nonzero(distance <= gate)[0]:
+                if arriving is not None and distance[d] > self.gate and not arriving[d]:
+                    continue
                 if track.parts and track.landed and not self._holds(track, det.xyxy[d]):
                     continue
                 cost = float(distance[d]) + penalty
@@ -624,6 +634,21 @@ class CardTracker:
             self.tracks.append(track)
             matched.add(track.id)
         return matched
+
+    def _distance(self, track: Track, expected: np.ndarray, centers: np.ndarray) -> np.ndarray:
+        """How far (in card sizes) each box centre lies from ``track`` were it at ``expected``."""
+        if track.parts:
+            # A part anywhere on the card's footprint is as near as its centre.
+            box = self._footprint(track) + np.tile(expected - track.center, 2)
+            return _outside(centers, box) / track.size
+        return np.asarray(np.hypot(*(centers - expected).T) / track.size)
+
+    def _arriving(self, track: Track, det: Detections, centers: np.ndarray) -> np.ndarray:
+        """Per box: whether it may be where a card first seen once has slid since, farther than the gate: the
+        same card, nearer the trick's centre (a card played slides in from its player's side)."""
+        radius = self.geometry.polar((float(track.center[0]), float(track.center[1])))[1]
+        nearer = np.array([self.geometry.polar((float(x), float(y)))[1] < radius for x, y in centers], dtype=bool)
+        return nearer & (det.class_id == track.card_index)
 
     def _holds(self, track: Track, part: np.ndarray) -> bool:
         """Whether a landed card may take this part: it fits the card where it lies, or shows
@@ -888,10 +913,17 @@ class CardTracker:
 
     def _note_slowest(self, track: Track, frame: int) -> None:
         """Remembers where a card not yet landed moved slowest inside the trick area (pixels a second
-        since it was seen before): where it was put down, if it was."""
-        if len(track.path) < 2 or not self._in_trick_area(track):
+        since it was seen before), on its way in: where it was put down, if it was. A card seen moving
+        away from the centre is being carried off (with its trick, or back to its player), and where it
+        slows down then is no place it was put."""
+        if len(track.path) < 2 or not self._in_trick_area(track) or track.leaving:
             return
         (t0, c0), (t1, c1) = track.path[-2], track.path[-1]
+        if float(np.hypot(*(c1 - c0))) > self.rest_tolerance * track.size and (
+            self.geometry.polar((float(c1[0]), float(c1[1])))[1] > self.geometry.polar((float(c0[0]), float(c0[1])))[1]
+        ):
+            track.leaving = True
+            return
         speed = float(np.hypot(*(c1 - c0))) / max(t1 - t0, 1e-6)
         if track.slowest is None or speed < track.slowest[0]:
             track.slowest = (speed, t1, frame, c1.copy())
