@@ -51,7 +51,7 @@ def colourless(image: np.ndarray) -> bool:
     >>> colourless(np.full((4, 4, 3), 128, np.uint8)), colourless(red)
     (True, False)
     """
-    small = image[::4, ::4].astype(np.int16)
+    small = image[::8, ::8].astype(np.int16)
     return float((small.max(axis=-1) - small.min(axis=-1)).mean()) < COLOURLESS
 
 
@@ -60,7 +60,8 @@ def _normalised(image: np.ndarray) -> np.ndarray:
     spread over all channels together: the light's colour and strength go, red against black stays."""
     f = image.astype(np.float32)
     pixels = f.reshape(*f.shape[:-3], -1, 3)
-    paper = np.percentile(pixels, 90, axis=-2)[..., None, None, :]
+    tenth = int(0.9 * (pixels.shape[-2] - 1))
+    paper = np.partition(pixels, tenth, axis=-2)[..., tenth, :][..., None, None, :]  # the 90th percentile
     f = f / (paper + 8.0)
     mean = f.mean(axis=(-3, -2, -1), keepdims=True)
     spread = f.std(axis=(-3, -2, -1), keepdims=True)
@@ -139,9 +140,16 @@ class FaceTemplates:
         return f"FaceTemplates({len(self.templates)} faces of {width}x{height} px, indices {'/'.join(self.corners)})"
 
     @cached_property
-    def grey(self) -> np.ndarray:
-        """The templates without colour, normalised again."""
-        return _normalised(np.repeat(self.templates.mean(axis=-1, keepdims=True), 3, axis=-1))
+    def flat(self) -> np.ndarray:
+        """The templates, one row each."""
+        return self.templates.reshape(len(self.templates), -1)
+
+    @cached_property
+    def flat_grey(self) -> np.ndarray:
+        """The templates without colour, normalised again, one row each."""
+        return _normalised(np.repeat(self.templates.mean(axis=-1, keepdims=True), 3, axis=-1)).reshape(
+            len(self.templates), -1
+        )
 
     @property
     def size(self) -> tuple[int, int]:
@@ -172,23 +180,27 @@ class FaceTemplates:
             borderMode=cv2.BORDER_REPLICATE,
         )
 
-    def errors(self, image: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    def errors(self, image: np.ndarray, ends: np.ndarray, grey: bool | None = None) -> np.ndarray:
         """Per card (24), the mean squared difference of its face and the frame, under the way that fits it best.
 
-        A frame without colour (a grey camera, or one whose colour the light has taken) is compared with grey
-        faces: its red cards would fit the black ones' faces better than their own.
+        A frame without colour (a grey camera, or one whose colour the light has taken; ``grey``, by default
+        :func:`colourless`) is compared with grey faces: its red cards would fit the black ones' faces better
+        than their own.
         """
         warps = np.stack([self.warp(image, ends, way) for way in self.ways()])
-        templates = self.templates
-        if colourless(image):
+        templates = self.flat
+        if colourless(image) if grey is None else grey:
             warps = np.repeat(warps.mean(axis=-1, keepdims=True), 3, axis=-1)
-            templates = self.grey
-        diff = templates[None] - _normalised(warps)[:, None]
-        per_way = np.einsum("wchxk,wchxk->wc", diff, diff) / diff[0, 0].size
-        return per_way.min(axis=0)
+            templates = self.flat_grey
+        seen = _normalised(warps).reshape(len(warps), -1)
+        # |t - s|^2 = |t|^2 + |s|^2 - 2 t.s, one matrix product for every way and face.
+        squared = (templates**2).sum(axis=1)[None] + (seen**2).sum(axis=1)[:, None] - 2.0 * seen @ templates.T
+        return np.asarray(squared.min(axis=0) / templates.shape[1])
 
-    def probabilities(self, image: np.ndarray, ends: np.ndarray, temperature: float) -> np.ndarray:
+    def probabilities(
+        self, image: np.ndarray, ends: np.ndarray, temperature: float, grey: bool | None = None
+    ) -> np.ndarray:
         """Per card (24), how well its face fits, as probabilities ``exp(-error / temperature)`` normalised."""
-        errors = self.errors(image, ends)
+        errors = self.errors(image, ends, grey)
         weights = np.exp(-(errors - errors.min()) / temperature)
         return weights / weights.sum()

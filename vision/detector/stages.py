@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dokocam.vision.detections import Detections
+from dokocam.vision.detector.faces import colourless
 from dokocam.vision.detector.grouping import corner_score, group_corners
 from dokocam.vision.detector.matching import box_iou, short_side
 
@@ -472,8 +473,10 @@ class Match(Stage):
         if not all(k in found.data for k in self.EVIDENCE):
             return found.with_columns(data=data)
         class_id, confidence = found.class_id.copy(), found.confidence.copy()
-        for k in np.flatnonzero(~np.isnan(found.data["ends"][:, 0])):
-            face = self.templates.probabilities(frame.image, found.data["ends"][k], self.config.temperature)
+        paired = np.flatnonzero(~np.isnan(found.data["ends"][:, 0]))
+        grey = colourless(frame.image) if len(paired) else False
+        for k in paired:
+            face = self.templates.probabilities(frame.image, found.data["ends"][k], self.config.temperature, grey)
             fused = found.data["probs"][k, : len(face)] * face
             fused = fused / max(float(fused.sum()), 1e-12)
             class_id[k] = int(fused.argmax())
