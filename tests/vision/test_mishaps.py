@@ -75,6 +75,23 @@ def test_a_card_collected_before_it_settled_is_reported_as_a_glimpse_with_its_re
     assert gone.frame < 10 + 6 + 1 + 7
 
 
+def test_a_card_slid_in_faster_than_a_card_a_frame_and_collected_at_once_is_still_glimpsed():
+    # 130 px a frame: more than the gate of one card between two sightings. Its first sighting has no speed to
+    # look ahead with; the second is the same card nearer the middle, so the track follows it in.
+    frames = [frame(*LYING)] * 10
+    frames += [frame(*LYING, (20, 200 + 130 * step, 420)) for step in range(4)] + [frame(*LYING, (20, 590, 420))]
+    for step in range(1, 8):
+        frames.append(frame(*[(k, x, y + 50 * step) for k, x, y in [*LYING, (20, 590, 420)]]))
+    events = track(frames + [frame()] * 10)
+    (glimpse,) = [e for e in events if isinstance(e, CardLanded) and e.weight < 1.0]
+    assert glimpse.card_index == 20 and glimpse.center == pytest.approx((590, 420), abs=1)
+    assert glimpse.came_from is not None and glimpse.came_from[0] < 400  # from seat 1's side, where it was first seen
+    # Another card that far on is no continuation: it starts a track of its own.
+    tracker = CardTracker(GEOMETRY)
+    track([frame(*LYING)] * 10 + [frame(*LYING, (20, 200, 420)), frame(*LYING, (21, 330, 420))], tracker)
+    assert sorted(t.card_index for t in tracker.tracks if not t.landed) == [20, 21]
+
+
 def test_a_card_that_rested_lands_whole_and_no_glimpse_is_reported_for_the_sweep():
     events = track(collected_while_coming(20, rest_frames=6))
     landed = [e for e in events if isinstance(e, CardLanded)]
