@@ -9,8 +9,9 @@ import cv2
 import numpy as np
 import pytest
 
+from dokocam.engine import CARD_CODES
 from dokocam.vision.detections import Detections
-from dokocam.vision.detector.faces import CARD_CODES, FaceTemplates, colourless
+from dokocam.vision.detector.faces import FaceTemplates, colourless
 from dokocam.vision.detector.grouping import group_corners
 from dokocam.vision.detector.stages import Frame, Match, MatchConfig
 

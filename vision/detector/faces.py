@@ -30,9 +30,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from dokocam.engine import Card
+from dokocam.engine import CARD_CODES
 
-CARD_CODES = tuple(Card.from_index(i).code for i in range(24))
 CORNERS = ("TL", "TR", "BR", "BL")
 # Diagonal corners are tried both ways; corners along a side only where the deck prints four indices (a pair on
 # such a deck may be two indices of one side).
