@@ -116,6 +116,19 @@ def _early_play_and_late_copies(frames, truth):
     return landings, codes, trick, turn, late, codes.index(truth[trick][turn][1], 4 * trick)
 
 
+def test_a_last_trick_collected_with_a_card_never_seen_ends_the_game_by_the_deck(stream):
+    frames, truth = stream
+    landed = [e for events in frames for e in events if isinstance(e, CardLanded)]
+    last = max(landed, key=lambda e: e.time)  # the game's last card: nobody sees it
+    unseen = [[e for e in events if e.track_id != last.track_id] for events in frames]
+    live = live_decoder()
+    events = run(live, [f for f in unseen if f])
+    kinds = [e.type for e in events]
+    # No sighting follows the collected trick to close it: its cards leaving end the game.
+    assert kinds.count("game_over") == 1 and kinds.count("trick_complete") == 12
+    assert tricks_of(live.game) == truth  # the 48th card is the one the deck still holds
+
+
 def test_a_second_copy_turning_up_revises_the_first_reading_once(stream):
     frames, truth = stream
     landings, codes, trick, turn, late, early = _early_play_and_late_copies(frames, truth)

@@ -625,6 +625,10 @@ class Search:
         """The hypotheses after the last sighting, the game going on: cheapest first by :meth:`score`,
         the best ones' full tricks in play finished."""
         beam = sorted(self.beams[-1], key=self.score)
+        if beam and self._last_trick_gone(beam[0]):
+            # The last trick was collected with a card of it never seen: no sighting is left to close it, the
+            # game has ended (its missed cards are the deck's).
+            return self.ended()
         if not beam or len(beam[0].current) < SEATS:
             return beam
         # Finishing a trick may cost more (a call its cards contradict): the next ones are finished
@@ -637,6 +641,13 @@ class Search:
             else:
                 rest.append(h)
         return [*closed, *rest]
+
+    def _last_trick_gone(self, h: _Hyp) -> bool:
+        """Whether ``h``'s trick in play is the game's last, short of cards, and every card of it has left."""
+        if len(h.done) != self.n_tricks - 1 or not h.current or len(h.current) == SEATS:
+            return False
+        seen = [p for p in h.current if p.sighting >= 0]
+        return bool(seen) and len(self._lefts(seen)) == len(seen)
 
     def score(self, h: _Hyp) -> float:
         """The cost of ``h`` and the least that its trick in play must still cost: a seat whose turn
