@@ -87,6 +87,25 @@ def test_a_sure_misreading_is_never_a_silent_cascade(recorded, trick):
     assert off == [] or result.questions
 
 
+def test_cards_nobody_read_are_handed_out_within_a_bounded_search(recorded):
+    # Sixteen plays nobody read have too many ways to hand the leftover cards out to try them all: the search
+    # stops after its step budget and still gives a way, each leftover card played once.
+    from dokocam.vision.table.decoder import Search
+
+    sightings, _, _ = recorded
+    search = Search(GameDecoder(), sightings, GameSpec().game_factory(), TableGeometry.default(WIDTH, HEIGHT))
+    best = search.run()[0]
+    open_ = [(t, k) for t in range(4) for k in range(4)]
+    known = list(best.known)
+    for t, k in open_:
+        known[best.done[t].plays[k].card] -= 1
+    unread = replace(best, known=tuple(known))
+    leftover = sorted(best.done[t].plays[k].card for t, k in open_)
+    for limit in (50, 5000):
+        ways = search._hand_out(unread, [[p.card for p in d.plays] for d in unread.done], open_, limit=limit)
+        assert ways and all(sorted(way) == leftover for _, way in ways)
+
+
 @pytest.mark.parametrize("trick", [4, 11])
 @pytest.mark.parametrize("position", [0, 3])  # the trick's lead, its last card
 def test_one_missed_card_is_found_by_the_deck_and_costs_nothing(recorded, trick, position):

@@ -923,24 +923,25 @@ class Search:
         return tricks, questions
 
     def _hand_out(
-        self, h: _Hyp, cards: list[list[int]], open_: list[tuple[int, int]], limit: int = 20000
+        self, h: _Hyp, cards: list[list[int]], open_: list[tuple[int, int]], limit: int = 50000
     ) -> list[tuple[float, tuple[int, ...]]]:
         """Ways to play the cards left over into the ``open_`` plays, cheapest first, keeping every
-        trick's winner (at most ``limit`` tried)."""
+        trick's winner (the search stops after ``limit`` steps: many unread plays have too many ways to
+        try them all). Where no way keeping every winner is found, the leftover cards in deck order."""
         left = [max(0, self.copies[c] - h.known[c]) for c in range(N_CARDS)]
         if sum(left) < len(open_):
             return []
         last_of = {t: max(k for u, k in open_ if u == t) for t, _ in open_}
         found: list[tuple[float, tuple[int, ...]]] = []
-        tried = 0
+        steps = 0
         chosen: list[int] = []
 
         def walk(n: int, cost: float) -> None:
-            nonlocal tried
-            if tried >= limit:
+            nonlocal steps
+            steps += 1
+            if steps >= limit:
                 return
             if n == len(open_):
-                tried += 1
                 found.append((cost, tuple(chosen)))
                 return
             t, k = open_[n]
@@ -963,6 +964,9 @@ class Search:
             cards[t][k] = h.done[t].plays[k].card
 
         walk(0, 0.0)
+        if not found:
+            leftover = [card for card in range(N_CARDS) for _ in range(left[card])]
+            return [(math.inf, tuple(leftover[: len(open_)]))]
         found.sort()
         return found[:2]
 
