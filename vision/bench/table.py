@@ -10,6 +10,7 @@ a benchmark on the project's own decks and tidy players would flatter it.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -213,8 +214,9 @@ def run_bench(bench: TableBench, *, progress: Callable[[str], None] | None = Non
                 target=model.card.target if model else "cards",
                 frames=sum(1 for _ in video.frame_times()),
             )
-            # Written aside and renamed once whole: an interrupted game is recorded again, never replayed short.
-            partial = recording.with_name(recording.name + ".partial")
+            # Written aside and renamed once whole: an interrupted game is recorded again, never replayed short,
+            # and two benches recording the same game at once each write their own file.
+            partial = recording.with_name(f"{recording.name}.{os.getpid()}.partial")
             frames = save_detections(partial, header, detected(video, rng))
         else:
             frames = detected(video, rng)
