@@ -503,11 +503,15 @@ class Search:
 
     def _readings(self, s: Sighting) -> list[tuple[int, float]]:
         """``(card, cost)`` for each card read, and for a card no reading names (``_UNREAD``)."""
-        trust = self.d.read_trust * min(1.0, s.confidence / self.d.sure_confidence)
-        even = (1.0 - trust) / N_CARDS
+        trust, even = self._trust(s)
         out = [(card, -math.log(trust * share + even)) for card, share in s.readings if share > 0]
         out.append((_UNREAD, -math.log(even)))
         return out
+
+    def _trust(self, s: Sighting) -> tuple[float, float]:
+        """How far ``s``'s readings are trusted, and the even share every card keeps besides."""
+        trust = self.d.read_trust * min(1.0, s.confidence / self.d.sure_confidence)
+        return trust, (1.0 - trust) / N_CARDS
 
     def _seat_costs(self, s: Sighting) -> tuple[float, ...]:
         """Per seat, how much less probable it is that the card lies where it lies, and came in the
@@ -951,11 +955,12 @@ class Search:
                 left[card] -= 1
                 chosen.append(card)
                 cards[t][k] = card
-                step = 0.0
+                step = self._unread_cost(h.done[t].plays[k], card)
                 ok = True
                 if k == last_of[t]:
                     trick = h.game.tricks[t]
-                    winner, step = self._judge(trick, h.done[t].plays, cards[t])
+                    winner, off_suit = self._judge(trick, h.done[t].plays, cards[t])
+                    step += off_suit
                     ok = winner == h.done[t].winner
                 if ok:
                     walk(n + 1, cost + step)
@@ -969,6 +974,16 @@ class Search:
             return [(math.inf, tuple(leftover[: len(open_)]))]
         found.sort()
         return found[:2]
+
+    def _unread_cost(self, play: _Play, card: int) -> float:
+        """What a card handed to a play nobody read costs: a card glimpsed or misread still said something of
+        itself (its readings, each as probable as when it was read), a card nobody saw nothing."""
+        if play.sighting < 0:
+            return 0.0
+        s = self.sightings[play.sighting]
+        trust, even = self._trust(s)
+        share = dict(s.readings).get(card, 0.0)
+        return -math.log(trust * share + even) + math.log(even)
 
     def _unread_question(
         self, h: _Hyp, open_: list[tuple[int, int]], best: tuple[int, ...], other: tuple[int, ...], gap: float
