@@ -81,9 +81,8 @@ class VisionFeed:
         self.detector = detector
         self.model = model
         self.deck = deck
-        self._next_reading: Any = (
-            None  # a deck's detector, loaded on its own thread, its reading swapped in between frames
-        )
+        # A deck's detector, loaded on its own thread; its reading is swapped in between frames.
+        self._next_reading: Any = None
         # A live camera paces itself; a file is paced by its frame times.
         self.pacer = Pacer(realtime=realtime) if Path(str(source)).is_file() else None
         self.frame_interval = 1.0 / fps

@@ -139,14 +139,19 @@ def drop_twins(corners: Detections, iou: float = TWIN_IOU, fuse_power: float = T
     return corners.with_columns(xyxy=xyxy.astype(np.asarray(corners.xyxy).dtype))[~dropped]
 
 
+def geometric_mean(rows: np.ndarray) -> np.ndarray:
+    """Per card, the geometric mean of some corners' probabilities (``rows``, one a corner): how much they agree
+    on it."""
+    return np.asarray(np.exp(np.log(rows.clip(1e-12)).mean(axis=0)))
+
+
 def joint_card(*probabilities: np.ndarray) -> tuple[int, float]:
     """The card some corners' probabilities agree on most, and the geometric mean of its probabilities.
 
     >>> joint_card(np.array([0.6, 0.4, 0.0]), np.array([0.1, 0.9, 0.0]))
     (1, 0.6)
     """
-    rows = np.asarray(probabilities, np.float64)
-    together = np.exp(np.log(rows.clip(1e-12)).mean(axis=0))
+    together = geometric_mean(np.asarray(probabilities, np.float64))
     best = int(together.argmax())
     return best, round(float(together[best]), 6)
 
@@ -478,7 +483,7 @@ def _evidence(corners: Detections, groups: list[tuple[int, ...]]) -> dict[str, n
     probs = corners.data["probs"].astype(np.float64)
     located = corners.data.get("located", corners.confidence)
     centres = (corners.xyxy[:, :2] + corners.xyxy[:, 2:]) / 2
-    together = np.stack([np.exp(np.log(probs[list(g)].clip(1e-12)).mean(axis=0)) for g in groups])
+    together = np.stack([geometric_mean(probs[list(g)]) for g in groups])
     ends = np.full((len(groups), 4), np.nan)
     for k, g in enumerate(groups):
         if len(g) > 1:

@@ -653,11 +653,8 @@ class CardDetector:
         grouped = self.group(frame, found)
         self.timing.ms["group"] = self.group.ms
         if self.match is not None:
-            if image is None:
-                grouped = grouped.with_columns(data={k: v for k, v in grouped.data.items() if k not in Match.EVIDENCE})
-            else:
-                grouped = self.match(frame, grouped)
-                self.timing.ms["match"] = self.match.ms
+            grouped = self.match(frame, grouped)
+            self.timing.ms["match"] = self.match.ms
         return grouped
 
     def update(self, frame: np.ndarray) -> Detections:

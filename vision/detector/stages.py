@@ -11,7 +11,7 @@ carries the image as the networks see it and the thresholds of this call.
 5. :class:`Rescore` scores each reading again from its neighbours' readings (a small MLP, photos only).
 6. :class:`Group` joins the corner indices of one physical card into one row.
 7. :class:`Match` reads each card seen by two corners again by its whole face, against an enrolled deck's faces
-   (only a deck's table detector has it: :func:`~vision.decks.adapt.deck_detector`).
+   (only a deck's detectors have it: :func:`~vision.decks.adapt.deck_detector`).
 """
 
 from __future__ import annotations
@@ -128,14 +128,14 @@ class GroupConfig:
 
 @dataclass(frozen=True)
 class MatchConfig:
-    """Attributes:
-    width: the width in pixels at which a card and the deck's faces are compared (a card at a table camera is
-        40-80 px wide).
-    temperature: how far apart two faces' errors must be for one to be ``e`` times as probable as the other.
+    """The size at which a card and the deck's faces are compared is the templates'
+    (:class:`~vision.detector.faces.FaceTemplates`).
+
+    Attributes:
+        temperature: how far apart two faces' errors must be for one to be ``e`` times as probable as the other.
     """
 
     stage: ClassVar[str] = "match"
-    width: int = 40
     temperature: float = 0.1
 
 
@@ -458,7 +458,8 @@ class Match(Stage):
     """Each card seen by two corners read again by its whole face (:class:`~vision.detector.faces.FaceTemplates`):
     the face's probabilities multiply the corners' reading, and the card's score is the locator's and that
     product's (:func:`corner_score`). Cards seen by one corner keep their reading. The group's evidence
-    columns are dropped, so a matched card has the columns of any grouped one."""
+    columns are dropped, so a matched card has the columns of any grouped one; without an image (cards grouped
+    from reads kept aside) nothing is matched."""
 
     name = "match"
     EVIDENCE = ("probs", "located", "ends")
@@ -470,7 +471,7 @@ class Match(Stage):
 
     def run(self, frame: Frame, found: Detections) -> Detections:
         data = {k: v for k, v in found.data.items() if k not in self.EVIDENCE}
-        if not all(k in found.data for k in self.EVIDENCE):
+        if not all(k in found.data for k in self.EVIDENCE) or not frame.image.size:
             return found.with_columns(data=data)
         class_id, confidence = found.class_id.copy(), found.confidence.copy()
         paired = np.flatnonzero(~np.isnan(found.data["ends"][:, 0]))
