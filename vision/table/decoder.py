@@ -939,6 +939,7 @@ class Search:
         found: list[tuple[float, tuple[int, ...]]] = []
         steps = 0
         chosen: list[int] = []
+        said = [self._unread_costs(h.done[t].plays[k]) for t, k in open_]
 
         def walk(n: int, cost: float) -> None:
             nonlocal steps
@@ -955,7 +956,7 @@ class Search:
                 left[card] -= 1
                 chosen.append(card)
                 cards[t][k] = card
-                step = self._unread_cost(h.done[t].plays[k], card)
+                step = said[n][card]
                 ok = True
                 if k == last_of[t]:
                     trick = h.game.tricks[t]
@@ -975,15 +976,15 @@ class Search:
         found.sort()
         return found[:2]
 
-    def _unread_cost(self, play: _Play, card: int) -> float:
-        """What a card handed to a play nobody read costs: a card glimpsed or misread still said something of
-        itself (its readings, each as probable as when it was read), a card nobody saw nothing."""
+    def _unread_costs(self, play: _Play) -> list[float]:
+        """Per card, what it costs handed to a play nobody read: a card glimpsed or misread still said something
+        of itself (its readings, each as probable as when it was read), a card nobody saw nothing."""
         if play.sighting < 0:
-            return 0.0
+            return [0.0] * N_CARDS
         s = self.sightings[play.sighting]
         trust, even = self._trust(s)
-        share = dict(s.readings).get(card, 0.0)
-        return -math.log(trust * share + even) + math.log(even)
+        shares = dict(s.readings)
+        return [-math.log(trust * shares.get(card, 0.0) + even) + math.log(even) for card in range(N_CARDS)]
 
     def _unread_question(
         self, h: _Hyp, open_: list[tuple[int, int]], best: tuple[int, ...], other: tuple[int, ...], gap: float
