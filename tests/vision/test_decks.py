@@ -310,6 +310,16 @@ def test_the_lattice_grows_into_places_whose_cards_the_edges_confirm() -> None:
     assert grow(outlines[:5], lambda corners: corners) == outlines[:5]  # too few cards to trust the lattice
 
 
+def test_the_lattice_counts_steps_where_the_found_columns_lie_apart() -> None:
+    from dokocam.vision.decks.grid import grow, lattice
+
+    # Cards found in columns 0, 2 and 5 only (a pale table hides the rest): gaps of two and three steps.
+    missing = {(r, c) for r in range(4) for c in (1, 3, 4)}
+    outlines = _lattice_outlines(missing)
+    assert sorted({j for _, j in lattice(outlines)}) in ([0, 2, 5], [0, 3, 5])  # counted from either end
+    assert len(grow(outlines, lambda corners: corners)) == 24
+
+
 @pytest.mark.parametrize("seed", GLARE_AND_PALE_SEEDS)
 def test_the_grid_is_found_on_pale_and_glaring_tables(reader: object, seed: int) -> None:
     from dokocam.vision.decks.gridbench import grid_case, misplaced

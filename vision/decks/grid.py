@@ -122,6 +122,7 @@ def _upright(outline: Outline, down: np.ndarray) -> Outline:
 
 
 MIN_FOR_GROWING = 6  # outlines found before the layout's regularity may say where the others lie
+SINGLE_STEP = 1.9  # a gap between neighbouring found rows (or columns) this many card sizes or less is one step
 
 
 def lattice(outlines: list[Outline]) -> dict[tuple[int, int], Outline]:
@@ -138,9 +139,13 @@ def lattice(outlines: list[Outline]) -> dict[tuple[int, int], Outline]:
         groups = _groups(along, 0.5 * size)
         means = np.array([along[groups == g].mean() for g in range(groups.max() + 1)])
         # A step is a card and a gap (shorter on the far side of a tilted photo); an empty row or column
-        # between two found ones makes a double step.
+        # between two found ones makes a double step. Two steps span two cards at least, so a gap under
+        # ``SINGLE_STEP`` card sizes is one step: those measure the step even where most found rows or
+        # columns lie apart. Where none is, the smallest gap is taken for two steps.
         gaps = np.diff(means)
-        steps = np.maximum(1, np.round(gaps / np.median(gaps))) if len(gaps) else np.zeros(0)
+        single = gaps[gaps < SINGLE_STEP * size]
+        unit = float(np.median(single)) if len(single) else float(gaps.min(initial=np.inf)) / 2
+        steps = np.maximum(1, np.round(gaps / unit))
         index.append(np.concatenate([[0], np.cumsum(steps)]).astype(int)[groups])
     placed: dict[tuple[int, int], Outline] = {}
     for outline, i, j in zip(outlines, *index):
