@@ -57,6 +57,22 @@ def test_the_stages_run_by_hand_give_the_detectors_reads(scene: np.ndarray):
 
 
 @pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped model in models/")
+@pytest.mark.parametrize("profile", ["photo", "table"])
+def test_light_print_on_dark_stock_is_read_from_the_images_negative(profile: str, scene: np.ndarray):
+    from dataclasses import replace
+
+    detector = CardDetector.load(DEFAULT_MODEL, profile)
+    locate = detector.profile.stage("locate")
+    assert locate.negative
+    dark = 255 - scene  # the scene's cards printed light on dark stock
+    plain = {int(c) for c in detector.cards(scene).class_id}
+    assert plain and {int(c) for c in detector.cards(dark).class_id} == plain
+    blind = CardDetector.load(DEFAULT_MODEL, profile)
+    blind = blind._rebuilt(profile=blind.profile.with_stage(replace(locate, negative=False)))
+    assert len(blind.cards(dark)) < len(plain)
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped model in models/")
 def test_a_stage_left_out_is_not_run(scene: np.ndarray):
     detector = CardDetector.load(DEFAULT_MODEL)
     name = detector.profile.stages[-2].stage  # the last stage before grouping

@@ -4,7 +4,8 @@ A profile (:class:`~vision.detector.model.Profile`) lists their configs; :class:
 builds the stages and runs them in order. Each stage is called as ``stage(frame, found) -> Detections``: ``frame``
 carries the image as the networks see it and the thresholds of this call.
 
-1. :class:`Locate` finds corner indices (YOLO, several passes merged); scores are the locator's.
+1. :class:`Locate` finds corner indices (YOLO, several passes merged; on the image's negative where the image shows
+   almost none: light print on dark stock); scores are the locator's.
 2. :class:`Read` names the card of each box (an index classifier; ``data["probs"]`` with a background column).
 3. :class:`Refine` moves each box that could still reach the threshold onto its index and reads it again.
 4. :class:`Score` scores each box from its locator score and its reading and keeps those that reach the threshold.
@@ -30,7 +31,9 @@ from dokocam.vision.detector.faces import colourless
 from dokocam.vision.detector.grouping import corner_score, group_corners
 from dokocam.vision.detector.matching import box_iou, short_side
 
-FINE_SURE = 0.25  # the locator's score of a box that counts when judging the indices' size
+SURE = 0.25  # the locator's score of a box located surely (judging the indices' size, the print's polarity)
+# Fewer indices located surely than this, and the image's negative is tried (a dark deck shows a stray box or two).
+NEGATIVE_BELOW = 3
 
 
 @dataclass
@@ -58,6 +61,9 @@ class LocateConfig:
         when the indices found are small (median short side under ``fine_below`` pixels of the ``imgsz``
         pass, or none found surely); it adds only its boxes under that size.
     iou: boxes of the passes overlapping more than this are one index.
+    negative: when the passes locate no index surely, they run again on the image's negative, and the
+        stages after read the negative where it shows more indices surely: light print on dark card stock
+        (a black deck with gold or white ink) becomes the dark print on light stock the networks know.
     """
 
     stage: ClassVar[str] = "locate"
@@ -68,6 +74,7 @@ class LocateConfig:
     fine_below: float = 12.0
     fine_zoom: float = 1.0
     iou: float = 0.6
+    negative: bool = False
 
 
 @dataclass(frozen=True)
@@ -172,7 +179,7 @@ def config_to_dict(config: StageConfig) -> dict[str, Any]:
 
     >>> config_to_dict(LocateConfig(imgsz=320, scales=(1.2, 1.0)))  # doctest: +NORMALIZE_WHITESPACE
     {'stage': 'locate', 'imgsz': 320, 'conf': None, 'scales': [1.2, 1.0], 'fine_scale': None, 'fine_below': 12.0,
-     'fine_zoom': 1.0, 'iou': 0.6}
+     'fine_zoom': 1.0, 'iou': 0.6, 'negative': False}
     """
     out: dict[str, Any] = {"stage": config.stage}
     for f in fields(config):
@@ -235,6 +242,14 @@ class Locate(Stage):
             conf = c.conf if c.conf is not None else conf * 0.5
         sizes = [pass_size(c.imgsz, s) for s in c.scales]
         passes = self._passes(image, sizes, conf)
+        tried = len(passes)
+        if c.negative and _sure(passes) < NEGATIVE_BELOW:
+            negative = 255 - image
+            other = self._passes(negative, sizes, conf)
+            tried += len(other)
+            if _sure(other) > _sure(passes):
+                image = frame.image = negative
+                passes = other
         if c.fine_scale is not None:
             side = max(image.shape[:2])
             size = fine_pass_size(c.imgsz, c.fine_scale, side, c.fine_zoom)
@@ -243,7 +258,8 @@ class Locate(Stage):
                 # It adds only what the coarse passes cannot see: boxes small at ``imgsz``.
                 passes.append(fine[short_side(fine.xyxy) * c.imgsz / side < c.fine_below])
                 sizes.append(size)
-        self.passes = len(passes)
+                tried += 1
+        self.passes = tried
         return merge_passes(passes, c.iou, sizes)
 
     def _pass(self, image: np.ndarray, size: int, conf: float, yolo: Any = None) -> Detections:
@@ -517,6 +533,11 @@ def fine_pass_size(imgsz: int, fine_scale: float, side: int, zoom: float = 1.0) 
     return min(pass_size(imgsz, fine_scale), pass_size(side, zoom))
 
 
+def _sure(passes: list[Detections]) -> int:
+    """How many boxes ``passes`` located surely, together."""
+    return sum(int((p.confidence >= SURE).sum()) for p in passes)
+
+
 def wants_fine_pass(found: Detections, image_side: int, imgsz: int, below: float) -> bool:
     """Whether a photo's indices are too small for the ``imgsz`` passes: the median short side of
     the surely located boxes, in pixels of an ``imgsz`` pass over the photo's long side
@@ -532,7 +553,7 @@ def wants_fine_pass(found: Detections, image_side: int, imgsz: int, below: float
     >>> wants_fine_pass(Detections.empty(), 640, 320, 12.0)
     True
     """
-    sure = found.xyxy[found.confidence >= FINE_SURE]
+    sure = found.xyxy[found.confidence >= SURE]
     if len(sure) == 0:
         return True
     return bool(np.median(short_side(sure)) * imgsz / image_side < below)
