@@ -158,8 +158,9 @@ def config_from_dict(data: dict[str, Any]) -> StageConfig:
     Raises:
         ValueError: an unknown stage or setting.
 
-    >>> config_from_dict({"stage": "locate", "imgsz": 320, "scales": [1.2, 1.0]})
-    LocateConfig(imgsz=320, conf=None, scales=(1.2, 1.0), fine_scale=None, fine_below=12.0, fine_zoom=1.0, iou=0.6)
+    >>> config_from_dict({"stage": "locate", "imgsz": 320, "scales": [1.2, 1.0]})  # doctest: +NORMALIZE_WHITESPACE
+    LocateConfig(imgsz=320, conf=None, scales=(1.2, 1.0), fine_scale=None, fine_below=12.0, fine_zoom=1.0, iou=0.6,
+                 negative=False)
     """
     data = dict(data)
     name = data.pop("stage", None)
