@@ -61,9 +61,10 @@ class LocateConfig:
         when the indices found are small (median short side under ``fine_below`` pixels of the ``imgsz``
         pass, or none found surely); it adds only its boxes under that size.
     iou: boxes of the passes overlapping more than this are one index.
-    negative: when the passes locate no index surely, they run again on the image's negative, and the
-        stages after read the negative where it shows more indices surely: light print on dark card stock
-        (a black deck with gold or white ink) becomes the dark print on light stock the networks know.
+    negative: when the passes locate fewer than :data:`NEGATIVE_BELOW` indices surely, they run again on the
+        image's negative, and the stages after read the negative where it shows more surely: light print on
+        dark card stock (a black deck with gold or white ink) becomes the dark print on light stock the
+        networks know.
     """
 
     stage: ClassVar[str] = "locate"
