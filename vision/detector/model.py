@@ -161,7 +161,7 @@ class Profile:
 
         >>> print(Profile("photo", 0.3, (LocateConfig(imgsz=320), GroupConfig())))
         photo (conf 0.3)
-          1. locate imgsz=320 conf=None scales=[1.0] fine_scale=None fine_below=12.0 fine_zoom=1.0 iou=0.6
+          1. locate imgsz=320 conf=None scales=[1.0] fine_scale=None fine_below=12.0 fine_zoom=1.0 iou=0.6 negative=False
           2. group
         """
         parts = [
@@ -231,14 +231,14 @@ class ModelCard:
         ...     "classifier": "c.pt", "table_classifier": "t.pt", "rescorer": "r.json", "rescorer_conf": 0.5})
         >>> print(card.profiles["photo"])
         photo (conf 0.5)
-          1. locate imgsz=320 conf=0.05 scales=[1.2, 1.0] fine_scale=2.0 fine_below=12.0 fine_zoom=1.0 iou=0.6
+          1. locate imgsz=320 conf=0.05 scales=[1.2, 1.0] fine_scale=2.0 fine_below=12.0 fine_zoom=1.0 iou=0.6 negative=False
           2. read classifier=c.pt stretches=[]
           3. score conf=0.35
           4. rescore rescorer=r.json context_classifier=None
           5. group
         >>> print(card.profiles["table"])
         table (conf 0.4)
-          1. locate imgsz=640 conf=0.2 scales=[1.0] fine_scale=None fine_below=12.0 fine_zoom=1.0 iou=0.6
+          1. locate imgsz=640 conf=0.2 scales=[1.0] fine_scale=None fine_below=12.0 fine_zoom=1.0 iou=0.6 negative=False
           2. read classifier=t.pt stretches=[]
           3. score conf=None
           4. group
