@@ -159,9 +159,10 @@ class Profile:
     def __str__(self) -> str:
         """The stages, one a line, as the card lists them.
 
-        >>> print(Profile("photo", 0.3, (LocateConfig(imgsz=320), GroupConfig())))
+        >>> print(Profile("photo", 0.3, (LocateConfig(imgsz=320), GroupConfig())))  # doctest: +NORMALIZE_WHITESPACE
         photo (conf 0.3)
-          1. locate imgsz=320 conf=None scales=[1.0] fine_scale=None fine_below=12.0 fine_zoom=1.0 iou=0.6 negative=False
+          1. locate imgsz=320 conf=None scales=[1.0] fine_scale=None fine_below=12.0 fine_zoom=1.0 iou=0.6
+             negative=False
           2. group
         """
         parts = [
@@ -229,16 +230,18 @@ class ModelCard:
         >>> card = ModelCard.from_flat({"imgsz": 320, "conf": 0.35, "table_imgsz": 640, "locate_conf": 0.05,
         ...     "table_conf": 0.4, "table_locate_conf": 0.2, "scales": [1.2, 1.0], "fine_scale": 2.0,
         ...     "classifier": "c.pt", "table_classifier": "t.pt", "rescorer": "r.json", "rescorer_conf": 0.5})
-        >>> print(card.profiles["photo"])
+        >>> print(card.profiles["photo"])  # doctest: +NORMALIZE_WHITESPACE
         photo (conf 0.5)
-          1. locate imgsz=320 conf=0.05 scales=[1.2, 1.0] fine_scale=2.0 fine_below=12.0 fine_zoom=1.0 iou=0.6 negative=False
+          1. locate imgsz=320 conf=0.05 scales=[1.2, 1.0] fine_scale=2.0 fine_below=12.0 fine_zoom=1.0 iou=0.6
+             negative=False
           2. read classifier=c.pt stretches=[]
           3. score conf=0.35
           4. rescore rescorer=r.json context_classifier=None
           5. group
-        >>> print(card.profiles["table"])
+        >>> print(card.profiles["table"])  # doctest: +NORMALIZE_WHITESPACE
         table (conf 0.4)
-          1. locate imgsz=640 conf=0.2 scales=[1.0] fine_scale=None fine_below=12.0 fine_zoom=1.0 iou=0.6 negative=False
+          1. locate imgsz=640 conf=0.2 scales=[1.0] fine_scale=None fine_below=12.0 fine_zoom=1.0 iou=0.6
+             negative=False
           2. read classifier=t.pt stretches=[]
           3. score conf=None
           4. group
