@@ -107,6 +107,19 @@ def test_odd_print_keeps_labels_and_marks_the_ink():
     assert bare.indices == () and without_court_indices(draw_face("9H", style, seed=2)).indices
 
 
+def test_a_two_ink_dark_deck_prints_red_suits_in_the_second_ink():
+    style = FaceStyle(width=120)
+    gold, white = (60, 180, 225), (240, 240, 240)
+    for code, ink in (("QH", gold), ("QS", white)):
+        face = draw_face(code, style, seed=2)
+        b, g, r = (face.image[..., k].astype(int) for k in range(3))
+        full = np.abs(face.image.astype(int) - np.median(face.image[face.mask > 0], axis=0)).max(axis=2) > 150
+        suit = full & ((r > g + 60) & (r > b + 60) if code == "QH" else (r < 80))  # the suit's full ink
+        assert suit.sum() > 50, code
+        dark = light_on_dark(face, (20, 20, 20), white, red_ink=gold)
+        assert np.abs(np.median(dark.image[suit], axis=0) - ink).max() < 30, code
+
+
 def test_webcam_camera_makes_small_indices_on_webcam_sensors():
     deck = Deck.procedural(seed=4, face_width=200)
     rng = np.random.default_rng(0)

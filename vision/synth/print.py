@@ -21,6 +21,8 @@ LIGHT_INKS: dict[str, tuple[int, int, int]] = {
     "gold": (60, 180, 225),
     "silver": (200, 200, 195),
 }
+# The second ink of a two-ink dark deck, for what is red on an ordinary one (BGR): red, gold.
+LIGHT_RED_INKS: dict[str, tuple[int, int, int]] = {"red": (60, 60, 225), "gold": LIGHT_INKS["gold"]}
 # Four-colour suits (BGR): Kreuz black, Pik green, Herz red, Karo blue or orange.
 FOUR_COLOURS: dict[str, tuple[int, int, int]] = {
     "C": (20, 20, 20),
@@ -46,12 +48,21 @@ def _with(face: Face, image: np.ndarray, indices: tuple[np.ndarray, ...] | None 
 
 
 def light_on_dark(
-    face: Face, stock: tuple[int, int, int], ink: tuple[int, int, int], metallic: float = 0.0, angle_deg: float = 0.0
+    face: Face,
+    stock: tuple[int, int, int],
+    ink: tuple[int, int, int],
+    metallic: float = 0.0,
+    angle_deg: float = 0.0,
+    red_ink: tuple[int, int, int] | None = None,
 ) -> Face:
-    """The face printed in one light ``ink`` on dark ``stock``; ``metallic`` > 0 makes the ink brighter towards
-    ``angle_deg`` and darker away from it (up to that share), as gold or silver foil under a lamp."""
+    """The face printed in light ``ink`` on dark ``stock``, what was red in ``red_ink`` when given (a black deck
+    with gold hearts beside white spades); ``metallic`` > 0 makes the ink brighter towards ``angle_deg`` and
+    darker away from it (up to that share), as gold or silver foil under a lamp."""
     amount = ink_amount(face)[:, :, None]
-    colour = np.array(ink, np.float32)
+    colour = np.broadcast_to(np.array(ink, np.float32), face.image.shape).copy()
+    if red_ink is not None:
+        b, g, r = (face.image[..., k].astype(np.int32) for k in range(3))
+        colour[(r > g + 60) & (r > b + 60)] = red_ink
     if metallic > 0:
         h, w = amount.shape[:2]
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
@@ -133,7 +144,10 @@ def odd_print(rng: np.random.Generator) -> Callable[[Face], Face]:
         stock = tuple(int(v) for v in rng.integers(10, 60, 3))
         metallic = float(rng.uniform(0.2, 0.6)) if name != "white" else 0.0
         angle = float(rng.uniform(0, 360))
-        return lambda f: light_on_dark(f, stock, LIGHT_INKS[name], metallic, angle)  # type: ignore[arg-type]
+        # Half the dark decks print their red suits in a second ink (red or gold) beside the first.
+        red = str(rng.choice(["", *LIGHT_RED_INKS]))
+        red_ink = LIGHT_RED_INKS[red] if red and LIGHT_RED_INKS[red] != LIGHT_INKS[name] else None
+        return lambda f: light_on_dark(f, stock, LIGHT_INKS[name], metallic, angle, red_ink)  # type: ignore[arg-type]
     if kind == 1:
         return inverted
     if kind == 2:
