@@ -245,11 +245,12 @@ class Locate(Stage):
         sizes = [pass_size(c.imgsz, s) for s in c.scales]
         passes = self._passes(image, sizes, conf)
         tried = len(passes)
-        if c.negative and _sure(passes) < NEGATIVE_BELOW:
+        sure = _sure(passes)
+        if c.negative and sure < NEGATIVE_BELOW:
             negative = 255 - image
             other = self._passes(negative, sizes, conf)
             tried += len(other)
-            if _sure(other) > _sure(passes):
+            if _sure(other) > sure:
                 image = frame.image = negative
                 passes = other
         if c.fine_scale is not None:

@@ -59,10 +59,11 @@ def light_on_dark(
     with gold hearts beside white spades); ``metallic`` > 0 makes the ink brighter towards ``angle_deg`` and
     darker away from it (up to that share), as gold or silver foil under a lamp."""
     amount = ink_amount(face)[:, :, None]
-    colour = np.broadcast_to(np.array(ink, np.float32), face.image.shape).copy()
+    colour = np.array(ink, np.float32)
     if red_ink is not None:
         b, g, r = (face.image[..., k].astype(np.int32) for k in range(3))
-        colour[(r > g + 60) & (r > b + 60)] = red_ink
+        red = ((r > g + 60) & (r > b + 60))[:, :, None]
+        colour = np.where(red, np.array(red_ink, np.float32), colour)
     if metallic > 0:
         h, w = amount.shape[:2]
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
