@@ -69,8 +69,7 @@ def test_light_print_on_dark_stock_is_read_from_the_images_negative(profile: str
     dark = 255 - scene  # the scene's cards printed light on dark stock
     plain = {int(c) for c in detector.cards(scene).class_id}
     assert plain and {int(c) for c in detector.cards(dark).class_id} == plain
-    blind = CardDetector.load(DEFAULT_MODEL, profile)
-    blind = blind._rebuilt(profile=blind.profile.with_stage(replace(locate, negative=False)))
+    blind = detector._rebuilt(profile=detector.profile.with_stage(replace(locate, negative=False)))
     assert len(blind.cards(dark)) < len(plain)
 
 
