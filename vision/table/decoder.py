@@ -29,9 +29,12 @@ What each choice costs, in nats (``GameDecoder``'s arguments):
 
 The search is a beam over the sightings in landing order (``beam`` hypotheses, each holding an
 engine ``Game`` of its finished tricks); hypotheses that agree on everything the rest of the game
-can see are merged (Viterbi). Without a manual calibration the table's seating is found the same
-way: the four seat directions come from where all cards lay, and each of the four ways to seat
-them is decoded; the cheapest wins.
+can see are merged (Viterbi). Decoding a whole game, hypotheses are ranked with the plays they can
+no longer fill from the sightings left (each will cost ``missed``): otherwise explaining sightings
+away looks cheap while the game is under way, and a game read poorly is given up after a few tricks.
+
+Without a manual calibration the table's seating is found the same way: the four seat directions
+come from where all cards lay, and each of the four ways to seat them is decoded; the cheapest wins.
 """
 
 from __future__ import annotations
@@ -442,7 +445,7 @@ class GameDecoder:
         """
         sightings = sorted(sightings, key=lambda s: (s.landed, s.track_id))
         searches = [
-            Search(self, sightings, game_factory, seating, fixed=fixed, calls=calls)
+            Search(self, sightings, game_factory, seating, fixed=fixed, calls=calls, whole=True)
             for seating in seatings(sightings, geometry)
         ]
         done = sorted((s for s in searches if s.run()), key=lambda s: s.finals[0].cost)
@@ -466,6 +469,9 @@ class Search:
     sighting on (a new one, or one whose departure is now known), reusing the beams before it.
     ``fixed`` holds what a person said: ``(trick, seat) -> card index``; ``calls`` the announcements
     ``(cards played before, seat, call)``, made in each hypothesis's game where they were said.
+    ``whole``: the sightings are the whole game (decoding a finished video), so a hypothesis that
+    has played fewer cards than the sightings left can still fill already owes those plays as
+    missed; hypotheses are ranked with that debt (an A* bound: it never exceeds what they will pay).
     """
 
     def __init__(
@@ -477,8 +483,10 @@ class Search:
         *,
         fixed: Mapping[tuple[int, int], int] | None = None,
         calls: Sequence[tuple[int, int, str]] = (),
+        whole: bool = False,
     ) -> None:
         self.d = decoder
+        self.whole = whole
         self.sightings = list(sightings)
         self.factory = factory
         self.geometry = geometry
@@ -612,17 +620,17 @@ class Search:
         del self.beams[start + 1 :]
         beam = self.beams[start]
         for i in range(start, len(self.sightings)):
-            kept = self._prune(h for parent in beam for h in self._expand(parent, i))
+            kept = self._prune((h for parent in beam for h in self._expand(parent, i)), i)
             # Finishing a trick costs at least its plays nobody saw: parents whose finished trick
             # could not reach the beam anyway are not finished (the costliest step of the search).
-            bar = kept[-1].cost if len(kept) >= self.d.beam else math.inf
+            bar = self._ranked_cost(kept[-1], i) if len(kept) >= self.d.beam else math.inf
             closing = (
                 h
                 for parent in beam
-                if parent.current and parent.cost + self.d.missed * (SEATS - len(parent.current)) <= bar
+                if parent.current and self._closing_bound(parent, i) <= bar
                 for h in self._expand_closed(parent, i)
             )
-            beam = self._prune(chain(kept, closing))
+            beam = self._prune(chain(kept, closing), i)
             self.beams.append(beam)
 
     def ranked(self) -> list[_Hyp]:
@@ -663,13 +671,29 @@ class Search:
         gaps = [g for g in range(max(turns)) if g not in turns]
         return h.cost + sum(min(self.d.inversion * sum(t > g for t in turns), self.d.missed) for g in gaps)
 
-    def _prune(self, hyps: Iterable[_Hyp]) -> list[_Hyp]:
+    def _prune(self, hyps: Iterable[_Hyp], i: int) -> list[_Hyp]:
         kept: dict[tuple[object, ...], _Hyp] = {}
         for h in hyps:
             key = h.key()
             if key not in kept or h.cost < kept[key].cost:
                 kept[key] = h
-        return sorted(kept.values(), key=lambda h: h.cost)[: self.d.beam]
+        return sorted(kept.values(), key=lambda h: self._ranked_cost(h, i))[: self.d.beam]
+
+    def _closing_bound(self, parent: _Hyp, i: int) -> float:
+        """The least a hypothesis made by finishing ``parent``'s trick and playing sighting ``i`` can be
+        ranked at: its unseen plays are missed, and they count against the debt of :meth:`_ranked_cost`."""
+        unseen = SEATS - len(parent.current)
+        debt = self._ranked_cost(parent, i - 1) - parent.cost
+        return parent.cost + max(self.d.missed * unseen, debt)
+
+    def _ranked_cost(self, h: _Hyp, i: int) -> float:
+        """``h``'s cost after sighting ``i`` and, for a whole game, the plays it must still miss:
+        those the sightings after ``i`` cannot fill even if every one of them is a play."""
+        if not self.whole:
+            return h.cost
+        needed = SEATS * (self.n_tricks - len(h.done)) - len(h.current)
+        left = len(self.sightings) - 1 - i
+        return h.cost + self.d.missed * max(0, needed - left)
 
     def _expand(self, h: _Hyp, i: int) -> list[_Hyp]:
         """``h`` with sighting ``i`` dropped, or played into the trick in play."""
@@ -1008,7 +1032,10 @@ class Search:
             if t is None:
                 continue  # the same game, the evidence explained another way
             ours, alt = dict(mine[t]), dict(theirs[t])
-            seat = next(s for s in range(SEATS) if ours.get(s) != alt.get(s))
+            # The same cards by the same seats in another order (another leader): no card to ask about.
+            seat = next((s for s in range(SEATS) if ours.get(s) != alt.get(s)), None)
+            if seat is None:
+                continue
             if seat not in ours or seat not in alt:
                 return []
             return [
