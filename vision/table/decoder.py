@@ -29,9 +29,10 @@ What each choice costs, in nats (``GameDecoder``'s arguments):
 
 The search is a beam over the sightings in landing order (``beam`` hypotheses, each holding an
 engine ``Game`` of its finished tricks); hypotheses that agree on everything the rest of the game
-can see are merged (Viterbi). Decoding a whole game, hypotheses are ranked with the plays they can
-no longer fill from the sightings left (each will cost ``missed``): otherwise explaining sightings
-away looks cheap while the game is under way, and a game read poorly is given up after a few tricks.
+can see are merged (Viterbi). Decoding a video that shows the whole game (every trick but perhaps
+the last seen collected), hypotheses are ranked with the plays they can no longer fill from the
+sightings left (each will cost ``missed``): otherwise explaining sightings away looks cheap while
+the game is under way, and a game read poorly is given up after a few tricks.
 
 Without a manual calibration the table's seating is found the same way: the four seat directions
 come from where all cards lay, and each of the four ways to seat them is decoded; the cheapest wins.
@@ -167,6 +168,24 @@ def seatings(sightings: Sequence[Sighting], geometry: TableGeometry) -> list[Tab
     clockwise = steps.count(1) >= steps.count(3)
     base = replace(geometry, center=(cx, cy), clockwise=clockwise, method="auto")
     return [replace(base, seat0_angle=(turn + 90.0 * k) % 360.0) for k in range(SEATS)]
+
+
+def sweeps(sightings: Sequence[Sighting], tolerance: float) -> int:
+    """How many times cards left the table together (two or more within ``tolerance`` seconds of each
+    other, by when each was last seen): the tricks collected in the video. A card that went alone (taken
+    back, or lost by the tracker) is no sweep.
+
+    >>> gone = [9.0, 9.5, 10.2, 17.0, 30.0, 31.0]
+    >>> seen = [Sighting(k, ((0, 1.0),), 0.9, (0.0, 0.0), 0.0, 0, left=t, last_seen=t) for k, t in enumerate(gone)]
+    >>> sweeps(seen, 1.5)
+    2
+    """
+    times = sorted(t for s in sightings if (t := s.last_seen if s.last_seen is not None else s.left) is not None)
+    count, run = 0, 0
+    for k, t in enumerate(times):
+        run = run + 1 if k and t - times[k - 1] <= tolerance else 1
+        count += run == 2
+    return count
 
 
 def _swept(lefts: Sequence[float]) -> float | None:
@@ -444,8 +463,9 @@ class GameDecoder:
             fixed: ``(trick, seat) -> card index`` a person said was played there; never overridden.
         """
         sightings = sorted(sightings, key=lambda s: (s.landed, s.track_id))
+        whole = sweeps(sightings, self.sweep_tolerance) >= game_factory().rules.hand_size - 1
         searches = [
-            Search(self, sightings, game_factory, seating, fixed=fixed, calls=calls, whole=True)
+            Search(self, sightings, game_factory, seating, fixed=fixed, calls=calls, whole=whole)
             for seating in seatings(sightings, geometry)
         ]
         done = sorted((s for s in searches if s.run()), key=lambda s: s.finals[0].cost)
@@ -469,9 +489,11 @@ class Search:
     sighting on (a new one, or one whose departure is now known), reusing the beams before it.
     ``fixed`` holds what a person said: ``(trick, seat) -> card index``; ``calls`` the announcements
     ``(cards played before, seat, call)``, made in each hypothesis's game where they were said.
-    ``whole``: the sightings are the whole game (decoding a finished video), so a hypothesis that
-    has played fewer cards than the sightings left can still fill already owes those plays as
-    missed; hypotheses are ranked with that debt (an A* bound: it never exceeds what they will pay).
+    ``whole``: the sightings are the whole game (a finished video in which every trick but perhaps the
+    last was seen collected, :func:`sweeps`), so a hypothesis that has played fewer cards than the
+    sightings left can still fill already owes those plays as missed; hypotheses are ranked with that
+    debt (an A* bound: it never exceeds what they will pay). A video that ends mid-game is searched
+    without it: its unplayed tricks were not missed, and a card taken back is no play owed.
     """
 
     def __init__(
