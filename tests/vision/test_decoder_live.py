@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +17,7 @@ from dokocam.vision.synth.video import GameVideo, simulate_game
 from dokocam.vision.table.decoder import Evidence, GameDecoder
 from dokocam.vision.table.events import CardRevised
 from dokocam.vision.table.geometry import TableGeometry
-from dokocam.vision.table.live import LiveDecoder
+from dokocam.vision.table.live import LiveDecoder, _event_from
 from dokocam.vision.table.pipeline import GameSpec
 from dokocam.vision.table.tracker import CardLanded, CardLeft, CardTracker, TrackerEvent
 
@@ -277,3 +278,19 @@ def test_a_call_its_cards_contradict_makes_that_reading_less_probable():
 
 def frames_landing(frames: list[list[TrackerEvent]], track: int) -> CardLanded:
     return next(e for f in frames for e in f if isinstance(e, CardLanded) and e.track_id == track)
+
+
+def test_a_seating_given_up_early_is_decoded_again_when_the_game_ends():
+    """While few cards lay, the right seating of this recorded game was more than the seating margin behind and
+    was given up: the live decoder ended with every card in its trick under the wrong seat. At the game's end
+    every seating is decoded again, as the offline decode does."""
+    data = json.loads((Path(__file__).parent / "data" / "seed73054-tracked.json").read_text())
+    live = live_decoder()
+    evidence = Evidence()
+    for frame in data["frames"]:
+        events = [_event_from(e) for e in frame]
+        live.update(events)
+        evidence.add(events)
+    offline = GameDecoder().decode(evidence.sightings, GameSpec().game_factory(), GEOMETRY)
+    assert live.over and len(offline.game.tricks) == 12
+    assert tricks_of(live.game) == tricks_of(offline.game)

@@ -132,6 +132,7 @@ class LiveDecoder:
         self._cleared: set[int] = set()
         self._asked: set[tuple[int, int | None]] = set()
         self._over = False
+        self._rechecked = False  # every seating decoded again once the game ended
         self._log: list[dict[str, Any]] = []  # the evidence as plain data, in the order it came
 
     @property
@@ -256,9 +257,18 @@ class LiveDecoder:
             start = 0
         for search in self._searches:
             search.extend(sightings, start)
-        ranked = sorted(
-            ((s.ranked(), s) for s in self._searches), key=lambda r: r[1].score(r[0][0]) if r[0] else math.inf
-        )
+        ranked = self._ranked()
+        hyps, search = ranked[0]
+        if not self._rechecked and hyps and len(hyps[0].done) == search.n_tricks:
+            # The game has ended: the seatings given up while few cards lay are decoded again from the first
+            # sighting, as the offline decode does, and the whole game may turn out better explained by one.
+            self._rechecked = True
+            for w in seatings(sightings, self.initial_geometry):
+                if not any(self._same(w, s.geometry) for s in self._searches):
+                    again = Search(self.decoder, sightings, self.game_factory, w, fixed=self.fixed, calls=self.calls)
+                    again.extend(sightings, 0)
+                    self._searches.append(again)
+            ranked = self._ranked()
         if len(sightings) >= 2 * SEATS and ranked[0][0]:
             best = ranked[0][1].score(ranked[0][0][0])
             self._searches = [s for hyps, s in ranked if hyps and s.score(hyps[0]) - best < self.seating_margin]
@@ -272,6 +282,12 @@ class LiveDecoder:
         self.geometry = search.geometry
         events += self._difference(search, hyps, frame, time, shown_as_fixed) if hyps else []
         return events
+
+    def _ranked(self) -> list[tuple[list[Any], Search]]:
+        """Each seating searched, its hypotheses ranked, the seating with the best first."""
+        return sorted(
+            ((s.ranked(), s) for s in self._searches), key=lambda r: r[1].score(r[0][0]) if r[0] else math.inf
+        )
 
     def _same(self, a: TableGeometry, b: TableGeometry) -> bool:
         return _same_seating(a, b, degrees=self.drift_degrees, fraction=self.drift_fraction)
