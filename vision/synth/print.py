@@ -145,7 +145,8 @@ def odd_print(rng: np.random.Generator) -> Callable[[Face], Face]:
         stock = tuple(int(v) for v in rng.integers(10, 60, 3))
         metallic = float(rng.uniform(0.2, 0.6)) if name != "white" else 0.0
         angle = float(rng.uniform(0, 360))
-        # Half the dark decks print their red suits in a second ink (red or gold) beside the first.
+        # About half the dark decks (5 in 9: not a gold second ink on gold) print their red suits in a second
+        # ink (red or gold) beside the first.
         red = str(rng.choice(["", *LIGHT_RED_INKS]))
         red_ink = LIGHT_RED_INKS[red] if red and LIGHT_RED_INKS[red] != LIGHT_INKS[name] else None
         return lambda f: light_on_dark(f, stock, LIGHT_INKS[name], metallic, angle, red_ink)  # type: ignore[arg-type]

@@ -200,10 +200,7 @@ class LiveDecoder:
     def _search_again(self) -> None:
         """Searches the seatings still searched again from the first sighting, under the game's
         set-up and calls as they are now; the seatings given up stay given up."""
-        self._searches = [
-            Search(self.decoder, self._sightings, self.game_factory, s.geometry, fixed=self.fixed, calls=self.calls)
-            for s in self._searches
-        ]
+        self._searches = [self._search(self._sightings, s.geometry) for s in self._searches]
         self._from_start = True
 
     def replay(self, entries: Iterable[Mapping[str, Any]]) -> list[TableEvent]:
@@ -250,10 +247,7 @@ class LiveDecoder:
             wanted = [_nearest(wanted, s.geometry) for s in self._searches]
         kept = [s for s in self._searches if any(self._same(s.geometry, w) for w in wanted)]
         if not kept or len(kept) < len(self._searches) or len(self._searches) < len(wanted):
-            self._searches = [
-                Search(self.decoder, sightings, self.game_factory, w, fixed=self.fixed, calls=self.calls)
-                for w in wanted
-            ]
+            self._searches = [self._search(sightings, w) for w in wanted]
             start = 0
         for search in self._searches:
             search.extend(sightings, start)
@@ -265,7 +259,7 @@ class LiveDecoder:
             self._rechecked = True
             for w in seatings(sightings, self.initial_geometry):
                 if not any(self._same(w, s.geometry) for s in self._searches):
-                    again = Search(self.decoder, sightings, self.game_factory, w, fixed=self.fixed, calls=self.calls)
+                    again = self._search(sightings, w)
                     again.extend(sightings, 0)
                     self._searches.append(again)
             ranked = self._ranked()
@@ -282,6 +276,10 @@ class LiveDecoder:
         self.geometry = search.geometry
         events += self._difference(search, hyps, frame, time, shown_as_fixed) if hyps else []
         return events
+
+    def _search(self, sightings: Sequence[Sighting], geometry: TableGeometry) -> Search:
+        """A search of ``sightings`` under one seating, with the game's set-up, calls and corrections as they are."""
+        return Search(self.decoder, sightings, self.game_factory, geometry, fixed=self.fixed, calls=self.calls)
 
     def _ranked(self) -> list[tuple[list[Any], Search]]:
         """Each seating searched, its hypotheses ranked, the seating with the best first."""
