@@ -198,7 +198,7 @@ class IndexReader:
         crop_size: its input side in pixels (stored in the checkpoint).
         turns: quarter turns averaged per crop (1, 2 or 4). An index can lie at any angle, so
             reading it upright, turned and upside down and averaging cancels much of the error
-            one view makes (4 turns: 68.5% -> 76.8% of real index crops read right, round 5).
+            one view makes (4 turns: 68.5% -> 76.8% of real index crops read right).
         stretches: more views averaged per crop: for each factor ``a``, the crop window widened
             by ``a`` and, separately, heightened by ``a`` (each squashed into the square input).
             Photos reach the detector stretched (a tilted camera, an export to a square), and a
@@ -397,8 +397,8 @@ def extract_crops(
     Boxes whose longer side is under ``min_size`` pixels are skipped: an index a few pixels tall
     cannot be read, and training on it only teaches guessing. Boxes whose shorter side is under
     ``SMALL_INDEX`` pixels get ``small_variants`` copies when given: they are a quarter of the
-    labels of a table scene but most of the classifier's errors (round 11 read 94.6% of 16-32 px
-    index crops right and 56% of 8-12 px ones), so they are worth more of an epoch.
+    labels of a table scene but most of the classifier's errors (a classifier that read 94.6% of 16-32 px
+    index crops right read 56% of 8-12 px ones), so they are worth more of an epoch.
 
     Returns:
         ``(crops (n, CROP_SIZE, CROP_SIZE, 3) uint8 BGR, labels (n,) int64)``.
@@ -444,7 +444,7 @@ def random_affine(
     at a little more or less than the locator's box, and squashed along one axis by up to
     ``exp(stretch)``: a camera tilted by 35 degrees foreshortens the table by 0.82, and photo
     exports stretch whole pictures to a square (the real phone set: an index stretched by 4:3 more
-    or less dropped round 10's classifier from 89% to 71-83% of its crops read right).
+    or less dropped a classifier from 89% to 71-83% of its crops read right).
     """
     angle = (torch.rand(n, generator=generator, device=device) * 2 - 1) * math.pi
     scale = torch.exp((torch.rand(n, generator=generator, device=device) * 2 - 1) * 0.15)
