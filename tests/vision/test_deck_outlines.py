@@ -87,3 +87,17 @@ def test_a_side_snaps_onto_the_cards_edge_not_its_shadows() -> None:
     assert np.abs(EdgeMap(photo).snap(SHADOW_EDGES, reach=0.08) - SHADOW_EDGES).max() <= 4
     snapped = EdgeMap(photo, light_inside=True).snap(SHADOW_EDGES, reach=0.08)
     assert np.abs(snapped - CARD_EDGES).max() <= 4  # the snap moves in steps of 4 px here
+
+
+def test_a_side_on_a_printed_frame_line_moves_out_to_the_cards_edge() -> None:
+    """A pale table (190) a little darker than the stock (235), a grey frame line (180) printed 3 px inside the
+    edge: the line's inner side rises more into the card than the card's edge does, but lies inside it."""
+    from dokocam.vision.decks.outline import EdgeMap
+
+    photo = np.full((400, 400, 3), 190, np.uint8)
+    photo[100:310, 100:260] = 235
+    photo[103:307, 103:257] = 180
+    photo[106:304, 106:254] = 235
+    on_line = np.array([[106, 106], [254, 106], [254, 304], [106, 304]], float)
+    snapped = EdgeMap(photo, light_inside=True).snap(on_line, 0.06)
+    assert np.abs(snapped - CARD_EDGES).max() <= 4.0  # the snap's steps; the line's inner side lies 6 px inside

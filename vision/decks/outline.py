@@ -27,6 +27,7 @@ SIDE_MIDDLE = (0.15, 0.85)  # the part of each side fitted as a line (the corner
 SIZE_SPREAD = 1.5  # how much a card's outline area may differ from the typical card's (tilt, a lost corner)
 LOCAL_BLOCKS = (0.1, 0.2)  # the local threshold's neighbourhoods, as shares of the photo's long side
 SNAP_REACH = 0.05  # how far a found side may move onto an edge, as a share of the card's other side
+OUTER_EDGE = 0.6  # a parallel edge further out this strong against the strongest is the card's (not a printed line)
 
 
 @dataclass(frozen=True)
@@ -284,8 +285,31 @@ class EdgeMap:
         """The edge strength along each of a quadrilateral's four sides (side k runs from corner k to k + 1)."""
         return self.strength(corners, np.roll(corners, -1, axis=0))
 
+    @staticmethod
+    def _outermost(grid: np.ndarray, best: int) -> int:
+        """The flat index in ``grid`` (strength by the shift of a side's two ends, outward growing) of the card's
+        edge: the strongest, unless a separate edge further out is a peak of its own at least :data:`OUTER_EDGE`
+        as strong. Many decks print a dark frame line just inside the edge; on a pale table the line's inner
+        side is a stronger rising edge than the card's own, but it lies inside the card."""
+        steps = len(grid)
+        line = np.diag(grid)  # the side moved parallel to itself
+        peaks = [
+            k
+            for k in range(steps)
+            if line[k] > 0
+            and line[k] >= OUTER_EDGE * grid.max()
+            and (k == 0 or line[k] >= line[k - 1])
+            and (k == steps - 1 or line[k] > line[k + 1])
+        ]
+        if not peaks or max(peaks) <= max(np.unravel_index(best, grid.shape)) + 1:
+            return best
+        lo, hi = max(0, max(peaks) - 1), min(steps, max(peaks) + 2)
+        i, j = np.unravel_index(int(np.argmax(grid[lo:hi, lo:hi])), (hi - lo, hi - lo))
+        return int((lo + i) * steps + (lo + j))
+
     def snap(self, corners: np.ndarray, reach: float = 0.06, steps: int = 9) -> np.ndarray:
-        """``corners`` moved so each side lies on the strongest edge near it.
+        """``corners`` moved so each side lies on the strongest edge near it (for light cards, the outer of two
+        parallel ones: :meth:`_outermost`).
 
         Each side's two ends move across it independently, by up to ``reach`` of the card's other side
         in ``steps`` places (odd, so that staying put is one of them), so the side may shift and turn a
@@ -309,6 +333,8 @@ class EdgeMap:
             best = int(np.argmax(scores))
             if scores[best] <= scores[len(scores) // 2] + 1e-6:  # no edge stronger than where it lies: stay
                 best = len(scores) // 2
+            if self.light_inside:
+                best = self._outermost(scores.reshape(steps, steps), best)
             lines.append((starts[best], ends[best]))
         snapped = []
         for k in range(4):
