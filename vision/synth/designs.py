@@ -51,12 +51,16 @@ def _liberation(*files: str) -> tuple[str, ...]:
 
 
 # The split, fixed. Held out: two SVG decks (a French pattern, and German B D K indices in four corners) and
-# three whole font families the shipped detector never saw (neither in scenes nor in index crops).
+# three whole font families the shipped detector never saw (neither in scenes nor in index crops). Decks added
+# later join the training side, so the held-out designs every earlier number was measured on stay the same.
 DESIGNS: tuple[Design, ...] = (
     Design("svg:standard", "train"),
     Design("svg:dondorf", "train"),
     Design("svg:penguins", "train"),
     Design("svg:konqi-modern", "train"),
+    Design("svg:nicu-white", "train"),
+    Design("svg:nicu-ornamental", "train"),
+    Design("svg:tigullio-international", "train"),
     Design("svg:gm-paris", "heldout"),
     Design("svg:xskat-french", "heldout"),
     Design("folder:english-pattern", "train"),
@@ -86,13 +90,12 @@ REJECTED_SVG_DECKS: dict[str, str] = {
     "oxygen": "no corner index: the rank stands top-right, the suit sign top-left",
     "oxygen-air": "no corner index: the rank stands top-right, the suit sign top-left",
     "oxygen-white": "no corner index: the rank stands top-right, the suit sign top-left",
-    "ancient-egyptians": "rank and suit sign stand apart along a gold frame line: no index label found on most faces",
-    "jolly-royal": "index labels wrong on 7 of 24 faces (pale ink on a grey gradient stock)",
-    "nicu-white": "the four queens' labels cover only the Q's left stroke (the large bold Q splits in the ink search)",
-    "nicu-ornamental": "the four queens' labels cover only the Q's left stroke (as nicu-white)",
+    "ancient-egyptians": "the jacks' suit signs stand far below the J and the lower indices are printed upright: "
+    "5 of 24 labels wrong",
+    "jolly-royal": "pale outlined diamonds on a grey gradient stock: 5 of 24 labels cover the rank alone or run into "
+    "the picture",
     "xskat-german": "German suits (Eicheln, Gruen, Rot, Schellen): not the French suits the detector reads",
-    "future": "no element 9_club drawn when isolated",
-    "tigullio-international": "element 9_club draws nothing when isolated",
+    "future": "not a card design: ranks printed as binary digits on chip-like tiles, no suit signs",
 }
 
 

@@ -867,9 +867,13 @@ INK_SEARCH_TALL = (0.34, 0.58)
 # Ink: a pixel this far (largest channel difference) from the corner's paper colour.
 INK_CONTRAST = 60
 # A frame line is thinner than this share of the face's width.
-LINE_WIDTH = 0.015
+LINE_WIDTH = 0.03
 # A glyph is at least this share of the face's height (smaller specks are dirt or photo noise).
 MIN_GLYPH = 0.02
+# The face's rim, as a share of its width: ink there is the card's outline or the photo's surroundings.
+RIM = 0.012
+# The rank glyph starts this near the corner, as a share of the face's width and height.
+RANK_REACH = 0.15
 # The label's margin around the ink, as a share of its height: a drawn deck's labels keep 0.12 of the rank
 # glyph's height, about 0.05 of its whole index (rank and suit sign).
 INK_PAD = 0.05
@@ -892,6 +896,38 @@ def _straight_runs(mask: np.ndarray, length: int, axis: int) -> np.ndarray:
     j = np.arange(n)
     first, last = np.clip(j - length + 1, 0, n - length + 1), np.clip(j + 1, 0, n - length + 1)
     return np.moveaxis((starts[..., last] - starts[..., first]) > 0, -1, axis)
+
+
+def stock_colour(image: np.ndarray) -> np.ndarray:
+    """The card stock's BGR colour on a face image: the median of its most common colour (in steps of 32), not of
+    all its pixels, since a court picture can cover most of a corner and much of the face.
+
+    >>> face = np.full((100, 60, 3), 240, np.uint8)
+    >>> face[15:85, 5:55] = (200, 60, 160)  # a picture over more than half the face, in two shades
+    >>> face[15:85, 5:30] += 12
+    >>> stock_colour(face).tolist()
+    [240.0, 240.0, 240.0]
+    """
+    pixels = image[:, :, :3].reshape(-1, 3)
+    bins = (pixels // 32).astype(np.int32) @ np.array([64, 8, 1], np.int32)
+    return np.median(pixels[bins == np.bincount(bins).argmax()], axis=0)
+
+
+def _reaching(mask: np.ndarray, axis: int) -> np.ndarray:
+    """The pixels of ``mask`` joined to its last column (``axis`` 1) or last row (``axis`` 0).
+
+    >>> m = np.array([[1, 1, 0, 1], [0, 1, 0, 1], [1, 0, 0, 0]], bool)
+    >>> _reaching(m, axis=1).astype(int).tolist()
+    [[0, 0, 0, 1], [0, 0, 0, 1], [0, 0, 0, 0]]
+    """
+    marks = mask.astype(np.uint8)
+    h, w = marks.shape
+    ends = [(w - 1, int(y)) for y in np.flatnonzero(marks[:, -1])] if axis == 1 else []
+    ends += [(int(x), h - 1) for x in np.flatnonzero(marks[-1])] if axis == 0 else []
+    for x, y in ends:
+        if marks[y, x] == 1:
+            cv2.floodFill(marks, None, (x, y), 2, flags=8)
+    return marks == 2
 
 
 def index_ink_box(
@@ -920,14 +956,31 @@ def index_ink_box(
     patch = image[: int(search[1] * h_card), : int(search[0] * w_card), :3]
     if patch.size == 0:
         return None
-    paper = np.median(patch.reshape(-1, 3), axis=0)
+    # The stock's level in this corner (light falls off across a photo), among the pixels near its colour only.
+    stock = stock_colour(image)
+    near = np.abs(patch.astype(np.int16) - stock.astype(np.int16)).max(axis=2) < INK_CONTRAST
+    paper = np.median(patch[near], axis=0) if near.any() else stock
     ink = np.abs(patch.astype(np.int16) - paper.astype(np.int16)).max(axis=2) > INK_CONTRAST
     h, w = ink.shape
+    # Ink joined to the face's rim (no index is printed that close to the edge) is the card's outline, whose
+    # rounded corner would otherwise be the shape nearest the corner once the straight sides are taken away, or
+    # a photo's surroundings: not print.
+    marks = ink.astype(np.uint8)
+    rim = max(1, int(RIM * w_card))
+    ys, xs = np.nonzero(ink[:rim])
+    ys2, xs2 = np.nonzero(ink[:, :rim])
+    for y, x in zip(np.r_[ys, ys2], np.r_[xs, xs2]):
+        if marks[y, x] == 1:
+            cv2.floodFill(marks, None, (int(x), int(y)), 2, flags=8)
+    ink = marks == 1
     # A line is long and thin: the widest rows of a large suit sign are long too, but many of them lie together.
     thick = max(4, int(LINE_WIDTH * w_card))
     across = _straight_runs(ink, max(3, int(0.5 * w)), axis=1)
     down = _straight_runs(ink, max(3, int(0.35 * h)), axis=0)
-    lines = (across & ~_straight_runs(across, thick, axis=0)) | (down & ~_straight_runs(down, thick, axis=1))
+    # A frame runs on past the corner region; a bold glyph's crossbar can be as long but ends inside it.
+    lines = _reaching(across & ~_straight_runs(across, thick, axis=0), axis=1) | _reaching(
+        down & ~_straight_runs(down, thick, axis=1), axis=0
+    )
     # Outer contours, not connectedComponents or morphologyEx: those start OpenCV's thread pool, and a
     # dataset's worker processes, forked after the parent read the face folder, then hang on its lock.
     contours, _ = cv2.findContours((ink & ~lines).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -937,8 +990,11 @@ def index_ink_box(
     glyphs = [g for g in shapes if g[0] > 0 and g[1] > 0 and g[2] < w and g[3] < h]
     cut = [g for g in shapes if g[0] > 0 and g[1] > 0 and g[3] >= h and g[2] < w]
     if not glyphs:
-        return None
+        # A rank joined to its sign can run out of the region as one shape: look again in the tall one.
+        return index_ink_box(image, INK_SEARCH_TALL) if cut and search[1] < INK_SEARCH_TALL[1] else None
     rank = min(glyphs, key=lambda g: g[0] + g[1])
+    if rank[0] > RANK_REACH * w_card or rank[1] > RANK_REACH * h_card:
+        return None  # the index is joined to other print (a court's picture): nothing near the corner stands alone
     tall = rank[3] - rank[1]
     box = list(rank)
     rest = [g for g in glyphs if g != rank]
@@ -963,8 +1019,15 @@ def index_ink_box(
     def below(g: tuple[int, int, int, int]) -> bool:
         return -0.3 * tall <= g[1] - box[3] <= 0.5 * tall and g[3] > box[3] and box[0] <= (g[0] + g[2]) / 2 <= box[2]
 
-    join(below)
-    if any(below(g) for g in cut) and search[1] < INK_SEARCH_TALL[1]:
+    # One suit sign: the nearest shape below, with its own pieces (a club's stem apart from its leaves) that start
+    # before it ends; what lies under the sign (a court's sceptre, a pip) is no part of the index.
+    signs = [g for g in rest if below(g)]
+    if signs:
+        sign = min(signs, key=lambda g: g[1])
+        rest.remove(sign)
+        box[:] = [min(box[0], sign[0]), min(box[1], sign[1]), max(box[2], sign[2]), max(box[3], sign[3])]
+        join(lambda g: g[1] < box[3] and g[3] > rank[3] and g[0] < box[2] and g[2] > box[0])
+    elif any(below(g) for g in cut) and search[1] < INK_SEARCH_TALL[1]:
         # The suit sign under the rank runs out of the region: a tall index (a large sign below the rank).
         return index_ink_box(image, INK_SEARCH_TALL)
     pad = INK_PAD * (box[3] - box[1])

@@ -38,6 +38,7 @@ SUIT_IDS = {"C": "club", "S": "spade", "H": "heart", "D": "diamond"}
 # Elements a sheet draws; anything else (defs, gradients, metadata, style) stays where it is.
 _DRAWN = {"g", "path", "rect", "use", "image", "text", "circle", "ellipse", "line", "polyline", "polygon", "svg", "a"}
 _SVG_NS = "http://www.w3.org/2000/svg"
+_XLINK_NS = "http://www.w3.org/1999/xlink"
 _UNITS_PX = {"": 1.0, "px": 1.0, "pt": 96 / 72, "pc": 16.0, "mm": 96 / 25.4, "cm": 96 / 2.54, "in": 96.0}
 # The longer side of the render that finds a card's bounds (its page and a margin), pixels.
 _MEASURE_PX = 6000
@@ -120,7 +121,19 @@ def _view_box(root: ET.Element) -> tuple[float, float, float, float]:
 
 
 def _isolate(tree: ET.ElementTree, ident: str) -> ET.ElementTree:
-    """A copy of ``tree`` drawing only element ``ident``: every drawn element off its path moves into a ``<defs>``."""
+    """A copy of ``tree`` drawing only element ``ident``: every drawn element off its path moves into a ``<defs>``.
+
+    Some sheets define each card inside ``<defs>`` and draw it elsewhere with a ``<use>``: such a card is drawn
+    by one new ``<use>`` of it at the origin, and nothing else.
+
+    >>> sheet = ET.ElementTree(ET.fromstring(
+    ...     '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">'
+    ...     '<defs><g id="9_club"><rect width="5" height="7"/></g></defs>'
+    ...     '<use xlink:href="#9_club" x="40"/><rect id="other" width="5" height="7"/></svg>'))
+    >>> root = _isolate(sheet, "9_club").getroot()
+    >>> [(c.tag.rsplit("}", 1)[-1], c.get("{http://www.w3.org/1999/xlink}href")) for c in root]
+    [('defs', None), ('defs', None), ('use', '#9_club')]
+    """
     root = _copy(_root(tree))
     parents = {child: parent for parent in root.iter() for child in parent}
     target = next((e for e in root.iter() if e.get("id") == ident), None)
@@ -129,6 +142,14 @@ def _isolate(tree: ET.ElementTree, ident: str) -> ET.ElementTree:
     path = [target]
     while path[-1] in parents:
         path.append(parents[path[-1]])
+    if any(node.tag.rsplit("}", 1)[-1] in ("defs", "symbol") for node in path[1:]):
+        hidden = [c for c in root if c.tag.rsplit("}", 1)[-1] in _DRAWN]
+        defs = ET.SubElement(root, f"{{{_SVG_NS}}}defs")
+        for child in hidden:
+            root.remove(child)
+            defs.append(child)
+        ET.SubElement(root, f"{{{_SVG_NS}}}use", {f"{{{_XLINK_NS}}}href": f"#{ident}"})
+        return ET.ElementTree(root)
     on_path = set(map(id, path))
     for node in path[1:]:
         hidden = [c for c in node if id(c) not in on_path and c.tag.rsplit("}", 1)[-1] in _DRAWN]
