@@ -7,6 +7,7 @@ command runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -133,18 +134,24 @@ def _demo(args: argparse.Namespace) -> int:
     source = find_demo_source()
     if source is None:
         print(f"no demo video in {DEMO_DIR}: playing a recorded demo game instead", file=sys.stderr)
-    db = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="dokocam-demo-")) / "demo.db"
-    settings = _settings(args, db=db, source=source or RECORDED_DEMO, realtime=not args.fast)
-    if settings is None:
-        return 2
-    return _run(
-        settings,
-        args.players or DEMO_PLAYERS,
-        model=args.model,
-        deck=args.deck,
-        stride=args.stride if args.stride is None else max(1, args.stride),
-        fallback_to_recorded=True,
-    )
+    # Without --db the demo's game is thrown away with its folder when the server stops.
+    with contextlib.ExitStack() as stack:
+        db = (
+            Path(args.db)
+            if args.db
+            else Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="dokocam-demo-"))) / "demo.db"
+        )
+        settings = _settings(args, db=db, source=source or RECORDED_DEMO, realtime=not args.fast)
+        if settings is None:
+            return 2
+        return _run(
+            settings,
+            args.players or DEMO_PLAYERS,
+            model=args.model,
+            deck=args.deck,
+            stride=args.stride if args.stride is None else max(1, args.stride),
+            fallback_to_recorded=True,
+        )
 
 
 def find_demo_source() -> str | None:

@@ -101,3 +101,22 @@ def test_building_the_whole_cli_loads_nothing_heavy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_demo_without_db_leaves_no_folder_behind(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import tempfile
+
+    import dokocam.service.commands as commands
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    seen: list[Path] = []
+
+    def run(settings: object, *args: object, **kwargs: object) -> int:
+        seen.append(Path(settings.db))  # type: ignore[attr-defined]
+        assert seen[0].parent.is_dir()  # the game is stored while the demo runs
+        return 0
+
+    monkeypatch.setattr(commands, "_run", run)
+    assert commands._demo(build_parser().parse_args(["demo"])) == 0
+    assert seen and seen[0].parent.parent == tmp_path
+    assert list(tmp_path.iterdir()) == []

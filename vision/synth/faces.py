@@ -938,11 +938,14 @@ def index_ink_box(
 
     A face folder is a deck nobody labelled. A fixed corner region as its label is looser than the print on
     most decks and cuts large indices; a detector's tight boxes met such labels at IoU 0.45-0.48 on a deck
-    drawn in Liberation Sans. Here the rank is the glyph nearest the corner, the rank's other glyphs ("10")
-    lie beside it on its line, as tall, and the suit sign is centred close below it. Long straight strokes (a
-    court picture's frame, which an index may touch) and ink running out of the search region (the picture,
-    the pips, a photo's surroundings) are no part of it. On 64 drawn decks written to folders and read back
-    (1,536 faces) these boxes met the decks' own labels at median IoU 0.95 (the fixed region: 0.57).
+    drawn in Liberation Sans. Here ink is what differs from the stock (its most common colour, at its level in
+    this corner); the rank is the glyph nearest the corner, the rank's other glyphs ("10") lie beside it on its
+    line, as tall, and the suit sign is the nearest shape centred close below it, with its own pieces. Straight
+    strokes that run on out of the corner region (a court picture's frame, which an index may touch), ink
+    joined to the face's rim (the card's outline, a photo's surroundings) and ink running out of the search
+    region (the picture, the pips) are no part of it. On 128 drawn decks (half in training fonts, half in held-out
+    ones; pool seeds 11 and 12: 3,072 faces) these boxes meet the decks' own labels at median IoU 0.95, 98% of
+    them at 0.7 or more and none under 0.3 (the fixed region: median 0.57).
 
     >>> face = np.full((200, 140, 3), 245, np.uint8)
     >>> face[10:30, 8:14] = face[10:30, 18:28] = 0  # "10"
