@@ -42,6 +42,16 @@ def test_the_cards_own_outline_is_not_its_index() -> None:
     assert _inside(index_ink_box(face), ink)
 
 
+def test_an_index_printed_against_the_outline_keeps_its_glyph() -> None:
+    face = _face()
+    face[:, :3] = face[:3, :] = (90, 90, 90)  # the outline along the edges
+    face[20:70, 3:12] = INK  # the "1" of a "10" printed against it
+    face[20:70, 20:50] = INK
+    face[32:58, 26:44] = STOCK[0]
+    face[78:108, 20:50] = INK
+    assert _inside(index_ink_box(face), (3, 20, 50, 108))
+
+
 def test_a_court_picture_filling_the_corner_is_not_taken_for_the_stock() -> None:
     face = _face()
     # A court picture in a frame covers most of the corner region, in many colours, none as wide as the stock.

@@ -870,8 +870,12 @@ INK_CONTRAST = 60
 LINE_WIDTH = 0.03
 # A glyph is at least this share of the face's height (smaller specks are dirt or photo noise).
 MIN_GLYPH = 0.02
-# The face's rim, as a share of its width: ink there is the card's outline or the photo's surroundings.
+# The face's rim, as a share of its width: ink there is the card's outline or the photo's surroundings; the outline
+# and its rounded corner lie within the band.
 RIM = 0.012
+OUTLINE_BAND = 0.03
+# The largest rounded corner of a card, as a share of its width.
+CORNER_RADIUS = 0.1
 # The rank glyph starts this near the corner, as a share of the face's width and height.
 RANK_REACH = 0.15
 # The label's margin around the ink, as a share of its height: a drawn deck's labels keep 0.12 of the rank
@@ -965,17 +969,23 @@ def index_ink_box(
     paper = np.median(patch[near], axis=0) if near.any() else stock
     ink = np.abs(patch.astype(np.int16) - paper.astype(np.int16)).max(axis=2) > INK_CONTRAST
     h, w = ink.shape
-    # Ink joined to the face's rim (no index is printed that close to the edge) is the card's outline, whose
-    # rounded corner would otherwise be the shape nearest the corner once the straight sides are taken away, or
-    # a photo's surroundings: not print.
-    marks = ink.astype(np.uint8)
-    rim = max(1, int(RIM * w_card))
-    ys, xs = np.nonzero(ink[:rim])
-    ys2, xs2 = np.nonzero(ink[:, :rim])
-    for y, x in zip(np.r_[ys, ys2], np.r_[xs, xs2]):
+    # Ink joined to the face's rim is the card's outline (whose rounded corner would otherwise be the shape nearest
+    # the corner once the straight sides are taken away) or a photo's surroundings: it goes as far as it lies in
+    # a band along the edges and around a rounded corner, and no further: some decks print their index against the
+    # outline.
+    rim, band, corner = max(1, int(RIM * w_card)), max(2, int(OUTLINE_BAND * w_card)), CORNER_RADIUS * w_card
+    ys, xs = np.mgrid[:h, :w]
+    along = (
+        (xs < band)
+        | (ys < band)
+        | ((xs < corner) & (ys < corner) & (np.hypot(corner - xs, corner - ys) > corner - band))
+    )
+    edge = ink & along
+    marks = edge.astype(np.uint8)
+    for y, x in zip(*np.nonzero(edge & (np.add.outer(np.arange(h) < rim, np.arange(w) < rim)))):
         if marks[y, x] == 1:
             cv2.floodFill(marks, None, (int(x), int(y)), 2, flags=8)
-    ink = marks == 1
+    ink &= marks != 2
     # A line is long and thin: the widest rows of a large suit sign are long too, but many of them lie together.
     thick = max(4, int(LINE_WIDTH * w_card))
     across = _straight_runs(ink, max(3, int(0.5 * w)), axis=1)
