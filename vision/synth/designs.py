@@ -61,6 +61,7 @@ DESIGNS: tuple[Design, ...] = (
     Design("svg:nicu-white", "train"),
     Design("svg:nicu-ornamental", "train"),
     Design("svg:tigullio-international", "train"),
+    Design("svg:jolly-royal", "train"),
     Design("svg:gm-paris", "heldout"),
     Design("svg:xskat-french", "heldout"),
     Design("folder:english-pattern", "train"),
@@ -92,8 +93,6 @@ REJECTED_SVG_DECKS: dict[str, str] = {
     "oxygen-white": "no corner index: the rank stands top-right, the suit sign top-left",
     "ancient-egyptians": "the jacks' suit signs stand far below the J and the lower indices are printed upright: "
     "5 of 24 labels wrong",
-    "jolly-royal": "pale outlined diamonds on a grey gradient stock: 5 of 24 labels cover the rank alone or run into "
-    "the picture",
     "xskat-german": "German suits (Eicheln, Gruen, Rot, Schellen): not the French suits the detector reads",
     "future": "not a card design: ranks printed as binary digits on chip-like tiles, no suit signs",
 }
