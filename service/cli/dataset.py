@@ -156,6 +156,26 @@ def register(groups: Mapping[str, Any]) -> None:
     faces.add_argument("--width", type=int, default=360, help="face width in pixels (default 360)")
     faces.set_defaults(func=_faces)
 
+    game = actions.add_parser(
+        "game-frames",
+        help="frames of rendered whole games with their corner-index labels (the table classifier's data)",
+        description="Render whole games (seeds SEED ...) as the table camera sees them during play and write FRAMES "
+        "frames of each, JPEG-compressed at a random quality of 35-85, with one label per visible corner index: "
+        "OUT/images/SPLIT, OUT/labels/SPLIT.",
+    )
+    game.add_argument("out", metavar="OUT", help="output folder (created)")
+    game.add_argument(
+        "--designs",
+        required=True,
+        help="train or heldout (the split's designs, cycled by seed), or design names separated by commas "
+        "(svg:nicu-white,font:stix ...; cycled from the first seed)",
+    )
+    game.add_argument("--seed", type=int, required=True, help="the first game's seed")
+    game.add_argument("--games", type=int, required=True)
+    game.add_argument("--frames", type=int, default=10, help="frames drawn from each game (default 10)")
+    game.add_argument("--split", default="train", help="sub-folder of images/ and labels/ (default train)")
+    game.set_defaults(func=_game_frames)
+
     preview = actions.add_parser("preview", help="write a contact sheet of generated scenes with their label boxes")
     preview.add_argument("out", metavar="PNG", help="output image path")
     preview.add_argument("--images", type=int, default=16, help="number of scenes (default 16)")
@@ -275,6 +295,26 @@ def _faces(args: argparse.Namespace) -> int:
     letters = "".join(style.letters[r] for r in ("J", "Q", "K", "A"))
     colours = "four-colour" if style.inks["S"] != style.inks["C"] else "two-colour"
     print(f"{len(files)} faces ({letters}, {colours}, font {Path(style.font).name}) -> {args.out}")
+    return 0
+
+
+def _game_frames(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from dokocam.vision.synth.gameframes import frame_designs, write_game_frames
+
+    if args.games < 1 or args.frames < 1:
+        raise SystemExit("dokocam dataset game-frames: --games and --frames must be at least 1")
+    try:
+        designs = frame_designs(args.designs)
+    except ValueError as exc:
+        raise SystemExit(f"dokocam dataset game-frames: --designs: {exc}") from None
+    progress = write_game_frames(
+        args.out, designs, seed=args.seed, games=args.games, frames=args.frames, split=args.split
+    )
+    for _ in tqdm(progress, total=args.games, unit="game", desc="game frames"):
+        pass
+    print(f"{args.games} games, up to {args.frames} frames each -> {args.out}/images/{args.split}")
     return 0
 
 

@@ -581,9 +581,9 @@ class GameVideo:
             return Detections.empty()
         return Detections(xyxy=np.array(xyxy), confidence=np.ones(len(xyxy)), class_id=np.array(class_id))
 
-    def render(self, time: float, *, frame: int = 0) -> tuple[np.ndarray, Detections]:
-        """Draws the frame at ``time``; returns the BGR image and the labelled boxes
-        (one per card whose corner index or half of whose face shows, around its visible part)."""
+    def render_annotated(self, time: float, *, frame: int = 0) -> tuple[np.ndarray, Any]:
+        """Draws the frame at ``time``; returns the BGR image and the scene's full annotation
+        (:class:`~vision.synth.scene.SceneAnnotation`: every card and corner index with its box)."""
         from dokocam.vision.synth.scene import Arm, PlacedCard, render_scene
 
         state = self.scene(time)
@@ -591,9 +591,12 @@ class GameVideo:
         placed = [PlacedCard(code, center, angle, up) for code, center, angle, up in state.cards]
         arms = [Arm(start, end, width_cm=7.5, skin=self._skin, sleeve=self._sleeve) for start, end in state.arms]
         look = _scaled_look(look, state.light)
-        image, annotation = render_scene(
-            deck, table, placed, self.camera(state), arms, seed=self.seed * 100003 + frame, look=look
-        )
+        return render_scene(deck, table, placed, self.camera(state), arms, seed=self.seed * 100003 + frame, look=look)
+
+    def render(self, time: float, *, frame: int = 0) -> tuple[np.ndarray, Detections]:
+        """Draws the frame at ``time``; returns the BGR image and the labelled boxes
+        (one per card whose corner index or half of whose face shows, around its visible part)."""
+        image, annotation = self.render_annotated(time, frame=frame)
         xyxy, class_id = [], []
         for card in annotation.cards:
             if card.class_id is None or card.box is None:
