@@ -68,9 +68,11 @@ def write_game_frames(
             t = rng.uniform(0, video.duration)
             if not any(up for *_rest, up in video.scene(t).cards):
                 continue
-            image, annotation = video.render_annotated(t, frame=j)
+            rendered, annotation = video.render_annotated(t, frame=j)
             quality = rng.randint(*JPEG_QUALITY)
-            image = cv2.imdecode(cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
+            encoded = cv2.imencode(".jpg", rendered, [cv2.IMWRITE_JPEG_QUALITY, quality])[1]
+            image = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+            assert image is not None  # an image OpenCV itself just encoded
             boxes = annotation.boxes("corners")
             if not boxes:
                 continue
