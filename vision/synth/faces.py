@@ -917,20 +917,18 @@ def stock_colour(image: np.ndarray) -> np.ndarray:
     return np.median(pixels[bins == np.bincount(bins).argmax()], axis=0)
 
 
-def _reaching(mask: np.ndarray, axis: int) -> np.ndarray:
-    """The pixels of ``mask`` joined to its last column (``axis`` 1) or last row (``axis`` 0).
+def _joined(mask: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+    """The pixels of ``mask`` joined (8-connected, through ``mask``) to a pixel of ``seeds``.
 
     >>> m = np.array([[1, 1, 0, 1], [0, 1, 0, 1], [1, 0, 0, 0]], bool)
-    >>> _reaching(m, axis=1).astype(int).tolist()
+    >>> ends = np.zeros(m.shape, bool); ends[:, -1] = True  # the last column
+    >>> _joined(m, ends).astype(int).tolist()
     [[0, 0, 0, 1], [0, 0, 0, 1], [0, 0, 0, 0]]
     """
     marks = mask.astype(np.uint8)
-    h, w = marks.shape
-    ends = [(w - 1, int(y)) for y in np.flatnonzero(marks[:, -1])] if axis == 1 else []
-    ends += [(int(x), h - 1) for x in np.flatnonzero(marks[-1])] if axis == 0 else []
-    for x, y in ends:
+    for y, x in zip(*np.nonzero(mask & seeds)):
         if marks[y, x] == 1:
-            cv2.floodFill(marks, None, (x, y), 2, flags=8)
+            cv2.floodFill(marks, None, (int(x), int(y)), 2, flags=8)
     return marks == 2
 
 
@@ -980,19 +978,14 @@ def index_ink_box(
         | (ys < band)
         | ((xs < corner) & (ys < corner) & (np.hypot(corner - xs, corner - ys) > corner - band))
     )
-    edge = ink & along
-    marks = edge.astype(np.uint8)
-    for y, x in zip(*np.nonzero(edge & (np.add.outer(np.arange(h) < rim, np.arange(w) < rim)))):
-        if marks[y, x] == 1:
-            cv2.floodFill(marks, None, (int(x), int(y)), 2, flags=8)
-    ink &= marks != 2
+    ink &= ~_joined(ink & along, (xs < rim) | (ys < rim))
     # A line is long and thin: the widest rows of a large suit sign are long too, but many of them lie together.
     thick = max(4, int(LINE_WIDTH * w_card))
     across = _straight_runs(ink, max(3, int(0.5 * w)), axis=1)
     down = _straight_runs(ink, max(3, int(0.35 * h)), axis=0)
     # A frame runs on past the corner region; a bold glyph's crossbar can be as long but ends inside it.
-    lines = _reaching(across & ~_straight_runs(across, thick, axis=0), axis=1) | _reaching(
-        down & ~_straight_runs(down, thick, axis=1), axis=0
+    lines = _joined(across & ~_straight_runs(across, thick, axis=0), xs == w - 1) | _joined(
+        down & ~_straight_runs(down, thick, axis=1), ys == h - 1
     )
     # Outer contours, not connectedComponents or morphologyEx: those start OpenCV's thread pool, and a
     # dataset's worker processes, forked after the parent read the face folder, then hang on its lock.

@@ -73,16 +73,10 @@ def write_game_frames(
             encoded = cv2.imencode(".jpg", rendered, [cv2.IMWRITE_JPEG_QUALITY, quality])[1]
             image = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
             assert image is not None  # an image OpenCV itself just encoded
-            boxes = annotation.boxes("corners")
-            if not boxes:
+            lines = annotation.yolo_lines("corners")
+            if not lines:
                 continue
-            h, w = image.shape[:2]
             name = f"g{game}-{j:03d}"
             cv2.imwrite(str(images / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
-            (labels / f"{name}.txt").write_text(
-                "".join(
-                    f"{c} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}\n"
-                    for c, (x1, y1, x2, y2) in boxes
-                )
-            )
+            (labels / f"{name}.txt").write_text("".join(line + "\n" for line in lines))
         yield design
