@@ -53,6 +53,16 @@ def test_training_decks_never_draw_a_held_out_font():
     assert {heldout_pool.procedural(k).style.font for k in range(64)} <= held
 
 
+def test_scenes_name_the_design_they_were_drawn_in(tmp_path):
+    write_face_folder(tmp_path / "my-deck", FaceStyle(width=60), seed=1)
+    config = SceneConfig(imgsz=160, folder_fraction=0.5)
+    held = {d.name for d in D.designs("heldout")}
+    pool = DeckPool(seed=5, count=4, folders=[tmp_path / "my-deck"], designs="heldout")
+    names = [generate_image(i, 5, config, pool)[1].to_dict()["design"] for i in range(8)]
+    assert set(names) - {"folder:my-deck"} and set(names) - {"folder:my-deck"} <= held, names
+    assert "folder:my-deck" in names
+
+
 def test_training_data_refuses_a_held_out_face_folder(tmp_path):
     folder = tmp_path / "xskat-french-360"  # named as the held-out SVG deck's cache folder
     write_face_folder(folder, FaceStyle(width=60), seed=1)

@@ -16,7 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from dokocam.vision.synth.designs import check_folders, split_fonts, split_svg_decks
+from dokocam.vision.synth.designs import check_folders, design_of_folder, design_of_font, split_fonts, split_svg_decks
 from dokocam.vision.synth.faces import CARD_CODES, DISTRACTOR_CODES, Face, load_face_folder
 from dokocam.vision.synth.optics import video_codec, webcam_camera, webcam_look
 from dokocam.vision.synth.print import odd_print
@@ -112,6 +112,14 @@ class DeckPool:
             odd = Deck.from_faces(faces, seed=deck.seed, width_cm=deck.size_cm[0])
             self._decks[odd_key] = odd
         return self._decks[odd_key]
+
+    def design(self, key: tuple[str, int]) -> str:
+        """The name of the design pool deck ``key`` shows (a face folder of no known design: ``folder:NAME``)."""
+        if key[0] == "f":
+            found = design_of_folder(self.folders[key[1]])
+            return found.name if found else f"folder:{self.folders[key[1]].name}"
+        font = design_of_font(self.procedural(key[1]).style.font)
+        return font.name if font else ""
 
     def folder(self, k: int) -> Deck:
         key = ("f", k)
@@ -313,6 +321,7 @@ def generate_image(index: int, seed: int, config: SceneConfig, pool: DeckPool) -
     else:
         key = ("p", int(rng.integers(pool.count)))
         deck = pool.procedural(key[1])
+    design = pool.design(key)
     if config.odd_print and rng.random() < config.odd_print:
         deck = pool.odd(deck, key, int(rng.integers(4)))
     table = Table.random(int(rng.integers(2**31)))
@@ -333,6 +342,7 @@ def generate_image(index: int, seed: int, config: SceneConfig, pool: DeckPool) -
         image = video_codec(image, rng)
         annotation.look["webcam"] = True
     annotation.kind = kind
+    annotation.design = design
     return image, annotation
 
 

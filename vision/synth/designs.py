@@ -142,6 +142,18 @@ def design_of_folder(folder: str | Path) -> Design | None:
     return None
 
 
+def design_of_font(font: str) -> Design | None:
+    """The font family design a drawn deck's font file belongs to (``None``: a font of no design).
+
+    >>> design_of_font("DejaVuSerif-Bold.ttf").name
+    'font:dejavu-serif'
+    """
+    for design in DESIGNS:
+        if font in design.fonts:
+            return design
+    return None
+
+
 def check_folders(folders: Sequence[str | Path], split: SplitName) -> None:
     """Refuses face folders of the other split's designs, so that no held-out design enters training data.
 

@@ -425,13 +425,15 @@ def _big_enough(box: list[float], min_size: float) -> bool:
 class SceneAnnotation:
     """Everything known about one rendered image (``kind`` says what the generator meant it as:
     ``"table"`` or ``"closeup"``; empty when rendered directly; ``look`` is :meth:`Look.to_dict`
-    of the shot, empty when unknown)."""
+    of the shot, empty when unknown; ``design`` names the deck's design, :mod:`~vision.synth.designs`,
+    empty when unknown)."""
 
     width: int
     height: int
     cards: list[CardAnnotation]
     kind: str = ""
     look: dict[str, Any] = field(default_factory=dict)
+    design: str = ""
 
     def boxes(
         self,
@@ -505,6 +507,7 @@ class SceneAnnotation:
             "height": self.height,
             "kind": self.kind,
             "look": self.look,
+            "design": self.design,
             "cards": [c.to_dict() for c in self.cards],
         }
 
