@@ -45,6 +45,8 @@ class LabelledImage:
     # Every Doppelkopf index the generator drew, labelled or not (partly hidden ones too), as pixel
     # boxes (a generated image's ``meta/``); None: unknown.
     indices: np.ndarray | None = None
+    # The card design the image was drawn in (``svg:gm-paris``; a generated image's ``meta/``); None: unknown.
+    design: str | None = None
 
     def label_xyxy(self, width: int, height: int) -> np.ndarray:
         return _to_xyxy(self.label_cxcywh, width, height)
@@ -253,6 +255,7 @@ def read_folder(path: str | Path, *, split: str | None = None) -> YoloFolder:
                 blurred=read_blurred(meta),
                 visibility=read_visibility(meta, boxes),
                 indices=read_indices(meta),
+                design=meta["design"] if isinstance(meta.get("design"), str) and meta["design"] else None,
             )
         )
     return YoloFolder(root=images_dir, items=tuple(items), kind=_label_kind(root))

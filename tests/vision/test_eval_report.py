@@ -201,6 +201,27 @@ def test_map50_is_split_by_the_generated_images_blur(tmp_path: Path):
     assert metrics["map50_by_blur"]["blurred"]["labels"] == 1 and metrics["map50_by_blur"]["sharp"]["map50"] == 1.0
 
 
+def test_each_design_is_scored_apart(tmp_path: Path):
+    for sub in ("images", "labels", "meta"):
+        (tmp_path / sub).mkdir()
+    for name, design in (("a", "svg:gm-paris"), ("b", "font:liberation-sans"), ("c", "svg:gm-paris"), ("d", None)):
+        cv2.imwrite(str(tmp_path / "images" / f"{name}.jpg"), np.full((200, 200, 3), 128, np.uint8))
+        (tmp_path / "labels" / f"{name}.txt").write_text(f"QC {_yolo([100, 100, 140, 160])}\n")
+        (tmp_path / "meta" / f"{name}.json").write_text(json.dumps({"design": design} if design else {}))
+    folder = read_folder(tmp_path)
+    assert [item.design for item in folder.items] == ["svg:gm-paris", "font:liberation-sans", "svg:gm-paris", None]
+    hit = Detections(xyxy=[[100, 100, 140, 160]], confidence=[0.9], class_id=[QC])
+    miss = Detections(xyxy=[[10, 10, 50, 70]], confidence=[0.9], class_id=[QC])
+    report = evaluate(ScriptedDetector([hit, miss, miss, hit]), folder, out=tmp_path / "report", examples=0)
+    paris, sans = report.by_design["svg:gm-paris"], report.by_design["font:liberation-sans"]
+    assert set(report.by_design) == {"svg:gm-paris", "font:liberation-sans"}  # no part for an unknown design
+    assert (paris.images, paris.overall[1], sans.images, sans.overall[1]) == (2, 0.5, 1, 0.0)
+    assert report.overall[1] == 0.5 and paris.map50 is not None and sans.map50 == pytest.approx(0.0)
+    assert "svg:gm-paris" in report.table()
+    metrics = json.loads((tmp_path / "report" / "metrics.json").read_text())
+    assert metrics["by_design"]["svg:gm-paris"]["images"] == 2 and metrics["by_design"]["svg:gm-paris"]["recall"] == 0.5
+
+
 def test_map50_of_the_fully_visible_labels_leaves_out_partly_hidden_ones(tmp_path: Path):
     for sub in ("images", "labels", "meta"):
         (tmp_path / sub).mkdir()

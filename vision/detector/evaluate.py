@@ -9,7 +9,7 @@ mark (corners against corner labels, cards against card labels).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +100,9 @@ class EvalReport:
     # mAP50 over the labels at least ``FULLY_VISIBLE`` visible, when a generated folder's meta says how much shows.
     visible: EvalReport | None = None
     hidden_labels: int = 0
+    # The whole score of each card design apart, when a generated folder's meta names the designs: held-out
+    # designs differ, and one design's misreadings hide in a pooled number.
+    by_design: dict[str, EvalReport] = field(default_factory=dict)
     # Per size bucket, then all sizes (``ALL_SIZES``), per card: each prediction's score and whether it hit.
     _ap_conf: list[list[list[float]]] = field(
         default_factory=lambda: [[[] for _ in range(N)] for _ in range(len(SIZE_NAMES) + 1)]
@@ -207,7 +210,7 @@ class EvalReport:
         return [(name, self.by_blur[name]) for name in BLUR_NAMES if name in self.by_blur]
 
     def finish_ap(self) -> None:
-        for part in [*self.by_blur.values(), *([self.visible] if self.visible else [])]:
+        for part in [*self.by_blur.values(), *([self.visible] if self.visible else []), *self.by_design.values()]:
             part.finish_ap()
         self.ap50 = self._ap(ALL_SIZES, self.labels)
         self.map50 = _mean(self.ap50)
@@ -291,6 +294,9 @@ class EvalReport:
                 "map50": self.visible.map50,
                 "map50_by_size": self.visible.map50_by_size,
             },
+            "by_design": None
+            if not self.by_design
+            else {name: _design_scores(part) for name, part in sorted(self.by_design.items())},
             "confusion": {
                 "rows": [*CARD_CODES, "none"],
                 "columns": [*CARD_CODES, "missed"],
@@ -353,6 +359,12 @@ class EvalReport:
                 f"({part.images} images, {int(part.labels.sum())} labels; {self.hidden_labels} partly hidden ones not "
                 f"scored)"
             )
+        if self.by_design:
+            lines.append("by design (generated data): F1, mAP50, images")
+            for name, part in sorted(self.by_design.items()):
+                row = _design_scores(part)
+                ap = "n/a" if row["map50"] is None else f"{row['map50']:.4f}"
+                lines.append(f"  {name:<28} {row['f1']:6.3f} {ap:>6} {row['images']:>5}")
         confusions = [
             (int(self.confusion[i, j]), CARD_CODES[i], CARD_CODES[j])
             for i in range(N)
@@ -365,6 +377,18 @@ class EvalReport:
                 + ", ".join(f"{t}->{p} x{n}" for n, t, p in sorted(confusions, reverse=True)[:15])
             )
         return "\n".join(lines)
+
+
+def _design_scores(part: EvalReport) -> dict[str, Any]:
+    p, r, f = part.overall
+    return {
+        "images": part.images,
+        "labels": int(part.labels.sum()),
+        "precision": p,
+        "recall": r,
+        "f1": f,
+        "map50": part.map50,
+    }
 
 
 def mistake_kinds(
@@ -410,7 +434,12 @@ def _size_range(bucket: int) -> str:
 def score_image(
     report: EvalReport, cards: Detections, item: LabelledImage, width: int, height: int, raw: Detections | None = None
 ) -> MatchResult:
-    """Adds one image to ``report``; ``raw`` (same-kind detections) feeds mAP50."""
+    """Adds one image to ``report`` (and to its design's part); ``raw`` (same-kind detections) feeds mAP50."""
+    if item.design is not None:
+        part = report.by_design.setdefault(
+            item.design, EvalReport(readings=report.readings, conf=report.conf, map50_conf=report.map50_conf)
+        )
+        score_image(part, cards, replace(item, design=None, blurred=None, visibility=None), width, height, raw)
     labels = item.label_xyxy(width, height)
     ignore = item.ignore_xyxy(width, height)
     result = match_image(
