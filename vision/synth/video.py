@@ -273,7 +273,7 @@ class GameVideo:
             # Read now, so a bad folder fails before any frame is drawn.
             self._folder_faces = load_face_folder(self.faces)
         elif self.design is not None:
-            _design(self.design)  # an unknown name fails before any frame is drawn
+            game_design(self.design)  # an unknown name fails before any frame is drawn
         self.game = simulate_game(self.seed, tricks=self.tricks, twins=self.mishaps.twins)
         rng = random.Random(self.seed * 7919 + 1)
         self._rng_seed = self.seed
@@ -789,7 +789,12 @@ def design_for_seed(seed: int, split: str) -> str:
     return names[seed % len(names)]
 
 
-def _design(name: str) -> Any:
+def game_design(name: str) -> Any:
+    """The :class:`~vision.synth.designs.Design` named ``name``, if a game can be drawn in it.
+
+    Raises:
+        ValueError: no SVG deck or font family of that name (the message lists those there are).
+    """
     from dokocam.vision.synth.designs import DESIGNS
 
     for design in DESIGNS:
@@ -808,7 +813,7 @@ def design_deck(name: str, seed: int) -> Any:
     """
     from dokocam.vision.synth.scene import Deck
 
-    design = _design(name)
+    design = game_design(name)
     if design.kind == "svg":
         from dokocam.vision.synth.faces import load_face_folder
         from dokocam.vision.synth.svgdecks import svg_face_folders
