@@ -9,7 +9,7 @@ mark (corners against corner labels, cards against card labels).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -434,12 +434,7 @@ def _size_range(bucket: int) -> str:
 def score_image(
     report: EvalReport, cards: Detections, item: LabelledImage, width: int, height: int, raw: Detections | None = None
 ) -> MatchResult:
-    """Adds one image to ``report`` (and to its design's part); ``raw`` (same-kind detections) feeds mAP50."""
-    if item.design is not None:
-        part = report.by_design.setdefault(
-            item.design, EvalReport(readings=report.readings, conf=report.conf, map50_conf=report.map50_conf)
-        )
-        score_image(part, cards, replace(item, design=None, blurred=None, visibility=None), width, height, raw)
+    """Adds one image to ``report`` and to its design's part; ``raw`` (same-kind detections) feeds mAP50."""
     labels = item.label_xyxy(width, height)
     ignore = item.ignore_xyxy(width, height)
     result = match_image(
@@ -451,27 +446,36 @@ def score_image(
         ignore,
         pred_claims=cards.data.get("corners"),
     )
-    report.images += 1
-    np.add.at(report.labels, item.label_class, 1)
-    for j, c in enumerate(item.label_class):
-        if result.label_hit[j] >= 0:
-            report.hits[c] += 1
-            report.confusion[c, c] += 1
-        else:
-            report.confusion[c, result.label_confused[j] if result.label_confused[j] >= 0 else NONE] += 1
+    parts = [report]
+    if item.design is not None:
+        parts.append(
+            report.by_design.setdefault(
+                item.design, EvalReport(readings=report.readings, conf=report.conf, map50_conf=report.map50_conf)
+            )
+        )
     label_centers = centers(labels)
-    for k, state in enumerate(result.pred_status):
-        c = int(cards.class_id[k])
-        if state == "tp":
-            report.tp[c] += 1
-        elif state == "fp":
-            report.fp[c] += 1
-            if not len(labels) or not covers(cards.xyxy[k], label_centers).any():
-                report.confusion[NONE, c] += 1
-        else:
-            report.ignored += 1
+    for part in parts:
+        part.images += 1
+        np.add.at(part.labels, item.label_class, 1)
+        for j, c in enumerate(item.label_class):
+            if result.label_hit[j] >= 0:
+                part.hits[c] += 1
+                part.confusion[c, c] += 1
+            else:
+                part.confusion[c, result.label_confused[j] if result.label_confused[j] >= 0 else NONE] += 1
+        for k, state in enumerate(result.pred_status):
+            c = int(cards.class_id[k])
+            if state == "tp":
+                part.tp[c] += 1
+            elif state == "fp":
+                part.fp[c] += 1
+                if not len(labels) or not covers(cards.xyxy[k], label_centers).any():
+                    part.confusion[NONE, c] += 1
+            else:
+                part.ignored += 1
+        if raw is not None:
+            part.add_ap(raw, labels, item.label_class, ignore)
     if raw is not None:
-        report.add_ap(raw, labels, item.label_class, ignore)
         if item.blurred is not None:
             report.add_ap_by_blur(item.blurred, raw, labels, item.label_class, ignore)
         if item.visibility is not None:
