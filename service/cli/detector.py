@@ -31,8 +31,8 @@ def register(groups: Mapping[str, Any]) -> None:
     train.add_argument("--data", required=True, help="dataset YAML (from `dokocam dataset generate`)")
     train.add_argument(
         "--model",
-        default="yolo11n.yaml",
-        help="model config: yolo11n.yaml, or dokocam's thin yolo11t.yaml (default yolo11n.yaml)",
+        default=None,
+        help="model config: yolo11n.yaml, or dokocam's thin yolo11t.yaml (default: --init's own, else yolo11n.yaml)",
     )
     train.add_argument("--epochs", type=int, default=30)
     train.add_argument("--imgsz", type=int, default=640)

@@ -174,13 +174,15 @@ def test_training_continues_own_weights_only(tiny: dict[str, Path], tmp_path: Pa
                 str(tmp_path / "gone.pt"),
             ]
         )
+    earlier = tiny["run"] / "weights" / "last.pt"
+    # Another architecture would silently keep a fraction of the earlier weights.
+    with pytest.raises(InitWeightsError, match="yolo11t network; --model yolo11n.yaml would keep only part"):
+        train_locator("data.yaml", model="yolo11n.yaml", init=earlier)
     run = tmp_path / "again"
-    args = [
+    args = [  # no --model: the run takes --init's own architecture
         "train",
         "--data",
         str(tiny["data"] / "data.yaml"),
-        "--model",
-        "yolo11t.yaml",
         "--epochs",
         "1",
         "--imgsz",
@@ -192,7 +194,7 @@ def test_training_continues_own_weights_only(tiny: dict[str, Path], tmp_path: Pa
         "0",
     ]
     with caplog.at_level(logging.INFO, logger="ultralytics"):
-        assert main([*args, "--out", str(run), "--init", str(tiny["run"] / "weights" / "last.pt")]) == 0
+        assert main([*args, "--out", str(run), "--init", str(earlier)]) == 0
     transferred = re.findall(r"Transferred (\d+)/(\d+) items", caplog.text)
     assert transferred and transferred[-1][0] == transferred[-1][1]  # every tensor came from the earlier run
 

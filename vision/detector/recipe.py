@@ -396,10 +396,8 @@ def _locator(out: Path, recipe: Recipe, log: Callable[[str], None]) -> None:
         log("build: resuming the locator from its last epoch")
         train_locator(data, out=run, resume=True, device=recipe.device, workers=recipe.workers)
         return
-    # Continuing a trained locator wants a gentle, warm start; a fresh one the usual warm-up.
-    tuning: dict[str, Any] = (
-        dict(optimizer="AdamW", lr0=0.0005, lrf=0.2, warmup_epochs=0) if recipe.locator_init else dict(warmup_epochs=1)
-    )
+    # A continued locator starts gently (train_locator's own settings); a fresh one with a short warm-up.
+    tuning: dict[str, Any] = {} if recipe.locator_init else dict(warmup_epochs=1)
     train_locator(
         data,
         model=recipe.locator_model,

@@ -72,10 +72,26 @@ def check_init(init: str | Path | None, flag: str = "--init") -> None:
         )
 
 
+def init_config(init: str | Path) -> str:
+    """The model config a locator ``.pt`` this project trained was built from (``yolo11t.yaml`` for the shipped one).
+
+    Raises:
+        InitWeightsError: ``init`` holds no detector built from a config.
+    """
+    import torch
+
+    checkpoint = torch.load(init, map_location="cpu", weights_only=False)
+    network = checkpoint.get("ema") or checkpoint.get("model") if isinstance(checkpoint, dict) else None
+    config = getattr(network, "yaml", None)
+    if not isinstance(config, dict) or not config.get("yaml_file"):
+        raise InitWeightsError(f"--init {init}: holds no YOLO detector this project trained")
+    return resolve_config(Path(str(config["yaml_file"])).name)
+
+
 def train_locator(
     data: str | Path,
     *,
-    model: str = "yolo11n.yaml",
+    model: str | None = None,
     out: str | Path = "runs/detector",
     epochs: int = 30,
     imgsz: int = 640,
@@ -93,7 +109,8 @@ def train_locator(
 
     Args:
         data: dataset YAML (``train``/``val`` image folders, 24 card names).
-        model: model config; ``yolo11t.yaml`` is dokocam's thin variant.
+        model: model config; ``yolo11t.yaml`` is dokocam's thin variant. By default ``init``'s own config, or
+            ``yolo11n.yaml`` without ``init``.
         out: run folder (``runs/NAME``); ``weights/best.pt`` and ``last.pt`` land inside.
         epochs: passes over the training images.
         imgsz: training size; smaller trains faster and sees small cards worse.
@@ -102,17 +119,27 @@ def train_locator(
         single_cls: learn one class (a locator whose boxes a classifier names).
         device: ``"cpu"`` or a CUDA index; by default CUDA when present.
         init: a local ``.pt`` this project trained earlier (e.g. the shipped locator) whose weights
-            start the new run: a longer schedule on more data without repeating the first hours.
+            start the new run: a longer schedule on more data without repeating the first hours. It starts
+            gently (AdamW, lr 0.0005 falling to a fifth, no warm-up) unless ``overrides`` say otherwise.
 
     Raises:
         FromScratchError: ``model`` is a weights file.
-        InitWeightsError: ``init`` is not an existing local ``.pt`` file.
+        InitWeightsError: ``init`` is not an existing local ``.pt`` file, or ``model`` is another architecture
+            than ``init``'s (most of its weights would be dropped).
         ResumeError: ``resume`` without a ``last.pt``.
     """
     from ultralytics import YOLO
 
     out = Path(out).resolve()
     check_init(init)
+    if init is not None and not resume:
+        own = init_config(init)
+        if model is not None and Path(resolve_config(model)).name != Path(own).name:
+            raise InitWeightsError(
+                f"--init {init} is a {Path(own).stem} network; --model {model} would keep only part of its weights "
+                f"(leave --model out, or name {Path(own).name})"
+            )
+        model = own
     if resume:
         last = out / "weights" / "last.pt"
         if not last.exists():
@@ -149,8 +176,11 @@ def train_locator(
         )
         if time_hours is not None:
             args["time"] = time_hours
+        if init is not None:
+            # A trained network is continued gently: a fresh warm-up at the from-scratch rate would undo it.
+            args.update(optimizer="AdamW", lr0=0.0005, lrf=0.2, warmup_epochs=0)
         args.update(overrides)
-        YOLO(resolve_config(model)).train(**args)
+        YOLO(resolve_config(model or "yolo11n.yaml")).train(**args)
     return TrainResult(run_dir=out, best=out / "weights" / "best.pt", last=out / "weights" / "last.pt")
 
 
