@@ -27,6 +27,7 @@ SIDE_MIDDLE = (0.15, 0.85)  # the part of each side fitted as a line (the corner
 SIZE_SPREAD = 1.5  # how much a card's outline area may differ from the typical card's (tilt, a lost corner)
 LOCAL_BLOCKS = (0.1, 0.2)  # the local threshold's neighbourhoods, as shares of the photo's long side
 SNAP_REACH = 0.05  # how far a found side may move onto an edge, as a share of the card's other side
+EDGE_LADDER = ((20, 60), (10, 30))  # fainter edge thresholds: a card on a table as light as its stock
 OUTER_EDGE = 0.6  # a parallel edge further out this strong against the strongest is the card's (not a printed line)
 
 
@@ -76,7 +77,9 @@ def find_outlines(image: np.ndarray, *, many: bool = True) -> list[Outline]:
     scale = min(1.0, WORK_SIDE / max(image.shape[:2]))
     small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
     found: list[Outline] = []
-    for mask in _masks(small):
+    # Faint edges outline a card on a pale table, but inside one card also its picture's frame: only a
+    # layout's many cards of one size tell the card from its frame.
+    for mask in _masks(small, faint=many):
         found += _outlines(mask)
     kept: list[Outline] = []
     # Each mask finds some cards; a card found by several keeps its most rectangular outline. Sizes are
@@ -111,9 +114,10 @@ def cards_lighter(image: np.ndarray, outlines: list[Outline]) -> bool:
     return bool(differences) and float(np.median(differences)) > 0
 
 
-def _masks(image: np.ndarray) -> list[np.ndarray]:
+def _masks(image: np.ndarray, *, faint: bool = True) -> list[np.ndarray]:
     """Candidate card masks: card stock by Otsu's threshold (even light), by a local threshold (a lamp's
-    gradient, glare), and the regions closed by edges (a table as pale as the stock)."""
+    gradient, glare), and the regions closed by edges (a table as pale as the stock), also by the fainter
+    edges of :data:`EDGE_LADDER` when ``faint``."""
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
     chroma = np.hypot(lab[..., 1] - 128, lab[..., 2] - 128)
     paper = cv2.GaussianBlur(np.clip(lab[..., 0] - 2.0 * chroma, 0, 255).astype(np.uint8), (5, 5), 0)
@@ -126,13 +130,15 @@ def _masks(image: np.ndarray) -> list[np.ndarray]:
         masks.append(cv2.morphologyEx(local, cv2.MORPH_OPEN, opening))
     grey = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (5, 5), 0)
     median = float(np.median(grey))
-    edges = cv2.Canny(grey, int(max(10, 0.33 * median)), int(min(255, 0.8 * median + 20)))
-    for k in (3, 5):  # a wider closing joins an outline's broken edge, and sometimes two cards
-        closed = cv2.dilate(edges, np.ones((k, k), np.uint8))
-        contours, _ = cv2.findContours(closed, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-        filled = np.zeros_like(grey)
-        cv2.drawContours(filled, contours, -1, 255, cv2.FILLED)
-        masks.append(cv2.erode(filled, np.ones((k, k), np.uint8)))
+    thresholds = [(int(max(10, 0.33 * median)), int(min(255, 0.8 * median + 20)))]
+    for low, high in thresholds + list(EDGE_LADDER if faint else ()):
+        edges = cv2.Canny(grey, low, high)
+        for k in (3, 5):  # a wider closing joins an outline's broken edge, and sometimes two cards
+            closed = cv2.dilate(edges, np.ones((k, k), np.uint8))
+            contours, _ = cv2.findContours(closed, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+            filled = np.zeros_like(grey)
+            cv2.drawContours(filled, contours, -1, 255, cv2.FILLED)
+            masks.append(cv2.erode(filled, np.ones((k, k), np.uint8)))
     return masks
 
 
