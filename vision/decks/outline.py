@@ -130,8 +130,8 @@ def _masks(image: np.ndarray, *, faint: bool = True) -> list[np.ndarray]:
         masks.append(cv2.morphologyEx(local, cv2.MORPH_OPEN, opening))
     grey = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (5, 5), 0)
     median = float(np.median(grey))
-    thresholds = [(int(max(10, 0.33 * median)), int(min(255, 0.8 * median + 20)))]
-    for low, high in thresholds + list(EDGE_LADDER if faint else ()):
+    following_light = (int(max(10, 0.33 * median)), int(min(255, 0.8 * median + 20)))
+    for low, high in (following_light, *(EDGE_LADDER if faint else ())):
         edges = cv2.Canny(grey, low, high)
         for k in (3, 5):  # a wider closing joins an outline's broken edge, and sometimes two cards
             closed = cv2.dilate(edges, np.ones((k, k), np.uint8))
