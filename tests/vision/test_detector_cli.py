@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import shutil
 from pathlib import Path
@@ -448,7 +449,9 @@ def test_detect_json_stdout_is_only_json_lines_with_an_exported_model(tiny: dict
     model = models / tiny["model"].name
     assert main(["detector", "export", "--format", "onnx", "--model", str(model)]) == 0
     image = next((tiny["data"] / "images" / "train").iterdir())
-    # A process of its own: Ultralytics' log handler keeps the stdout it found at import.
+    # A process of its own: Ultralytics' log handler keeps the stdout it found at import. A new user's first run:
+    # no Ultralytics settings file yet, whose creation Ultralytics announces while it is imported.
+    fresh = {**os.environ, "YOLO_CONFIG_DIR": str(tmp_path / "new-user-config")}
     run = subprocess.run(
         [
             sys.executable,
@@ -464,8 +467,10 @@ def test_detect_json_stdout_is_only_json_lines_with_an_exported_model(tiny: dict
         text=True,
         timeout=300,
         check=False,
+        env=fresh,
     )
     assert run.returncode == 0, run.stderr
+    assert list((tmp_path / "new-user-config").rglob("settings.json"))  # the first run's case was met
     lines = run.stdout.splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["image"] == str(image)
     assert "ONNX Runtime" in run.stderr  # the load is still reported, where a person reads it

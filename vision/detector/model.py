@@ -8,6 +8,7 @@ lists each profile's stages (:class:`ModelCard`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -15,7 +16,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO, cast
 
 import numpy as np
 
@@ -84,8 +85,10 @@ def default_model() -> Path:
 def ultralytics_logs_to_stderr() -> None:
     """Sends Ultralytics' log lines to stderr. It writes them to stdout, and loading an exported
     model logs "Loading ... for ONNX Runtime inference...": four lines of text in the middle of
-    ``detect --json``'s JSON lines, or of ``detector benchmark``'s result."""
-    from ultralytics.utils import LOGGER
+    ``detect --json``'s JSON lines, or of ``detector benchmark``'s result. The first import on a new machine
+    announces the settings file it creates, so that import happens here, with stdout pointing at stderr."""
+    with contextlib.redirect_stdout(cast(TextIO, _Stderr())):
+        from ultralytics.utils import LOGGER
 
     for handler in LOGGER.handlers:
         if type(handler) is logging.StreamHandler and not isinstance(handler.stream, _Stderr):
@@ -479,9 +482,9 @@ class CardDetector:
             raise ModelNotFoundError(
                 f"no model at {path}: train one with `dokocam detector train locator` or pass --model"
             )
+        ultralytics_logs_to_stderr()
         from ultralytics import YOLO
 
-        ultralytics_logs_to_stderr()
         card = ModelCard.load(path)
         chosen = _overridden(card.profile(profile), imgsz, scales, stretches, fine_scale)
         folder = ModelCard.path_for(path).parent
