@@ -336,6 +336,13 @@ def register(groups: Mapping[str, Any]) -> None:
     ev.add_argument(
         "--deck", metavar="NAME", help="read with this enrolled deck's adapted classifier (`dokocam deck list`)"
     )
+    ev.add_argument(
+        "--profile",
+        choices=("photo", "table"),
+        default="photo",
+        help="the model card's profile to read with: photo (as `detect`) or table (as the camera's `run`, `serve` "
+        "and `analyze` read their frames; default photo)",
+    )
     ev.add_argument("--split", default=None, help="sub-split to read (val, train)")
     ev.add_argument(
         "--labels",
@@ -887,7 +894,14 @@ def _eval(args: argparse.Namespace) -> int:
 
     try:
         folder = read_folder(args.data, split=args.split)
-        detector = load_detector(args.model, deck=args.deck, conf=args.conf, imgsz=args.imgsz, **_views(args))
+        detector = load_detector(
+            args.model,
+            deck=args.deck,
+            table=args.profile == "table",
+            conf=args.conf,
+            imgsz=args.imgsz,
+            **_views(args),
+        )
     except (DatasetFolderError, ModelNotFoundError, DeckError) as exc:
         print(f"dokocam eval: {exc}", file=sys.stderr)
         return 2

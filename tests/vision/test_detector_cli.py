@@ -150,6 +150,15 @@ def test_eval_writes_its_report(tiny: dict[str, Path], tmp_path: Path, capsys: p
     assert (out / "confusion.png").exists()
 
 
+def test_eval_reads_with_the_profile_asked_for(tiny: dict[str, Path], tmp_path: Path):
+    card = ModelCard.load(DEFAULT_MODEL)
+    assert card.profile("table").conf != card.profile("photo").conf  # else this test could not tell them apart
+    for profile in ("photo", "table"):
+        out = tmp_path / profile
+        assert main(["eval", str(tiny["data"]), "--profile", profile, "--out", str(out), "--split", "val"]) == 0
+        assert json.loads((out / "metrics.json").read_text())["conf"] == card.profile(profile).conf
+
+
 def test_training_refuses_weights_and_missing_resume(tmp_path: Path):
     with pytest.raises(FromScratchError, match="from scratch"):
         train_locator("data.yaml", model="yolo11n.pt")
