@@ -27,8 +27,7 @@ echo "wheel-smoke: built and installed in $(( $(date +%s) - start )) s"
 
 cd "$work"
 bin="$work/venv/bin"
-"$bin/python" -c "import dokocam.engine as e; assert e.__file__.startswith('$work/venv/'), e.__file__"
-"$bin/python" -c "import dokocam.engine, dokocam.vision, dokocam.service"
+"$bin/python" -c "import dokocam.engine as e, dokocam.vision, dokocam.service; assert e.__file__.startswith('$work/venv/'), e.__file__"
 if "$bin/python" -c "import engine" 2>/dev/null; then echo "wheel-smoke: 'import engine' must fail"; exit 1; fi
 cp "$repo/tests/reference_games/82187246.json" game.json
 "$bin/dokocam" score game.json --json >score.json
