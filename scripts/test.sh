@@ -11,6 +11,10 @@ missing=()
 [ -d /usr/share/carddecks ] || missing+=(kdegames-card-data-kf5)
 command -v rsvg-convert >/dev/null || missing+=(librsvg2-bin)
 [ -d /usr/share/fonts/truetype/liberation ] || missing+=(fonts-liberation)  # the held-out designs' fonts
+# The further font families of datasets/designs.md.
+for package in fonts-urw-base35 fonts-cantarell fonts-lato fonts-open-sans fonts-comfortaa fonts-linuxlibertine fonts-go; do
+  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
 if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null; then
   echo "installing Debian's ${missing[*]}" >&2
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null) \

@@ -53,6 +53,22 @@ def test_training_decks_never_draw_a_held_out_font():
     assert {heldout_pool.procedural(k).style.font for k in range(64)} <= held
 
 
+def test_training_decks_draw_each_font_family_of_the_split_in_turn():
+    families = D.font_families("train")
+    assert len(families) > 7  # more than matplotlib's own fonts: Debian's font packages are installed
+    pool = DeckPool(seed=3, count=2 * len(families), designs="train")
+    drawn = [D.design_of_font(pool.procedural(k).style.font) for k in range(2 * len(families))]
+    assert all(design is not None for design in drawn)
+    assert sorted(d.name for d in drawn if d) == sorted(2 * [d.name for d in families])
+
+
+def test_a_font_family_whose_files_are_missing_is_left_out(monkeypatch):
+    nowhere = D.Design("font:nowhere", "train", ("/nonexistent/Nowhere-Regular.ttf",))
+    monkeypatch.setattr(D, "DESIGNS", (*D.DESIGNS, nowhere))
+    assert nowhere in D.designs("train") and nowhere not in D.font_families("train")
+    assert DeckPool(seed=3, count=64, designs="train").procedural(0).style.font != nowhere.fonts[0]
+
+
 def test_scenes_name_the_design_they_were_drawn_in(tmp_path):
     write_face_folder(tmp_path / "my-deck", FaceStyle(width=60), seed=1)
     config = SceneConfig(imgsz=160, folder_fraction=0.5)

@@ -16,7 +16,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from dokocam.vision.synth.designs import check_folders, design_of_folder, design_of_font, split_fonts, split_svg_decks
+from dokocam.vision.synth.designs import (
+    check_folders,
+    design_of_folder,
+    design_of_font,
+    font_families,
+    split_svg_decks,
+)
 from dokocam.vision.synth.faces import CARD_CODES, DISTRACTOR_CODES, Face, load_face_folder
 from dokocam.vision.synth.optics import video_codec, webcam_camera, webcam_look
 from dokocam.vision.synth.print import odd_print
@@ -78,16 +84,15 @@ class SceneConfig:
 class DeckPool:
     """Decks for a dataset: drawn ones by number and face folders, each built once per process.
 
-    With ``designs`` (``"train"`` or ``"heldout"``) a drawn deck whose font belongs to another split's
-    family is drawn in one of this split's fonts instead (chosen by the deck's number), so no font of the
-    other split is ever drawn.
+    With ``designs`` (``"train"`` or ``"heldout"``) each drawn deck takes one of the split's font families
+    (each family equally often, by the deck's number), so no font of the other split is ever drawn.
     """
 
     def __init__(self, seed: int, count: int, folders: Sequence[str | Path] = (), designs: str | None = None) -> None:
         self.seed = seed
         self.count = count
         self.folders = [Path(f) for f in folders]
-        self.fonts = split_fonts(designs) if designs else ()  # type: ignore[arg-type]
+        self.families = font_families(designs) if designs else ()  # type: ignore[arg-type]
         self._decks: dict[tuple[str, int], Deck] = {}
         self._folder_faces: dict[int, dict[str, Face]] = {}
 
@@ -96,8 +101,11 @@ class DeckPool:
         if key not in self._decks:
             # 360 px faces stay sharp in close-ups where a card spans most of a 640 px frame.
             deck = Deck.procedural(seed=self.seed * 1000 + k, face_width=360)
-            if self.fonts and deck.style.font not in self.fonts:
-                font = self.fonts[(self.seed * 1000 + k) % len(self.fonts)]
+            if self.families:
+                # Each of the split's font families equally often, whatever fonts the drawn styles know.
+                number = self.seed * 1000 + k
+                family = self.families[number % len(self.families)]
+                font = family.fonts[(number // len(self.families)) % len(family.fonts)]
                 deck = Deck(replace(deck.style, font=font), deck.seed, size_cm=deck.size_cm)
             self._decks[key] = deck
         return self._decks[key]

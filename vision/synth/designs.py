@@ -19,6 +19,10 @@ SPLITS: tuple[str, ...] = ("train", "heldout", "all")
 
 _MPL = "matplotlib"  # fonts shipped with matplotlib (vision.synth.faces' font folder)
 _LIBERATION = Path("/usr/share/fonts/truetype/liberation")  # Debian's fonts-liberation
+# Debian's font packages of the training side's further families (scripts/test.sh installs them).
+_URW = Path("/usr/share/fonts/opentype/urw-base35")  # fonts-urw-base35
+_LIBERTINE = Path("/usr/share/fonts/opentype/linux-libertine")  # fonts-linuxlibertine
+_GO = Path("/usr/share/fonts/fonts-go")  # fonts-go
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,10 @@ class Design:
 
 def _liberation(*files: str) -> tuple[str, ...]:
     return tuple(str(_LIBERATION / f) for f in files)
+
+
+def _in(folder: Path | str, *files: str) -> tuple[str, ...]:
+    return tuple(str(Path(folder) / f) for f in files)
 
 
 # The split, fixed. Held out: two SVG decks (a French pattern, and German B D K indices in four corners) and
@@ -84,6 +92,45 @@ DESIGNS: tuple[Design, ...] = (
     ),
     Design("font:liberation-serif", "heldout", _liberation("LiberationSerif-Regular.ttf", "LiberationSerif-Bold.ttf")),
     Design("font:liberation-mono", "heldout", _liberation("LiberationMono-Regular.ttf", "LiberationMono-Bold.ttf")),
+    # Further families from Debian's font packages, a quarter of them held out (a sans, a serif, a monospace).
+    # None is a clone of a held-out family: the Helvetica/Arial-, Times- and Courier-like faces (Nimbus Sans,
+    # Roman, Mono; FreeSans, FreeSerif; Roboto, Inter) are left out, so the Liberation families stay unlike
+    # anything trained on.
+    Design("font:urw-bookman", "train", _in(_URW, "URWBookman-Light.otf", "URWBookman-Demi.otf")),
+    Design("font:urw-gothic", "train", _in(_URW, "URWGothic-Book.otf", "URWGothic-Demi.otf")),
+    Design("font:c059", "train", _in(_URW, "C059-Roman.otf", "C059-Bold.otf")),
+    Design("font:p052", "heldout", _in(_URW, "P052-Roman.otf", "P052-Bold.otf", "P052-BoldItalic.otf")),
+    Design(
+        "font:cantarell",
+        "train",
+        _in(
+            "/usr/share/fonts/opentype/cantarell",
+            "Cantarell-Regular.otf",
+            "Cantarell-Bold.otf",
+            "Cantarell-ExtraBold.otf",
+        ),
+    ),
+    Design(
+        "font:lato",
+        "heldout",
+        _in("/usr/share/fonts/truetype/lato", "Lato-Regular.ttf", "Lato-Bold.ttf", "Lato-Black.ttf"),
+    ),
+    Design(
+        "font:open-sans",
+        "train",
+        _in(
+            "/usr/share/fonts/truetype/open-sans", "OpenSans-Regular.ttf", "OpenSans-Bold.ttf", "OpenSans-CondBold.ttf"
+        ),
+    ),
+    Design(
+        "font:comfortaa",
+        "train",
+        _in("/usr/share/fonts/truetype/comfortaa", "Comfortaa-Regular.ttf", "Comfortaa-Bold.ttf"),
+    ),
+    Design("font:linux-libertine", "train", _in(_LIBERTINE, "LinLibertine_R.otf", "LinLibertine_RB.otf")),
+    Design("font:linux-biolinum", "train", _in(_LIBERTINE, "LinBiolinum_R.otf", "LinBiolinum_RB.otf")),
+    Design("font:go", "train", _in(_GO, "Go-Regular.ttf", "Go-Bold.ttf", "Go-Medium.ttf")),
+    Design("font:go-mono", "heldout", _in(_GO, "Go-Mono.ttf", "Go-Mono-Bold.ttf")),
 )
 
 # SVG decks looked at on contact sheets and not used, with the reason.
@@ -119,6 +166,17 @@ def split_fonts(split: SplitName) -> tuple[str, ...]:
     (True, False)
     """
     return tuple(font for d in designs(split) if d.kind == "font" for font in d.fonts)
+
+
+def installed(font: str) -> bool:
+    """Whether a font file of a design is on this machine (matplotlib's always are)."""
+    return not Path(font).is_absolute() or Path(font).exists()
+
+
+def font_families(split: SplitName) -> tuple[Design, ...]:
+    """A split's font family designs whose files are all installed (a missing Debian font package leaves
+    its families out; ``scripts/test.sh`` installs them)."""
+    return tuple(d for d in designs(split) if d.kind == "font" and all(installed(f) for f in d.fonts))
 
 
 def split_svg_decks(split: SplitName) -> tuple[str, ...]:

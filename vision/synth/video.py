@@ -768,21 +768,23 @@ def _scaled_look(look: Any, factor: float) -> Any:
 
 
 def game_designs(split: str) -> tuple[str, ...]:
-    """The designs of ``split`` (``train``, ``heldout``) a game video can be drawn in: SVG decks and font
-    families (a face-folder design is played with ``faces=``).
+    """The designs of ``split`` (``train``, ``heldout``) a game video can be drawn in: SVG decks and the font
+    families installed here (a face-folder design is played with ``faces=``).
 
-    >>> game_designs("heldout")
-    ('svg:gm-paris', 'svg:xskat-french', 'font:liberation-sans', 'font:liberation-serif', 'font:liberation-mono')
+    >>> game_designs("heldout")  # doctest: +NORMALIZE_WHITESPACE
+    ('svg:gm-paris', 'svg:xskat-french', 'font:liberation-sans', 'font:liberation-serif', 'font:liberation-mono',
+     'font:p052', 'font:lato', 'font:go-mono')
     """
-    from dokocam.vision.synth.designs import designs
+    from dokocam.vision.synth.designs import designs, font_families
 
-    return tuple(d.name for d in designs(split) if d.kind in ("svg", "font"))  # type: ignore[arg-type]
+    families = font_families(split)  # type: ignore[arg-type]
+    return tuple(d.name for d in designs(split) if d.kind == "svg" or d in families)  # type: ignore[arg-type]
 
 
 def design_for_seed(seed: int, split: str) -> str:
     """The design game ``seed`` is drawn in when games cycle through ``split``'s designs by seed.
 
-    >>> [design_for_seed(s, "heldout") for s in (10, 11)]
+    >>> [design_for_seed(s, "heldout") for s in (8, 9)]
     ['svg:gm-paris', 'svg:xskat-french']
     """
     names = game_designs(split)
