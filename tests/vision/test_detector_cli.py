@@ -485,6 +485,22 @@ def test_detect_json_stdout_is_only_json_lines_with_an_exported_model(tiny: dict
     assert "ONNX Runtime" in run.stderr  # the load is still reported, where a person reads it
 
 
+def test_ultralytics_is_imported_for_every_locator_use_without_a_line_on_stdout(tmp_path: Path):
+    import subprocess
+    import sys
+
+    # Loading, training, exporting and benchmarking a locator all take YOLO from ultralytics_yolo(); a new user's
+    # first import (no settings file yet) announces the file it creates, which must not reach stdout.
+    fresh = {**os.environ, "YOLO_CONFIG_DIR": str(tmp_path / "new-user-config")}
+    code = "from dokocam.vision.detector.model import ultralytics_yolo; print(ultralytics_yolo().__name__, end='')"
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False, env=fresh
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "YOLO"
+    assert list((tmp_path / "new-user-config").rglob("settings.json"))
+
+
 def test_a_context_classifier_is_trained_fitted_on_and_shipped_for_photos_only(
     tiny: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ):

@@ -38,9 +38,9 @@ def export(model: Path, fmt: str, *, imgsz: int | None = None) -> Path:
     The export keeps a dynamic input size, so 16:9 frames are letterboxed to 16:9 and not padded
     to a square (fewer pixels to compute).
     """
-    from ultralytics import YOLO
+    from dokocam.vision.detector.model import ModelCard, ultralytics_yolo
 
-    from dokocam.vision.detector.model import ModelCard
+    YOLO = ultralytics_yolo()
 
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
@@ -147,9 +147,9 @@ def benchmark(
         result[profile] = _timed(detector.cards, pool, frames, detector)
         detector.close()
     if baseline:
-        from ultralytics import YOLO
+        from dokocam.vision.detector.model import ultralytics_yolo
 
-        yolo = YOLO(baseline, task="detect")
+        yolo = ultralytics_yolo()(baseline, task="detect")
         result[baseline] = _timed(lambda f: yolo.predict(f, imgsz=640, verbose=False), pool, frames)
         result["ratio"] = result["photo"]["median_ms"] / result[baseline]["median_ms"]
     result["threads"] = float(__import__("torch").get_num_threads())

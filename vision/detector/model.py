@@ -95,6 +95,15 @@ def ultralytics_logs_to_stderr() -> None:
             handler.setStream(_Stderr())
 
 
+def ultralytics_yolo() -> Any:
+    """Ultralytics' ``YOLO`` class, imported after :func:`ultralytics_logs_to_stderr`: every place that loads,
+    trains or exports a locator takes it from here, so none prints Ultralytics' lines on stdout."""
+    ultralytics_logs_to_stderr()
+    from ultralytics import YOLO
+
+    return YOLO
+
+
 class _Stderr:
     """Whatever ``sys.stderr`` is when a line is written (a test's capture, a redirected stream)."""
 
@@ -482,9 +491,7 @@ class CardDetector:
             raise ModelNotFoundError(
                 f"no model at {path}: train one with `dokocam detector train locator` or pass --model"
             )
-        ultralytics_logs_to_stderr()
-        from ultralytics import YOLO
-
+        YOLO = ultralytics_yolo()
         card = ModelCard.load(path)
         chosen = _overridden(card.profile(profile), imgsz, scales, stretches, fine_scale)
         folder = ModelCard.path_for(path).parent

@@ -497,10 +497,10 @@ def _detector(out: Path, recipe: Recipe, *, refiner: bool, context: bool = False
     """The build's locator and classifier (with ``refiner`` its refiner, with ``context`` its context
     classifier, when it has them) as a detector of the photo profile without its rescorer, at the plain
     scores' threshold, as the model will be."""
-    from ultralytics import YOLO
-
     from dokocam.vision.detector.classifier import IndexReader
-    from dokocam.vision.detector.model import CardDetector
+    from dokocam.vision.detector.model import CardDetector, ultralytics_yolo
+
+    YOLO = ultralytics_yolo()
     from dokocam.vision.detector.refiner import BoxReader
 
     profile = _card(out, recipe).profile("photo").without("rescore")

@@ -292,8 +292,9 @@ class Locate(Stage):
         yolo = getattr(self._local, "yolo", None)
         first = yolo is None
         if yolo is None:
-            from ultralytics import YOLO
+            from dokocam.vision.detector.model import ultralytics_yolo
 
+            YOLO = ultralytics_yolo()
             # Made in the thread that uses it, as Ultralytics' thread-safety guide asks.
             yolo = self._local.yolo = YOLO(str(self.path), task="detect")
         found = self._pass(image, size, conf, yolo)

@@ -128,8 +128,9 @@ def train_locator(
             than ``init``'s (most of its weights would be dropped).
         ResumeError: ``resume`` without a ``last.pt``.
     """
-    from ultralytics import YOLO
+    from dokocam.vision.detector.model import ultralytics_yolo
 
+    YOLO = ultralytics_yolo()
     out = Path(out).resolve()
     check_init(init)
     if init is not None and not resume:
