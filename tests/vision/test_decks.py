@@ -334,3 +334,32 @@ def test_the_grid_is_found_on_pale_and_glaring_tables(reader: object, seed: int)
     photo = render_grid(faces, shot, seed=seed, look=look, table=table, codes={empty: None})
     with pytest.raises(EnrolmentError, match=f"Leer: {place_name(*empty)} "):
         enrol_grid(photo, reader=reader)
+
+
+PALE_FEW_SEED = 913  # a pale table on which only 4 cards stand out (gridbench's development seeds)
+ORDINARY_SEED = 900
+
+
+def test_a_pale_table_that_hides_cards_is_named_with_what_helps(reader: object) -> None:
+    from dokocam.vision.decks.enrol import PALE_ADVICE, table_contrast
+    from dokocam.vision.decks.gridbench import grid_case
+    from dokocam.vision.decks.outline import find_outlines
+
+    faces, shot, table, look, condition = grid_case(PALE_FEW_SEED)
+    photo = render_grid(faces, shot, seed=PALE_FEW_SEED, look=look, table=table)
+    assert condition == "pale"
+    with pytest.raises(EnrolmentError) as refusal:
+        enrol_grid(photo, reader=reader)
+    assert (
+        "zu wenige" in str(refusal.value)
+        and PALE_ADVICE[0] in str(refusal.value)
+        and PALE_ADVICE[1] in str(refusal.value)
+    )
+    # On an ordinary table the cards stand out, and a missing card is not blamed on the table.
+    faces, shot, table, look, condition = grid_case(ORDINARY_SEED)
+    empty = (1, 2)
+    photo = render_grid(faces, shot, seed=ORDINARY_SEED, look=look, table=table, codes={empty: None})
+    assert table_contrast(photo, find_outlines(photo)) > 80
+    with pytest.raises(EnrolmentError, match=f"Leer: {place_name(*empty)} ") as refusal:
+        enrol_grid(photo, reader=reader)
+    assert "Spiegelung" in str(refusal.value) and PALE_ADVICE[0] not in str(refusal.value)

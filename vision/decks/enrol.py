@@ -58,6 +58,43 @@ def _both(german: str, english: str) -> str:
     return f"{german}\n{english}"
 
 
+PALE_CONTRAST = 60  # the cards' lighter quarter this little lighter than the table (LAB lightness, 0-255): a pale table
+PALE_ADVICE = (
+    "Der Tisch ist fast so hell wie die Karten, ihre Ränder sind kaum zu sehen: lege sie auf eine dunkle Unterlage "
+    "(ein dunkles Tuch, eine dunkle Tischplatte) und fotografiere noch einmal.",
+    "The table is nearly as light as the cards, so their edges hardly show: lay them on something dark (a dark "
+    "cloth, a dark table top) and take the photo again.",
+)
+
+
+def table_contrast(photo: np.ndarray, outlines: list[Outline]) -> float:
+    """How much lighter the cards are than the table around them: the lighter quarter of the pixels inside the
+    found outlines (the whole photo's when none is found) against the median of the pixels well away from them,
+    in LAB lightness (0-255). A card's stock is light; under :data:`PALE_CONTRAST` the table is nearly as light."""
+    light = cv2.cvtColor(photo, cv2.COLOR_BGR2LAB)[..., 0].astype(np.float32)
+    inside, near = np.zeros(light.shape, np.uint8), np.zeros(light.shape, np.uint8)
+    for outline in outlines:
+        centre = outline.centre
+        cv2.fillConvexPoly(inside, np.round(centre + 0.8 * (outline.corners - centre)).astype(np.int32), 1)
+        cv2.fillConvexPoly(near, np.round(centre + 1.3 * (outline.corners - centre)).astype(np.int32), 1)
+    table = light[near == 0] if (near == 0).any() else light.ravel()
+    stock = light[inside > 0] if inside.any() else light.ravel()
+    return float(np.percentile(stock, 75) - np.median(table))
+
+
+def _pale(photo: np.ndarray, outlines: list[Outline]) -> bool:
+    return table_contrast(photo, outlines) < PALE_CONTRAST
+
+
+def _advised(message: str, photo: np.ndarray, outlines: list[Outline]) -> str:
+    """``message`` (German, then English) with :data:`PALE_ADVICE` added when the table is about as light as the
+    cards: then a card not found is one whose edges do not show, and a darker surface is what helps."""
+    if not _pale(photo, outlines):
+        return message
+    german, _, english = message.partition("\n")
+    return _both(f"{german} {PALE_ADVICE[0]}", f"{english} {PALE_ADVICE[1]}")
+
+
 @dataclass(frozen=True)
 class Reading:
     """What the classifier reads on one face.
@@ -163,7 +200,7 @@ def enrol_grid(photo: np.ndarray, *, reader: object | None = None, kreuz: str | 
     try:
         placements = place_outlines(outlines)
     except GridError as exc:
-        raise EnrolmentError(str(exc)) from None
+        raise EnrolmentError(_advised(str(exc), photo, outlines)) from None
     _check_size_and_focus(photo, outlines)
     reader = reader or shipped_reader()
     aspect = float(np.clip(np.median([o.height / o.width for o in outlines]), *ASPECT_RANGE))
@@ -177,11 +214,14 @@ def enrol_grid(photo: np.ndarray, *, reader: object | None = None, kreuz: str | 
     except EnrolmentError:
         if not missing:
             raise
-        raise EnrolmentError(_missing_message(len(outlines), placements)) from None
+        raise EnrolmentError(_missing_message(len(outlines), placements, pale=_pale(photo, outlines))) from None
     placement = placements[choice]
     if missing:
-        raise EnrolmentError(_missing_message(len(outlines), [placement]))
-    _check_shapes(placement)
+        raise EnrolmentError(_missing_message(len(outlines), [placement], pale=_pale(photo, outlines)))
+    try:
+        _check_shapes(placement)
+    except EnrolmentError as exc:
+        raise EnrolmentError(_advised(str(exc), photo, outlines)) from None
     faces = {code: rectify(photo, placement.places[place_of(code)], aspect) for code in CARD_CODES}
     readings = [read, flipped][choice]
     outlines_by_code = {code: placement.places[place_of(code)].corners for code in CARD_CODES}
@@ -212,20 +252,31 @@ def _opposite(code: str) -> str:
     return code_at(ROWS - 1 - row, COLUMNS - 1 - column)
 
 
-def _missing_message(found: int, placements: list[Placement]) -> str:
-    """Names the empty places, for the orientation found or, when there are two candidates, for both."""
+def _missing_message(found: int, placements: list[Placement], *, pale: bool = False) -> str:
+    """Names the empty places, for the orientation found or, when there are two candidates, for both; ``pale``:
+    the table is nearly as light as the cards (:func:`table_contrast`), which is then why a card was not seen."""
     named = [", ".join(f"{place_name(r, c)} ({card_name(code_at(r, c))})" for r, c in p.missing) for p in placements]
     german = (
         f"Auf dem Foto sind {found} von 24 Karten zu sehen. Leer: {named[0]}"
         + (f" (oder, falls die Kreuz-Reihe {_side(placements[1])} liegt: {named[1]})" if len(named) > 1 else "")
-        + ". Lege alle 24 aus und fotografiere noch einmal; liegt dort schon eine Karte, dann verschluckt sie "
-        "wohl eine Spiegelung: ohne Blitz, mit weniger direktem Licht oder schräger fotografieren."
+        + ". Lege alle 24 aus und fotografiere noch einmal; "
+        + (
+            f"liegt dort schon eine Karte: {PALE_ADVICE[0]}"
+            if pale
+            else "liegt dort schon eine Karte, dann verschluckt sie wohl eine Spiegelung: ohne Blitz, mit weniger "
+            "direktem Licht oder schräger fotografieren."
+        )
     )
     english = (
         f"The photo shows {found} of 24 cards. Empty: {named[0]}"
         + (f" (or, if the Kreuz row lies {_side(placements[1])}: {named[1]})" if len(named) > 1 else "")
-        + ". Lay out all 24 and take the photo again; if a card lies there, glare hides it: take the photo "
-        "without flash, in softer light or from a slight angle."
+        + ". Lay out all 24 and take the photo again; "
+        + (
+            f"if a card lies there: {PALE_ADVICE[1]}"
+            if pale
+            else "if a card lies there, glare hides it: take the photo without flash, in softer light or from a "
+            "slight angle."
+        )
     )
     return _both(german, english)
 
