@@ -499,9 +499,9 @@ def _detector(out: Path, recipe: Recipe, *, refiner: bool, context: bool = False
     scores' threshold, as the model will be."""
     from dokocam.vision.detector.classifier import IndexReader
     from dokocam.vision.detector.model import CardDetector, ultralytics_yolo
+    from dokocam.vision.detector.refiner import BoxReader
 
     YOLO = ultralytics_yolo()
-    from dokocam.vision.detector.refiner import BoxReader
 
     profile = _card(out, recipe).profile("photo").without("rescore")
     refined, contexts = out / NETWORKS["refiner"], out / NETWORKS["context"]
