@@ -8,16 +8,20 @@ A ``data.yaml`` may say what was labelled (``target: corners`` or ``target: card
 dataset's ``meta/`` JSON says whether each image was blurred and how much of each labelled thing shows.
 
 The crop classifier's input is framed here too (numpy only, no torch), so the synthesis draws
-training crops exactly as the detector cuts them from a frame.
+training crops exactly as the detector cuts them from a frame. Ultralytics' ``YOLO`` class is imported here
+(:func:`ultralytics_yolo`), with its log lines sent to stderr, by every part that loads, trains or exports a locator.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO, cast
 
 import numpy as np
 
@@ -339,3 +343,35 @@ def jitter_box(box: np.ndarray, rng: np.random.Generator, amount: float) -> np.n
     sw, sh = np.exp(rng.normal(0, amount, 2))
     cx, cy = (box[0] + box[2]) / 2 + dx, (box[1] + box[3]) / 2 + dy
     return np.array([cx - w * sw / 2, cy - h * sh / 2, cx + w * sw / 2, cy + h * sh / 2])
+
+
+def ultralytics_logs_to_stderr() -> None:
+    """Sends Ultralytics' log lines to stderr. It writes them to stdout, and loading an exported
+    model logs "Loading ... for ONNX Runtime inference...": four lines of text in the middle of
+    ``detect --json``'s JSON lines, or of ``detector benchmark``'s result. The first import on a new machine
+    announces the settings file it creates, so that import happens here, with stdout pointing at stderr."""
+    with contextlib.redirect_stdout(cast(TextIO, _Stderr())):
+        from ultralytics.utils import LOGGER
+
+    for handler in LOGGER.handlers:
+        if type(handler) is logging.StreamHandler and not isinstance(handler.stream, _Stderr):
+            handler.setStream(_Stderr())
+
+
+def ultralytics_yolo() -> Any:
+    """Ultralytics' ``YOLO`` class, imported after :func:`ultralytics_logs_to_stderr`: every place that loads,
+    trains or exports a locator takes it from here, so none prints Ultralytics' lines on stdout."""
+    ultralytics_logs_to_stderr()
+    from ultralytics import YOLO
+
+    return YOLO
+
+
+class _Stderr:
+    """Whatever ``sys.stderr`` is when a line is written (a test's capture, a redirected stream)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()

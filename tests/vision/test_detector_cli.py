@@ -492,7 +492,7 @@ def test_ultralytics_is_imported_for_every_locator_use_without_a_line_on_stdout(
     # Loading, training, exporting and benchmarking a locator all take YOLO from ultralytics_yolo(); a new user's
     # first import (no settings file yet) announces the file it creates, which must not reach stdout.
     fresh = {**os.environ, "YOLO_CONFIG_DIR": str(tmp_path / "new-user-config")}
-    code = "from dokocam.vision.detector.model import ultralytics_yolo; print(ultralytics_yolo().__name__, end='')"
+    code = "from dokocam.vision.yolo import ultralytics_yolo; print(ultralytics_yolo().__name__, end='')"
     run = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False, env=fresh
     )

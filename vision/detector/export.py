@@ -38,7 +38,8 @@ def export(model: Path, fmt: str, *, imgsz: int | None = None) -> Path:
     The export keeps a dynamic input size, so 16:9 frames are letterboxed to 16:9 and not padded
     to a square (fewer pixels to compute).
     """
-    from dokocam.vision.detector.model import ModelCard, ultralytics_yolo
+    from dokocam.vision.detector.model import ModelCard
+    from dokocam.vision.yolo import ultralytics_yolo
 
     YOLO = ultralytics_yolo()
 
@@ -147,7 +148,7 @@ def benchmark(
         result[profile] = _timed(detector.cards, pool, frames, detector)
         detector.close()
     if baseline:
-        from dokocam.vision.detector.model import ultralytics_yolo
+        from dokocam.vision.yolo import ultralytics_yolo
 
         yolo = ultralytics_yolo()(baseline, task="detect")
         result[baseline] = _timed(lambda f: yolo.predict(f, imgsz=640, verbose=False), pool, frames)

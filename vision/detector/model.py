@@ -8,15 +8,13 @@ lists each profile's stages (:class:`ModelCard`).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TextIO, cast
+from typing import Any
 
 import numpy as np
 
@@ -49,6 +47,7 @@ from dokocam.vision.detector.stages import (
     merge_passes,
     pass_size,
 )
+from dokocam.vision.yolo import ultralytics_yolo
 
 # Ultralytics must never reach for the network here (fonts, telemetry, hub checks).
 os.environ.setdefault("YOLO_OFFLINE", "1")
@@ -80,38 +79,6 @@ def default_model() -> Path:
         )
         return DEFAULT_MODEL
     return exported
-
-
-def ultralytics_logs_to_stderr() -> None:
-    """Sends Ultralytics' log lines to stderr. It writes them to stdout, and loading an exported
-    model logs "Loading ... for ONNX Runtime inference...": four lines of text in the middle of
-    ``detect --json``'s JSON lines, or of ``detector benchmark``'s result. The first import on a new machine
-    announces the settings file it creates, so that import happens here, with stdout pointing at stderr."""
-    with contextlib.redirect_stdout(cast(TextIO, _Stderr())):
-        from ultralytics.utils import LOGGER
-
-    for handler in LOGGER.handlers:
-        if type(handler) is logging.StreamHandler and not isinstance(handler.stream, _Stderr):
-            handler.setStream(_Stderr())
-
-
-def ultralytics_yolo() -> Any:
-    """Ultralytics' ``YOLO`` class, imported after :func:`ultralytics_logs_to_stderr`: every place that loads,
-    trains or exports a locator takes it from here, so none prints Ultralytics' lines on stdout."""
-    ultralytics_logs_to_stderr()
-    from ultralytics import YOLO
-
-    return YOLO
-
-
-class _Stderr:
-    """Whatever ``sys.stderr`` is when a line is written (a test's capture, a redirected stream)."""
-
-    def write(self, text: str) -> int:
-        return sys.stderr.write(text)
-
-    def flush(self) -> None:
-        sys.stderr.flush()
 
 
 class ModelNotFoundError(ValueError):

@@ -498,8 +498,9 @@ def _detector(out: Path, recipe: Recipe, *, refiner: bool, context: bool = False
     classifier, when it has them) as a detector of the photo profile without its rescorer, at the plain
     scores' threshold, as the model will be."""
     from dokocam.vision.detector.classifier import IndexReader
-    from dokocam.vision.detector.model import CardDetector, ultralytics_yolo
+    from dokocam.vision.detector.model import CardDetector
     from dokocam.vision.detector.refiner import BoxReader
+    from dokocam.vision.yolo import ultralytics_yolo
 
     YOLO = ultralytics_yolo()
 

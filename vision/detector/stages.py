@@ -292,7 +292,7 @@ class Locate(Stage):
         yolo = getattr(self._local, "yolo", None)
         first = yolo is None
         if yolo is None:
-            from dokocam.vision.detector.model import ultralytics_yolo
+            from dokocam.vision.yolo import ultralytics_yolo
 
             YOLO = ultralytics_yolo()
             # Made in the thread that uses it, as Ultralytics' thread-safety guide asks.

@@ -128,7 +128,7 @@ def train_locator(
             than ``init``'s (most of its weights would be dropped).
         ResumeError: ``resume`` without a ``last.pt``.
     """
-    from dokocam.vision.detector.model import ultralytics_yolo
+    from dokocam.vision.yolo import ultralytics_yolo
 
     YOLO = ultralytics_yolo()
     out = Path(out).resolve()
