@@ -9,7 +9,8 @@ dataset's ``meta/`` JSON says whether each image was blurred and how much of eac
 
 The crop classifier's input is framed here too (numpy only, no torch), so the synthesis draws
 training crops exactly as the detector cuts them from a frame. Ultralytics' ``YOLO`` class is imported here
-(:func:`ultralytics_yolo`), with its log lines sent to stderr, by every part that loads, trains or exports a locator.
+(:func:`ultralytics_yolo`), offline and with its log lines sent to stderr, by every part that loads, trains or
+exports a locator.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -345,23 +347,22 @@ def jitter_box(box: np.ndarray, rng: np.random.Generator, amount: float) -> np.n
     return np.array([cx - w * sw / 2, cy - h * sh / 2, cx + w * sw / 2, cy + h * sh / 2])
 
 
-def ultralytics_logs_to_stderr() -> None:
-    """Sends Ultralytics' log lines to stderr. It writes them to stdout, and loading an exported
-    model logs "Loading ... for ONNX Runtime inference...": four lines of text in the middle of
-    ``detect --json``'s JSON lines, or of ``detector benchmark``'s result. The first import on a new machine
-    announces the settings file it creates, so that import happens here, with stdout pointing at stderr."""
+def ultralytics_yolo() -> Any:
+    """Ultralytics' ``YOLO`` class, imported offline and with its log lines sent to stderr: every place that loads,
+    trains or exports a locator takes it from here.
+
+    Ultralytics must never reach for the network (fonts, telemetry, hub checks). It writes its log lines to
+    stdout, and loading an exported model logs "Loading ... for ONNX Runtime inference...": four lines of text in
+    the middle of ``detect --json``'s JSON lines, or of ``detector benchmark``'s result. The first import on a
+    new machine announces the settings file it creates, so that import happens here, with stdout pointing at stderr.
+    """
+    os.environ.setdefault("YOLO_OFFLINE", "1")
     with contextlib.redirect_stdout(cast(TextIO, _Stderr())):
         from ultralytics.utils import LOGGER
 
     for handler in LOGGER.handlers:
         if type(handler) is logging.StreamHandler and not isinstance(handler.stream, _Stderr):
             handler.setStream(_Stderr())
-
-
-def ultralytics_yolo() -> Any:
-    """Ultralytics' ``YOLO`` class, imported after :func:`ultralytics_logs_to_stderr`: every place that loads,
-    trains or exports a locator takes it from here, so none prints Ultralytics' lines on stdout."""
-    ultralytics_logs_to_stderr()
     from ultralytics import YOLO
 
     return YOLO

@@ -3,7 +3,6 @@ speed benchmark."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import statistics
 import time
@@ -11,8 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-os.environ.setdefault("YOLO_OFFLINE", "1")
 
 FORMATS = ("onnx", "openvino")
 BACKENDS = ("torch", *FORMATS)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -48,9 +47,6 @@ from dokocam.vision.detector.stages import (
     pass_size,
 )
 from dokocam.vision.yolo import ultralytics_yolo
-
-# Ultralytics must never reach for the network here (fonts, telemetry, hub checks).
-os.environ.setdefault("YOLO_OFFLINE", "1")
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,6 @@ none may be downloaded. A run can be resumed from its ``weights/last.pt``.
 
 from __future__ import annotations
 
-import os
 import shutil
 from dataclasses import dataclass
 from importlib.resources import files
@@ -15,8 +14,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from dokocam.vision.detector.model import ModelCard
-
-os.environ.setdefault("YOLO_OFFLINE", "1")
 
 CONFIG_DIR = Path(str(files("dokocam.vision.detector") / "configs"))
 
