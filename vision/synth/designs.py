@@ -17,7 +17,6 @@ from typing import Literal
 SplitName = Literal["train", "heldout", "all"]
 SPLITS: tuple[str, ...] = ("train", "heldout", "all")
 
-_MPL = "matplotlib"  # fonts shipped with matplotlib (vision.synth.faces' font folder)
 _LIBERATION = Path("/usr/share/fonts/truetype/liberation")  # Debian's fonts-liberation
 # Debian's font packages of the further font families (scripts/test.sh installs them).
 _URW = Path("/usr/share/fonts/opentype/urw-base35")  # fonts-urw-base35
@@ -158,15 +157,6 @@ def designs(split: SplitName = "all") -> tuple[Design, ...]:
     if split not in SPLITS:
         raise ValueError(f"designs must be one of {', '.join(SPLITS)}, got {split!r}")
     return tuple(d for d in DESIGNS if split == "all" or d.split == split)
-
-
-def split_fonts(split: SplitName) -> tuple[str, ...]:
-    """The procedural decks' font files of a split's font families.
-
-    >>> "DejaVuSans.ttf" in split_fonts("train"), "DejaVuSans.ttf" in split_fonts("heldout")
-    (True, False)
-    """
-    return tuple(font for d in designs(split) if d.kind == "font" for font in d.fonts)
 
 
 def installed(font: str) -> bool:
