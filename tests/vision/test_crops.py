@@ -274,3 +274,14 @@ def test_defocus_blurs_a_share_of_the_training_crops_the_more_the_larger_its_sig
     with pytest.raises(SystemExit):
         main(["detector", "train", "classifier", "--crops", "x.npz", "--out", "x.pt", "--defocus", "1", "20"])
     assert "argument --defocus: 20 is outside [0.1, 8]: a Gaussian's sigma in crop pixels" in capsys.readouterr().err
+
+
+def test_crop_decks_draw_every_training_font_family_and_no_held_out_one() -> None:
+    from dokocam.vision.synth.designs import font_families
+
+    rng = np.random.default_rng(7)
+    train = {f: d.name for d in font_families("train") for f in d.fonts}
+    held_out = {f for d in font_families("heldout") for f in d.fonts}
+    drawn = [_DeckFaces(rng, None).style.font for _ in range(40 * len(font_families("train")))]
+    assert not set(drawn) & held_out
+    assert {train[f] for f in drawn} == set(train.values())

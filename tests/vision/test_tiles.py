@@ -104,7 +104,9 @@ def test_scaled_tiles_show_labels_at_the_scaled_size(tmp_path: Path) -> None:
     a, b = (read_folder(tmp_path / name, split="train").items[0] for name in ("r1", "r2"))
     assert np.allclose(a.label_xyxy(320, 320), b.label_xyxy(320, 320))
     drawn = {3: 18, 0: 30}  # each class's width in the source
-    factors = [(x2 - x1) / drawn[int(c)] for c, (x1, _, x2, _) in zip(a.label_class, a.label_xyxy(320, 320), strict=True)]
+    factors = [
+        (x2 - x1) / drawn[int(c)] for c, (x1, _, x2, _) in zip(a.label_class, a.label_xyxy(320, 320), strict=True)
+    ]
     assert factors and all(1.2 <= f <= 2.05 for f in factors)
 
 

@@ -125,17 +125,6 @@ FONT_FILES: tuple[str, ...] = (
     "cmr10.ttf",
     "cmss10.ttf",
 )
-# More faces for index crops only (``vision.synth.crops``): bold, condensed-looking and slab
-# styles seen on real decks. Kept out of FONT_FILES so existing scene seeds draw the same decks.
-CROP_FONT_FILES: tuple[str, ...] = FONT_FILES + (
-    "cmb10.ttf",
-    "DejaVuSansMono.ttf",
-    "DejaVuSans-BoldOblique.ttf",
-    "DejaVuSerif-BoldItalic.ttf",
-    "cmtt10.ttf",
-    "STIXGeneralItalic.ttf",
-)
-
 INTERNATIONAL_LETTERS = {"J": "J", "Q": "Q", "K": "K", "A": "A"}
 GERMAN_LETTERS = {"J": "B", "Q": "D", "K": "K", "A": "A"}  # Bube, Dame, König, As
 
