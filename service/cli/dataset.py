@@ -98,11 +98,10 @@ def register(groups: Mapping[str, Any]) -> None:
 
     tiles = actions.add_parser(
         "tiles",
-        help="cut tiles of a labelled folder at its own resolution or scaled (small indices as a pass reads them)",
-        description="Cut SIZE px windows out of a labelled folder's images at their own resolution (or resized by "
-        "--scale), each holding its labels whole (none cut in two), into OUT/images/<split>, OUT/labels/<split>, "
-        "OUT/data.yaml. A locator trained at SIZE on these and on the whole scenes sees small indices as a "
-        "full-resolution pass shows them, or, scaled, as a pass that enlarges the image does.",
+        help="cut native-resolution tiles of a labelled folder (small indices at their drawn size)",
+        description="Cut SIZE px windows out of a labelled folder's images at their own resolution, each holding "
+        "its labels whole (none cut in two), into OUT/images/<split>, OUT/labels/<split>, OUT/data.yaml. A locator "
+        "trained at SIZE on these and on the whole scenes sees small indices as a full-resolution pass shows them.",
     )
     tiles.add_argument(
         "source", metavar="SOURCE", help="labelled folder (images/<split> + labels/<split>) or its data.yaml"
@@ -119,15 +118,6 @@ def register(groups: Mapping[str, Any]) -> None:
     )
     tiles.add_argument("--split", default="train", help="split to cut (default train)")
     tiles.add_argument("--seed", type=int, default=0, help="same seed, same windows")
-    tiles.add_argument(
-        "--scale",
-        type=float,
-        nargs=2,
-        default=(1.0, 1.0),
-        metavar=("LOW", "HIGH"),
-        help="resize each image by a factor drawn from LOW-HIGH before cutting, e.g. 1.25 2 for webcam frames that "
-        "the photo profile's fine pass enlarges so (default 1 1: the image's own pixels)",
-    )
     tiles.set_defaults(func=_tiles)
 
     perturbed = actions.add_parser(
@@ -336,20 +326,13 @@ def _tiles(args: argparse.Namespace) -> int:
 
     try:
         total, progress = write_tiles(
-            args.source,
-            args.out,
-            size=args.size,
-            per_image=args.per_image,
-            split=args.split,
-            seed=args.seed,
-            scale=(args.scale[0], args.scale[1]),
+            args.source, args.out, size=args.size, per_image=args.per_image, split=args.split, seed=args.seed
         )
     except (DatasetFolderError, TileError) as exc:
         raise SystemExit(f"dokocam dataset tiles: {exc}") from None
     for _ in tqdm(progress, total=total, unit="img", desc="tiles"):
         pass
-    scaled = "" if tuple(args.scale) == (1.0, 1.0) else f" at {args.scale[0]:g}-{args.scale[1]:g} times their size"
-    print(f"{total} images cut into {args.size} px tiles{scaled} -> {args.out}/data.yaml")
+    print(f"{total} images cut into {args.size} px tiles -> {args.out}/data.yaml")
     return 0
 
 

@@ -1,12 +1,9 @@
-"""Tiles of a labelled folder at the scale a locator reads them, for a locator that must find small indices.
+"""Native-resolution tiles of a labelled folder, for a locator that must find small indices.
 
 A locator trained at 320 px on 640 px scenes sees every index at half its size: a 12 px index is
 6 px, under the stride-8 head's reach. Cutting a 320 px tile out of the scene keeps the pixels
-as drawn, at the training cost of a 320 px image. A detector that enlarges small photos before
-locating (the photo profile's fine pass reads a 640x480 webcam frame at twice its size) finds
-indices blurred and blocked as an enlarged frame shows them; tiles cut from the image scaled
-the same way (``scale``) train the locator on exactly that. A tile never cuts a label in two (a
-half index is neither a label nor background); labels it cannot hold whole are not in it.
+as drawn, at the training cost of a 320 px image. A tile never cuts a label in two (a half
+index is neither a label nor background); labels it cannot hold whole are not in it.
 """
 
 from __future__ import annotations
@@ -97,19 +94,9 @@ def cut_tiles(
 
 
 def write_tiles(
-    source: str | Path,
-    out: str | Path,
-    *,
-    size: int = 320,
-    per_image: int = 1,
-    split: str = "train",
-    seed: int = 0,
-    scale: tuple[float, float] = (1.0, 1.0),
+    source: str | Path, out: str | Path, *, size: int = 320, per_image: int = 1, split: str = "train", seed: int = 0
 ) -> tuple[int, Iterator[int]]:
     """Cuts ``per_image`` tiles of each image of ``source``'s ``split`` into ``out/images/<split>``.
-
-    Each image is first resized by a factor drawn uniformly from ``scale`` (``(1, 1)``: its own
-    pixels), with its labels.
 
     The arguments and the folder are checked at once; the returned iterator then writes the
     images one by one and yields how many are done, for a progress bar. ``out`` gets a
@@ -119,26 +106,17 @@ def write_tiles(
         ``(number of images, the writing iterator)``.
 
     Raises:
-        TileError: ``size`` or ``per_image`` is not positive, or ``scale`` is no range of positive factors.
+        TileError: ``size`` or ``per_image`` is not positive.
         dokocam.vision.yolo.DatasetFolderError: ``source`` has no labelled images.
     """
     if size <= 0 or per_image <= 0:
         raise TileError(f"--size ({size}) and --per-image ({per_image}) must be positive")
-    if not 0 < scale[0] <= scale[1]:
-        raise TileError(f"--scale {scale[0]} {scale[1]} must be two positive factors, the smaller first")
     folder = read_folder(source, split=split)
-    return len(folder.items), _write(folder, Path(source), Path(out), size, per_image, split, seed, scale)
+    return len(folder.items), _write(folder, Path(source), Path(out), size, per_image, split, seed)
 
 
 def _write(
-    folder: YoloFolder,
-    source: Path,
-    out: Path,
-    size: int,
-    per_image: int,
-    split: str,
-    seed: int,
-    scale: tuple[float, float],
+    folder: YoloFolder, source: Path, out: Path, size: int, per_image: int, split: str, seed: int
 ) -> Iterator[int]:
     images_dir, labels_dir = out / "images" / split, out / "labels" / split
     images_dir.mkdir(parents=True, exist_ok=True)
@@ -149,37 +127,28 @@ def _write(
         if image is None:
             continue  # an unreadable image is skipped, as Ultralytics would
         height, width = image.shape[:2]
-        boxes = item.label_xyxy(width, height)
-        factor = scale[0] if scale[0] == scale[1] else float(rng.uniform(*scale))
-        if factor != 1.0:
-            width, height = max(1, round(width * factor)), max(1, round(height * factor))
-            shrink = factor < 1.0
-            image = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
-            boxes = boxes * factor
         if width <= size and height <= size:
-            if factor == 1.0:
-                shutil.copy(item.image, images_dir / item.image.name)
-            else:
-                cv2.imwrite(str(images_dir / f"{item.image.stem}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
-            _write_labels(labels_dir / f"{item.image.stem}.txt", item.label_class, boxes, width, height)
+            shutil.copy(item.image, images_dir / item.image.name)
+            _write_labels(
+                labels_dir / item.image.with_suffix(".txt").name,
+                item.label_class,
+                item.label_xyxy(width, height),
+                width,
+                height,
+            )
             yield done
             continue
-        for k, tile in enumerate(cut_tiles(boxes, item.label_class, width, height, size, per_image, rng)):
+        for k, tile in enumerate(
+            cut_tiles(item.label_xyxy(width, height), item.label_class, width, height, size, per_image, rng)
+        ):
             name = f"{item.image.stem}-t{k}"
             window = image[tile.y : tile.y + size, tile.x : tile.x + size]
             cv2.imwrite(str(images_dir / f"{name}.jpg"), window, [cv2.IMWRITE_JPEG_QUALITY, 95])
             _write_labels(labels_dir / f"{name}.txt", tile.classes, tile.boxes, window.shape[1], window.shape[0])
         yield done
     (out / "data.yaml").write_text(
-        derived_data_yaml(source, out, f"images/{split}", f"{size} px tiles of {source} at {_scale_text(scale)}")
+        derived_data_yaml(source, out, f"images/{split}", f"native-resolution {size} px tiles of {source}")
     )
-
-
-def _scale_text(scale: tuple[float, float]) -> str:
-    """How the tiles were scaled, for the data file's description."""
-    if scale == (1.0, 1.0):
-        return "native resolution"
-    return f"{scale[0]:g}x" if scale[0] == scale[1] else f"{scale[0]:g}-{scale[1]:g}x"
 
 
 def _write_labels(path: Path, classes: np.ndarray, xyxy: np.ndarray, width: int, height: int) -> None:
