@@ -250,6 +250,9 @@ class VisionFeed:
             elif players[0] in self._places:
                 live.initial_geometry = live.initial_geometry.with_vorhand(self._places.index(players[0]))
         pipeline.reset()
+        reset = getattr(self.detector, "reset", None)
+        if reset is not None:
+            reset()  # a new game may bring another deck: a detector that learns its print learns it again
 
     def _encode(self, image: Any, detections: Any, index: int, when: float) -> FeedFrame:
         height, width = image.shape[:2]

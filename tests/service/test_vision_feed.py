@@ -76,6 +76,27 @@ def test_vorhand_moves_around_the_table_with_each_game(video: Path) -> None:
     assert vorhand_places == [0, 1, 2]
 
 
+def test_each_game_lets_the_detector_learn_the_deck_again(video: Path) -> None:
+    """A detector that learns the deck's print from the frames forgets it when a game starts: another deck may come."""
+    from dokocam.engine import Game
+    from dokocam.service.vision_feed import TruthDetector, VisionFeed
+    from dokocam.vision.table.pipeline import TablePipeline
+
+    class Learning(TruthDetector):
+        resets = 0
+
+        def reset(self) -> None:
+            self.resets += 1
+
+    detector = Learning(video.with_suffix(".frames.jsonl"))
+    feed = VisionFeed(str(video), detector=detector)
+    feed.game_factory = lambda: Game(players=("A", "B", "C", "D"))
+    pipeline = TablePipeline.for_video(480, 270)
+    for _ in range(2):
+        feed._use_current_game(pipeline)
+    assert detector.resets == 2
+
+
 def test_with_five_at_the_table_the_dealers_place_is_skipped(video: Path) -> None:
     from dokocam.engine import Game
     from dokocam.service.vision_feed import TruthDetector, VisionFeed

@@ -63,14 +63,47 @@ def test_light_print_on_dark_stock_is_read_from_the_images_negative(profile: str
 
     detector = CardDetector.load(DEFAULT_MODEL, profile)
     locate = detector.profile.stage("locate")
-    assert locate.negative == (profile == "photo")  # the table's frames: see the model card
-    locate = replace(locate, negative=True)
+    assert locate.negative == ("frame" if profile == "photo" else "stream")  # the table's frames: see the model card
+    locate = replace(locate, negative="frame")
     detector = detector._rebuilt(profile=detector.profile.with_stage(locate))
     dark = 255 - scene  # the scene's cards printed light on dark stock
     plain = {int(c) for c in detector.cards(scene).class_id}
     assert plain and {int(c) for c in detector.cards(dark).class_id} == plain
-    blind = detector._rebuilt(profile=detector.profile.with_stage(replace(locate, negative=False)))
+    blind = detector._rebuilt(profile=detector.profile.with_stage(replace(locate, negative="off")))
     assert len(blind.cards(dark)) < len(plain)
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped model in models/")
+def test_a_stream_decides_its_decks_print_once_and_reads_every_later_frame_so(scene: np.ndarray):
+    from dokocam.vision.detector.stages import STREAM_VOTES
+
+    detector = CardDetector.load(DEFAULT_MODEL, "table")
+    assert detector.profile.stage("locate").negative == "stream"
+    dark = 255 - scene
+    plain = {int(c) for c in detector.cards(scene).class_id}
+    detector.reset()
+    seen = [{int(c) for c in detector.cards(dark).class_id} for _ in range(STREAM_VOTES + 1)]
+    # Read as they are (nothing) until enough frames showed the dark print; then read through the negative.
+    assert all(len(s) < len(plain) for s in seen[:STREAM_VOTES]) and seen[STREAM_VOTES] == plain
+    assert detector._locate.print == "dark" and detector.timing.passes == 1
+    # An empty frame, a frame of few indices: the decided stream reads it the same way, with no second pass.
+    detector.cards(np.full_like(scene, 30))
+    assert detector._locate.print == "dark" and detector.timing.passes == 1
+    detector.reset()
+    assert detector._locate.print is None
+    for _ in range(STREAM_VOTES):
+        assert {int(c) for c in detector.cards(scene).class_id} == plain
+    assert detector._locate.print == "light"
+    # A light deck's stream never reads a negative once decided, however few indices a frame shows.
+    detector.cards(np.full_like(scene, 30))
+    assert detector.timing.passes == 1
+
+
+def test_a_locate_stage_takes_a_known_negative_mode_and_reads_a_cards_true_or_false():
+    assert config_from_dict({"stage": "locate", "negative": True}).negative == "frame"
+    assert config_from_dict({"stage": "locate", "negative": False}).negative == "off"
+    with pytest.raises(ValueError, match="negative is one of off, frame, stream"):
+        config_from_dict({"stage": "locate", "negative": "sometimes"})
 
 
 @pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped model in models/")

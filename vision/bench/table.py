@@ -162,6 +162,8 @@ def run_bench(bench: TableBench, *, progress: Callable[[str], None] | None = Non
         design = None if faces or bench.designs == "drawn" else design_for_seed(seed, bench.designs)
         video = GameVideo(seed=seed, width=width, height=height, fps=fps, faces=faces, design=design, mishaps=mishaps)
         rng = np.random.default_rng(seed)
+        if model is not None:
+            model.reset()  # each game its own deck
         pipeline = TablePipeline.for_video(width, height, detector=model, offline=bench.decode)
         if bench.whole_fraction is not None:
             pipeline.tracker.whole_fraction = bench.whole_fraction

@@ -558,6 +558,8 @@ def evaluate(
     drawn: list[tuple[int, str, np.ndarray]] = []
     for item, image in images_of(folder, desc="eval", progress=progress, failed=report.failed):
         h, w = image.shape[:2]
+        if hasattr(detector, "reset"):
+            detector.reset()  # each image on its own: nothing a stream would have shown of the deck
         if once:
             found = detector.reads(image, min(conf, rank_conf))
             detected, cards = detector.at(found, conf, image)

@@ -22,6 +22,7 @@ from dokocam.vision.detections import Detections
 from dokocam.vision.detector.grouping import drop_twins
 from dokocam.vision.detector.stages import (
     CONFIGS,
+    NEGATIVE_BELOW,
     Frame,
     Group,
     GroupConfig,
@@ -137,7 +138,7 @@ class Profile:
         >>> print(Profile("photo", 0.3, (LocateConfig(imgsz=320), GroupConfig())))  # doctest: +NORMALIZE_WHITESPACE
         photo (conf 0.3)
           1. locate imgsz=320 conf=None scales=[1.0] fine_scale=None fine_below=12.0 fine_zoom=1.0 iou=0.6
-             negative=False
+             negative='off'
           2. group
         """
         parts = [
@@ -208,7 +209,7 @@ class ModelCard:
         >>> print(card.profiles["photo"])  # doctest: +NORMALIZE_WHITESPACE
         photo (conf 0.5)
           1. locate imgsz=320 conf=0.05 scales=[1.2, 1.0] fine_scale=2.0 fine_below=12.0 fine_zoom=1.0 iou=0.6
-             negative=False
+             negative='off'
           2. read classifier=c.pt stretches=[]
           3. score conf=0.35
           4. rescore rescorer=r.json context_classifier=None
@@ -216,7 +217,7 @@ class ModelCard:
         >>> print(card.profiles["table"])  # doctest: +NORMALIZE_WHITESPACE
         table (conf 0.4)
           1. locate imgsz=640 conf=0.2 scales=[1.0] fine_scale=None fine_below=12.0 fine_zoom=1.0 iou=0.6
-             negative=False
+             negative='off'
           2. read classifier=t.pt stretches=[]
           3. score conf=None
           4. group
@@ -537,6 +538,7 @@ class CardDetector:
         self.profile = self.profile.without("match") if faces is None else self.profile.with_stage(match)
         self.match = None if faces is None else Match(match, faces, self.profile.locate_weight)
         self.group.evidence = self.match is not None
+        self.reset()  # another deck: its print is decided again
 
     def without(self, *names: str, conf: float | None = None) -> CardDetector:
         """This detector without the stages ``names`` (at threshold ``conf``, default: :meth:`Profile.without`'s)."""
@@ -587,8 +589,28 @@ class CardDetector:
             found = stage(frame, found)
             self.timing.ms[stage.name] = stage.ms
         self.timing.passes = self._locate.passes
+        if self._locate.deciding:
+            self._vote(image, found, floor)
         kind = 0 if self.profile.target == "corners" else 1
         return found.with_columns(data={**found.data, "kind": np.full(len(found), kind, dtype=np.int64)})
+
+    def _vote(self, image: np.ndarray, found: Detections, floor: float) -> None:
+        """Lets a stream decide its deck's print by this frame (:meth:`Locate.vote`): where the locator found
+        few indices surely, the stages read the frame's negative too, and the indices each reading reaches the
+        detector's threshold with are compared (their time is added to the frame's)."""
+        locate = self._locate
+        threshold = float(self.conf)  # type: ignore[arg-type]
+        plain = int((found.confidence >= threshold).sum())
+        if locate.sure >= NEGATIVE_BELOW:
+            locate.vote(plain, None)
+            return
+        frame = Frame(255 - image, threshold, floor)
+        other = Detections.empty()
+        for stage in self.stages:
+            other = stage(frame, other)
+            self.timing.ms[stage.name] = self.timing.ms.get(stage.name, 0.0) + stage.ms
+        self.timing.passes += locate.passes
+        locate.vote(plain, int((other.confidence >= threshold).sum()))
 
     def locate(self, image: np.ndarray, conf: float | None = None) -> Detections:
         """The boxes of the stages up to the locator, before any classifier reads them (scores are the
@@ -638,7 +660,9 @@ class CardDetector:
         return self.cards(frame)
 
     def reset(self) -> None:
-        """Nothing to forget between games: detection is per frame."""
+        """Forgets what the frames so far showed of the deck (its print, with a locate stage's negative "stream"):
+        call it between unrelated images or streams."""
+        self._locate.reset()
 
 
 def _overridden(

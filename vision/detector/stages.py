@@ -5,7 +5,7 @@ builds the stages and runs them in order. Each stage is called as ``stage(frame,
 carries the image as the networks see it and the thresholds of this call.
 
 1. :class:`Locate` finds corner indices (YOLO, several passes merged; on the image's negative where the image shows
-   almost none: light print on dark stock); scores are the locator's.
+   almost none, or where a stream's frames have shown a deck printed light on dark stock); scores are the locator's.
 2. :class:`Read` names the card of each box (an index classifier; ``data["probs"]`` with a background column).
 3. :class:`Refine` moves each box that could still reach the threshold onto its index and reads it again.
 4. :class:`Score` scores each box from its locator score and its reading and keeps those that reach the threshold.
@@ -34,6 +34,10 @@ from dokocam.vision.detector.matching import box_iou, short_side
 SURE = 0.25  # the locator's score of a box located surely (judging the indices' size, the print's polarity)
 # Fewer indices located surely than this, and the image's negative is tried (a dark deck shows a stray box or two).
 NEGATIVE_BELOW = 3
+NEGATIVE_MODES = ("off", "frame", "stream")
+# Frames of a stream that show one print surely (and three times as many as show the other) before the stream's
+# deck is read so for good: a stray reading of one frame never decides it.
+STREAM_VOTES = 5
 
 
 @dataclass
@@ -61,10 +65,15 @@ class LocateConfig:
         when the indices found are small (median short side under ``fine_below`` pixels of the ``imgsz``
         pass, or none found surely); it adds only its boxes under that size.
     iou: boxes of the passes overlapping more than this are one index.
-    negative: when the passes locate fewer than :data:`NEGATIVE_BELOW` indices surely, they run again on the
-        image's negative, and the stages after read the negative where it shows more surely: light print on
-        dark card stock (a black deck with gold or white ink) becomes the dark print on light stock the
-        networks know.
+    negative: light print on dark card stock (a black deck with gold or white ink) is read from the image's
+        negative, which shows the dark print on light stock the networks know. ``"frame"``: when the passes
+        locate fewer than :data:`NEGATIVE_BELOW` indices surely, they run again on the negative, and the stages
+        after read the negative where it shows more surely. ``"stream"`` (a camera's frames of one deck): the
+        deck's print is decided once, when :data:`STREAM_VOTES` frames agree (:meth:`Locate.vote`: the print
+        located surely as it is, or indices read surely only through the negative), and every later frame is
+        read so (until :meth:`Locate.reset`); frames before that are read as they are. A frame with few
+        indices (an empty trick, its first card) cannot then let a stray reading of the negative win.
+        ``"off"``: images are read as they are.
     """
 
     stage: ClassVar[str] = "locate"
@@ -75,7 +84,11 @@ class LocateConfig:
     fine_below: float = 12.0
     fine_zoom: float = 1.0
     iou: float = 0.6
-    negative: bool = False
+    negative: str = "off"
+
+    def __post_init__(self) -> None:
+        if self.negative not in NEGATIVE_MODES:
+            raise ValueError(f"locate: negative is one of {', '.join(NEGATIVE_MODES)}, not {self.negative!r}")
 
 
 @dataclass(frozen=True)
@@ -161,7 +174,7 @@ def config_from_dict(data: dict[str, Any]) -> StageConfig:
 
     >>> config_from_dict({"stage": "locate", "imgsz": 320, "scales": [1.2, 1.0]})  # doctest: +NORMALIZE_WHITESPACE
     LocateConfig(imgsz=320, conf=None, scales=(1.2, 1.0), fine_scale=None, fine_below=12.0, fine_zoom=1.0, iou=0.6,
-                 negative=False)
+                 negative='off')
     """
     data = dict(data)
     name = data.pop("stage", None)
@@ -173,6 +186,8 @@ def config_from_dict(data: dict[str, Any]) -> StageConfig:
     if unknown:
         raise ValueError(f"stage {name!r} has no setting {', '.join(unknown)}: it takes {', '.join(sorted(known))}")
     settings: dict[str, Any] = {k: tuple(float(x) for x in v) if isinstance(v, list) else v for k, v in data.items()}
+    if isinstance(settings.get("negative"), bool):  # a card that says true or false: per frame, or never
+        settings["negative"] = "frame" if settings["negative"] else "off"
     return kind(**settings)
 
 
@@ -181,7 +196,7 @@ def config_to_dict(config: StageConfig) -> dict[str, Any]:
 
     >>> config_to_dict(LocateConfig(imgsz=320, scales=(1.2, 1.0)))  # doctest: +NORMALIZE_WHITESPACE
     {'stage': 'locate', 'imgsz': 320, 'conf': None, 'scales': [1.2, 1.0], 'fine_scale': None, 'fine_below': 12.0,
-     'fine_zoom': 1.0, 'iou': 0.6, 'negative': False}
+     'fine_zoom': 1.0, 'iou': 0.6, 'negative': 'off'}
     """
     out: dict[str, Any] = {"stage": config.stage}
     for f in fields(config):
@@ -233,8 +248,16 @@ class Locate(Stage):
         self.path = path
         self.workers = workers
         self.passes = 0  # the passes of the last call
+        self.sure = 0  # the indices the last call located surely
+        self.print: str | None = None  # a stream's deck once decided ("light" or "dark"), with negative "stream"
+        self._shown = {"light": 0, "dark": 0}  # frames of the stream that showed each print surely
         self._pool: ThreadPoolExecutor | None = None
         self._local = threading.local()
+
+    def reset(self) -> None:
+        """Forgets the stream's print: the next frames decide it again (another deck, another camera)."""
+        self.print = None
+        self._shown = {"light": 0, "dark": 0}
 
     def run(self, frame: Frame, found: Detections) -> Detections:
         c, image = self.config, frame.image
@@ -243,10 +266,12 @@ class Locate(Stage):
         if self.read:
             conf = c.conf if c.conf is not None else conf * 0.5
         sizes = [pass_size(c.imgsz, s) for s in c.scales]
+        if self.print == "dark" and c.negative == "stream":
+            image = frame.image = 255 - image
         passes = self._passes(image, sizes, conf)
         tried = len(passes)
-        sure = _sure(passes)
-        if c.negative and sure < NEGATIVE_BELOW:
+        sure = self.sure = _sure(passes)
+        if c.negative == "frame" and sure < NEGATIVE_BELOW:
             negative = 255 - image
             other = self._passes(negative, sizes, conf)
             tried += len(other)
@@ -264,6 +289,30 @@ class Locate(Stage):
                 tried += 1
         self.passes = tried
         return merge_passes(passes, c.iou, sizes)
+
+    @property
+    def deciding(self) -> bool:
+        """Whether a stream's print is still to be decided (negative ``"stream"``, see :meth:`vote`)."""
+        return self.config.negative == "stream" and self.print is None
+
+    def vote(self, plain: int, negative: int | None) -> None:
+        """One frame's evidence of the stream's print: ``plain`` indices read surely in the frame as it is, and
+        ``negative`` through its negative (``None``: not tried, because the locator found the plain print
+        surely). Only indices a classifier read count for the negative: the negative of a patterned cloth
+        shows the locator dozens of index-like marks."""
+        if negative is None:
+            self._shown["light"] += 1
+        elif negative >= NEGATIVE_BELOW and negative > plain:
+            self._shown["dark"] += 1
+        self._decide()
+
+    def _decide(self) -> None:
+        """Settles the stream's print once one has shown itself surely often enough, and far more than the other."""
+        light, dark = self._shown["light"], self._shown["dark"]
+        if light >= STREAM_VOTES and light >= 3 * dark:
+            self.print = "light"
+        elif dark >= STREAM_VOTES and dark >= 3 * light:
+            self.print = "dark"
 
     def _pass(self, image: np.ndarray, size: int, conf: float, yolo: Any = None) -> Detections:
         """One locator pass, by ``yolo`` (a pass thread's own copy) or the stage's locator."""

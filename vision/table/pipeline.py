@@ -333,9 +333,18 @@ class LiveTable:
                 live = pipeline.live
                 live.initial_geometry = live.initial_geometry.with_vorhand(live.initial_geometry.vorhand + 1)
                 pipeline.reset()
+                _forget_deck(self.detector)
                 if self.on_new_game is not None:
                     self.on_new_game()
         return events
+
+
+def _forget_deck(detector: Any) -> None:
+    """Lets a detector that learns the deck from the frames (its print) learn it again: a new game may bring
+    another deck."""
+    reset = getattr(detector, "reset", None)
+    if reset is not None:
+        reset()
 
 
 @dataclass
