@@ -138,7 +138,7 @@ class Profile:
         >>> print(Profile("photo", 0.3, (LocateConfig(imgsz=320), GroupConfig())))  # doctest: +NORMALIZE_WHITESPACE
         photo (conf 0.3)
           1. locate imgsz=320 conf=None scales=[1.0] fine_scale=None fine_below=12.0 fine_zoom=1.0 iou=0.6
-             negative='off'
+             negative=off
           2. group
         """
         parts = [
@@ -209,7 +209,7 @@ class ModelCard:
         >>> print(card.profiles["photo"])  # doctest: +NORMALIZE_WHITESPACE
         photo (conf 0.5)
           1. locate imgsz=320 conf=0.05 scales=[1.2, 1.0] fine_scale=2.0 fine_below=12.0 fine_zoom=1.0 iou=0.6
-             negative='off'
+             negative=off
           2. read classifier=c.pt stretches=[]
           3. score conf=0.35
           4. rescore rescorer=r.json context_classifier=None
@@ -217,7 +217,7 @@ class ModelCard:
         >>> print(card.profiles["table"])  # doctest: +NORMALIZE_WHITESPACE
         table (conf 0.4)
           1. locate imgsz=640 conf=0.2 scales=[1.0] fine_scale=None fine_below=12.0 fine_zoom=1.0 iou=0.6
-             negative='off'
+             negative=off
           2. read classifier=t.pt stretches=[]
           3. score conf=None
           4. group

@@ -78,7 +78,9 @@ class TrickAreaDetector:
         return found.with_columns(xyxy=found.xyxy + np.array([x1, y1, x1, y1], dtype=found.xyxy.dtype))
 
     def reset(self) -> None:
-        self.detector.reset()
+        reset = getattr(self.detector, "reset", None)  # a detector that learns nothing across frames has none
+        if reset is not None:
+            reset()
 
 
 def table_detector(model: str | None = None, deck: str | None = None) -> TrickAreaDetector:
