@@ -19,6 +19,7 @@ from dokocam.service.feed import Box, FeedEvent, FeedFrame, FeedItem, Pacer
 from dokocam.service.table import calls_of
 from dokocam.vision.detections import Detections
 from dokocam.vision.sources import open_source
+from dokocam.vision.table.focus import forget_deck
 from dokocam.vision.table.pipeline import TablePipeline
 
 log = logging.getLogger(__name__)
@@ -250,9 +251,7 @@ class VisionFeed:
             elif players[0] in self._places:
                 live.initial_geometry = live.initial_geometry.with_vorhand(self._places.index(players[0]))
         pipeline.reset()
-        reset = getattr(self.detector, "reset", None)
-        if reset is not None:
-            reset()  # a new game may bring another deck: a detector that learns its print learns it again
+        forget_deck(self.detector)  # a new game may bring another deck
 
     def _encode(self, image: Any, detections: Any, index: int, when: float) -> FeedFrame:
         height, width = image.shape[:2]

@@ -78,9 +78,15 @@ class TrickAreaDetector:
         return found.with_columns(xyxy=found.xyxy + np.array([x1, y1, x1, y1], dtype=found.xyxy.dtype))
 
     def reset(self) -> None:
-        reset = getattr(self.detector, "reset", None)  # a detector that learns nothing across frames has none
-        if reset is not None:
-            reset()
+        forget_deck(self.detector)
+
+
+def forget_deck(detector: Any) -> None:
+    """Lets a detector that learns the deck from the frames (its print) learn it again, as a new game or another
+    deck needs; a detector that learns nothing across frames has no ``reset`` and is left as it is."""
+    reset = getattr(detector, "reset", None)
+    if reset is not None:
+        reset()
 
 
 def table_detector(model: str | None = None, deck: str | None = None) -> TrickAreaDetector:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from dokocam.vision.detections import Detections
 from dokocam.vision.table.decoder import DecodedGame, GameDecoder
 from dokocam.vision.table.events import GameOver, TableEvent, TrickCleared
-from dokocam.vision.table.focus import TrickAreaDetector
+from dokocam.vision.table.focus import TrickAreaDetector, forget_deck
 from dokocam.vision.table.geometry import TableGeometry
 from dokocam.vision.table.live import LiveDecoder
 from dokocam.vision.table.tracker import CardTracker
@@ -333,18 +333,10 @@ class LiveTable:
                 live = pipeline.live
                 live.initial_geometry = live.initial_geometry.with_vorhand(live.initial_geometry.vorhand + 1)
                 pipeline.reset()
-                _forget_deck(self.detector)
+                forget_deck(self.detector)  # a new game may bring another deck
                 if self.on_new_game is not None:
                     self.on_new_game()
         return events
-
-
-def _forget_deck(detector: Any) -> None:
-    """Lets a detector that learns the deck from the frames (its print) learn it again: a new game may bring
-    another deck."""
-    reset = getattr(detector, "reset", None)
-    if reset is not None:
-        reset()
 
 
 @dataclass
