@@ -582,12 +582,8 @@ class CardDetector:
         """
         conf = float(self.conf if conf is None else conf)  # type: ignore[arg-type]
         floor = self.rescorer.floor if self.rescorer is not None and self.profile.stage("rescore") else conf
-        frame = Frame(image, conf, floor)
-        found = Detections.empty()
         self.timing.ms.clear()
-        for stage in self.stages:
-            found = stage(frame, found)
-            self.timing.ms[stage.name] = stage.ms
+        found = self._staged(Frame(image, conf, floor))
         self.timing.passes = self._locate.passes
         if self._locate.deciding:
             self._vote(image, found, floor)
@@ -604,13 +600,17 @@ class CardDetector:
         if locate.sure >= NEGATIVE_BELOW:
             locate.vote(plain, None)
             return
-        frame = Frame(255 - image, threshold, floor)
-        other = Detections.empty()
-        for stage in self.stages:
-            other = stage(frame, other)
-            self.timing.ms[stage.name] = self.timing.ms.get(stage.name, 0.0) + stage.ms
+        other = self._staged(Frame(255 - image, threshold, floor))
         self.timing.passes += locate.passes
         locate.vote(plain, int((other.confidence >= threshold).sum()))
+
+    def _staged(self, frame: Frame) -> Detections:
+        """The stages run over ``frame`` in order, each one's time added to the frame's."""
+        found = Detections.empty()
+        for stage in self.stages:
+            found = stage(frame, found)
+            self.timing.ms[stage.name] = self.timing.ms.get(stage.name, 0.0) + stage.ms
+        return found
 
     def locate(self, image: np.ndarray, conf: float | None = None) -> Detections:
         """The boxes of the stages up to the locator, before any classifier reads them (scores are the
