@@ -99,6 +99,22 @@ def test_a_stream_decides_its_decks_print_once_and_reads_every_later_frame_so(sc
     assert detector.timing.passes == 1
 
 
+@pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped model in models/")
+def test_unrelated_images_are_each_read_as_they_are_with_no_vote(scene: np.ndarray):
+    """``eval``'s images share no deck: a stream's detector reads them as a stream does before deciding, and runs
+    no vote on their negatives (one locator pass a frame)."""
+    stream = CardDetector.load(DEFAULT_MODEL, "table")
+    images = stream.for_images()
+    assert images.profile.stage("locate").negative == "off"
+    few = np.full_like(scene, 30)  # no index at all: a deciding stream reads its negative to vote
+    for image in (scene, 255 - scene, few):
+        stream.reset()
+        assert {int(c) for c in images.cards(image).class_id} == {int(c) for c in stream.cards(image).class_id}
+    assert images.timing.passes == 1 and stream.timing.passes == 2
+    photo = CardDetector.load(DEFAULT_MODEL, "photo")
+    assert photo.for_images() is photo
+
+
 def test_a_locate_stage_takes_a_known_negative_mode_and_reads_a_cards_true_or_false():
     assert config_from_dict({"stage": "locate", "negative": True}).negative == "frame"
     assert config_from_dict({"stage": "locate", "negative": False}).negative == "off"

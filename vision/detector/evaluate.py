@@ -549,6 +549,8 @@ def evaluate(
 
     from dokocam.vision.detector.annotate import annotate
 
+    if hasattr(detector, "for_images"):
+        detector = detector.for_images()  # each image on its own: no stream shows the deck's print
     kind = label_kind or folder.kind
     same_kind = (detector.card.target == "corners") == (kind == "corners")
     conf = float(detector.conf)
@@ -558,8 +560,6 @@ def evaluate(
     drawn: list[tuple[int, str, np.ndarray]] = []
     for item, image in images_of(folder, desc="eval", progress=progress, failed=report.failed):
         h, w = image.shape[:2]
-        if hasattr(detector, "reset"):
-            detector.reset()  # each image on its own: nothing a stream would have shown of the deck
         if once:
             found = detector.reads(image, min(conf, rank_conf))
             detected, cards = detector.at(found, conf, image)

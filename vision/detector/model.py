@@ -540,6 +540,14 @@ class CardDetector:
         self.group.evidence = self.match is not None
         self.reset()  # another deck: its print is decided again
 
+    def for_images(self) -> CardDetector:
+        """This detector for unrelated images (``eval``): no stream's print is decided over them, so a locate
+        stage that decides it once a stream (negative ``"stream"``) reads each image as it is, with no vote."""
+        locate = self.profile.stage("locate")
+        if not isinstance(locate, LocateConfig) or locate.negative != "stream":
+            return self
+        return self._rebuilt(profile=self.profile.with_stage(replace(locate, negative="off")))
+
     def without(self, *names: str, conf: float | None = None) -> CardDetector:
         """This detector without the stages ``names`` (at threshold ``conf``, default: :meth:`Profile.without`'s)."""
         profile = self.profile.without(*names)
