@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 # The pipeline's event kinds (vision/table); anything else is ignored by the service.
 CARD_PLAYED = "card_played"
+CARD_SEEN = "card_seen"  # a card of the trick in play seen before its turn: shown, not counted
 NEEDS_CONFIRMATION = "needs_confirmation"
 TRICK_COMPLETE = "trick_complete"
 TRICK_CLEARED = "trick_cleared"
@@ -33,7 +34,8 @@ class FeedEvent:
     """One conclusion of the pipeline.
 
     Attributes:
-        kind: ``card_played``, ``needs_confirmation``, ``trick_complete``, ``trick_cleared``, ``flag``.
+        kind: ``card_played``, ``card_seen``, ``needs_confirmation``, ``trick_complete``, ``trick_cleared``,
+            ``flag``.
         time: seconds into the source (video time), increasing.
         data: the event's fields; for a card: ``seat`` (0..3), ``card`` (``"QC"``), ``confidence``.
     """

@@ -268,6 +268,14 @@ class ContractPublic(BaseModel):
     label: str
 
 
+class SeenPublic(BaseModel):
+    """A card the camera sees in the trick in play before its turn (a seat before it is not read yet)."""
+
+    seat: Seat
+    player: str
+    card: CardPublic
+
+
 class GamePublic(BaseModel):
     number: int
     seats: list[str] = Field(description="the players at table seats 0..3 in this game")
@@ -283,6 +291,10 @@ class GamePublic(BaseModel):
     to_move: Seat | None
     trick_number: int = Field(description="1-based number of the trick being played")
     current_trick: TrickPublic | None
+    seen: list[SeenPublic] = Field(
+        default_factory=list,
+        description="cards of the trick in play the camera sees before their turn: shown, not counted yet",
+    )
     tricks: list[TrickPublic]
     parties: dict[str, str | None] = Field(description="per player: re, kontra or null (not known yet)")
     augen: dict[str, int] = Field(description="Augen won so far: re, kontra, unknown (party not known yet)")

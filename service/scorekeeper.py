@@ -20,6 +20,7 @@ from dokocam.engine.sheet import Partie
 from dokocam.service import table as t
 from dokocam.service.feed import (
     CARD_PLAYED,
+    CARD_SEEN,
     NEEDS_CONFIRMATION,
     Feed,
     FeedEvent,
@@ -77,6 +78,9 @@ class Scorekeeper:
         self._feed: Feed | None = None
         self._feed_thread: threading.Thread | None = None
         self._repeats: list[tuple[int, str]] = []  # (table seat, card) a restarted camera will report again
+        # (game number, trick index, table seat) -> card the camera sees before its turn: shown, not logged
+        # (the evidence it comes from is), so a restart shows it again once the decoder has decoded that far.
+        self._seen: dict[tuple[int, int, int], str] = {}
         self._view: dict[str, Any] = self._build_view()
         self.hub.publish("state", self._view)
 
@@ -135,7 +139,9 @@ class Scorekeeper:
 
     def _build_view(self) -> dict[str, Any]:
         actions = [self._action(event) for event in t.person_actions(self._events)[:_ACTIONS_SHOWN]]
-        return table_view(self._replayer.state, actions=actions)
+        current = self.state.current
+        self._seen = {k: v for k, v in self._seen.items() if current is not None and k[0] == current.number}
+        return table_view(self._replayer.state, actions=actions, seen=self._seen)
 
     def _action(self, event: StoredEvent) -> dict[str, Any]:
         """A person's action as the page offers it for taking back: id, kind, labels."""
@@ -479,6 +485,9 @@ class Scorekeeper:
                         **origin,
                     },
                 )
+            if event.kind == CARD_SEEN:
+                self._show_seen(int(data["trick"]), int(data["seat"]), str(data["card"]))
+                return None
             if event.kind == t.CARD_REVISED:
                 return self._revise(data, origin)
             if event.kind == t.CAMERA_EVIDENCE:
@@ -527,6 +536,20 @@ class Scorekeeper:
             return None
         self.hub.publish("pipeline", {"kind": event.kind, "time": event.time})
         return None
+
+    def _show_seen(self, trick: int, game_seat: int, card: str) -> None:
+        """Shows a card the camera sees in the trick in play before its turn, until its seat's play is logged.
+
+        Raises:
+            ValueError: no game is running, or the seat or the card code names nothing.
+        """
+        with self._lock:
+            current = self._require_game()
+            if not 0 <= game_seat < 4:
+                raise ValueError(f"seat {game_seat}: a game has seats 0 to 3")
+            self._seen[(current.number, trick, current.table_seat(game_seat))] = str(Card.parse(card))
+            self._view = self._build_view()
+            self.hub.publish("state", self._view)
 
     def _revise(self, data: Mapping[str, Any], origin: Mapping[str, Any]) -> StoredEvent | None:
         """Logs the camera's new reading of the ``play``-th card of its game (none for a card a person corrected)."""

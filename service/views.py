@@ -53,16 +53,25 @@ def rules_view(rules: Rules, *, settable: bool) -> dict[str, Any]:
     }
 
 
-def table_view(state: t.TableState, *, actions: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
-    """The whole public state; ``actions`` are a person's latest actions in force, newest first."""
+def table_view(
+    state: t.TableState,
+    *,
+    actions: Sequence[Mapping[str, Any]] = (),
+    seen: Mapping[tuple[int, int, int], str] | None = None,
+) -> dict[str, Any]:
+    """The whole public state; ``actions`` are a person's latest actions in force, newest first; ``seen``
+    the camera's cards seen before their turn, ``(game number, trick index, table seat) -> card code``."""
     partie = state.partie
     last = next((f for f in reversed(state.finished) if not f.ended_early), None)
+    game = game_view(state.current) if state.current is not None else None
+    if game is not None and state.current is not None:
+        game["seen"] = seen_view(state.current, seen or {})
     return {
         "seq": state.last_event_id,
         "engine_time": state.applied_at or time.time(),
         "rules": rules_view(state.rules, settable=partie is None or partie.is_over),
         "partie": partie_view(state) if partie is not None else None,
-        "game": game_view(state.current) if state.current is not None else None,
+        "game": game,
         "last_game": game_view(last.state, entry_points=last.entry.points) if last is not None else None,
         "notes": [dict(n) for n in state.notes[-20:]],
         "pipeline_flags": [camera_flag_view(f) for f in state.pipeline_flags[-20:]],
@@ -235,6 +244,20 @@ def game_view(current: t.GameState, *, entry_points: dict[str, int] | None = Non
         "blocked_en": current.blocked_en,
         "result": result,
     }
+
+
+def seen_view(current: t.GameState, seen: Mapping[tuple[int, int, int], str]) -> list[dict[str, Any]]:
+    """The cards of ``current``'s trick in play seen before their turn whose seat has not played yet."""
+    game = current.game
+    if game.is_over:
+        return []
+    trick = len(game.tricks)
+    played = {current.table_seat(seat) for seat, _ in game.current_trick.plays}
+    return [
+        {"seat": seat, "player": current.table_players[seat], "card": card_view(Card.parse(card))}
+        for (number, k, seat), card in sorted(seen.items())
+        if number == current.number and k == trick and seat not in played
+    ]
 
 
 def _claim_view(claim: Any, current: t.GameState) -> dict[str, Any] | None:

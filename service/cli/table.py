@@ -369,6 +369,8 @@ def _describe(event: Any) -> str:
             else ""
         )
         return f"{stamp} trick {d['trick'] + 1}: seat {d['seat']} plays {d['card']} ({d['confidence']:.2f}){note}"
+    if kind == "card_seen":
+        return f"{stamp} trick {d['trick'] + 1}: seat {d['seat']} has laid {d['card']} (a seat before it not read yet)"
     if kind == "trick_complete":
         cards = " ".join(d["cards"])
         return f"{stamp} trick {d['trick'] + 1} complete: {cards} -> seat {d['winner']} ({d['augen']} Augen)"

@@ -143,9 +143,16 @@ function cardNode(play, g, extra = "") {
     el("span", { class: "sym", text: play.card.symbol }), el("span", { class: "nm", text: play.card.name }));
 }
 
+function seenNode(seen) {
+  const c = cardInfo(seen.card.code);
+  return el("div", { class: `card seen ${c.red ? "red" : ""}`, title: `${seen.card.symbol} ${seen.card.name} – gesehen, zählt, sobald die Plätze davor gelesen sind` },
+    el("span", { class: "sym", text: seen.card.symbol }), el("span", { class: "nm", text: seen.card.name }));
+}
+
 function renderTable() {
   const g = state.game, names = seatNames();
-  const trick = g ? (g.current_trick && g.current_trick.plays.length ? g.current_trick : g.tricks[g.tricks.length - 1] || g.current_trick) : null;
+  const begun = g && g.current_trick && (g.current_trick.plays.length || (g.seen || []).length);
+  const trick = g ? (begun ? g.current_trick : g.tricks[g.tricks.length - 1] || g.current_trick) : null;
   $("#trick-no").textContent = trick ? trick.number : "–";
   $("#contract").textContent = g ? g.contract.label : "";
   for (const seatEl of document.querySelectorAll("#table .seat")) {
@@ -161,8 +168,10 @@ function renderTable() {
       g && g.dealer === names[seat] ? el("span", { class: "badge dealer", text: "Geber" }) : null, calls);
     const play = trick ? trick.plays.find((p) => p.seat === seat) : null;
     const extra = play ? [trick.winner === seat ? "win" : "", trick.leader === seat ? "lead" : ""].join(" ") : "";
+    // A card the camera sees before its turn (a seat before it not read yet): shown, counted once its turn comes.
+    const seen = !play && g && trick === g.current_trick ? (g.seen || []).find((s) => s.seat === seat) : null;
     seatEl.classList.toggle("to-move", !!g && g.to_move === seat);
-    seatEl.replaceChildren(nameRow, play ? cardNode(play, g, extra) : el("div", { class: "card-slot" }));
+    seatEl.replaceChildren(nameRow, play ? cardNode(play, g, extra) : seen ? seenNode(seen) : el("div", { class: "card-slot" }));
   }
   const center = $("#trick-center");
   if (!trick) center.replaceChildren(el("div", { text: "–" }));

@@ -58,6 +58,7 @@ def test_live_decoding_of_a_recorded_stream_ends_with_the_offline_decode(stream)
     kinds = [e.type for e in events]
     assert kinds.count("card_played") == 48 and kinds.count("trick_complete") == 12 and kinds.count("game_over") == 1
     assert "card_revised" not in kinds  # clean readings: nothing to take back
+    assert "card_seen" not in kinds  # every card seen in its turn: none shown ahead of it
 
 
 def _misread(frames: list[list[TrackerEvent]], track: int, code: str, share: float) -> list[list[TrackerEvent]]:
@@ -128,6 +129,25 @@ def test_a_last_trick_collected_with_a_card_never_seen_ends_the_game_by_the_deck
     # No sighting follows the collected trick to close it: its cards leaving end the game.
     assert kinds.count("game_over") == 1 and kinds.count("trick_complete") == 12
     assert tricks_of(live.game) == truth  # the 48th card is the one the deck still holds
+
+
+def test_a_card_nobody_sees_does_not_hold_back_the_cards_after_it_in_its_trick(stream):
+    frames, truth = stream
+    landings = _landings(frames)
+    hidden = landings[4 * 3 + 1]  # the second card of the fourth trick slides under the first: never seen
+    after = landings[4 * 3 + 2 : 4 * 3 + 4]
+    assert [str(Card.from_index(e.card_index)) for e in after] == [c for _, c in truth[3][2:]]
+    unseen = [[e for e in events if e.track_id != hidden.track_id] for events in frames]
+    events = run(live_decoder(), [f for f in unseen if f])
+    seen = [e for e in events if e.type == "card_seen"]
+    # Each shown the moment it came to rest, with its seat and card, while the seat before it is still open ...
+    assert [(e.trick, e.seat, e.card, e.time) for e in seen] == [
+        (3, seat, card, landing.time) for (seat, card), landing in zip(truth[3][2:], after, strict=True)
+    ]
+    # ... and played in turn order only once the trick is decided, the unseen card by what the deck holds.
+    played = [e for e in events if e.type == "card_played" and e.trick == 3]
+    assert [(e.seat, e.card) for e in played] == truth[3]
+    assert played[0].time < seen[0].time and all(p.time > seen[-1].time for p in played[1:])
 
 
 def test_a_second_copy_turning_up_revises_the_first_reading_once(stream):

@@ -133,6 +133,7 @@ def run_bench(bench: TableBench, *, progress: Callable[[str], None] | None = Non
     """
     from dokocam.engine.record import load_record
     from dokocam.vision.synth.video import GameVideo, design_for_seed
+    from dokocam.vision.table.events import CardSeen
     from dokocam.vision.table.pipeline import TablePipeline
     from dokocam.vision.table.recording import RecordingHeader, load_detections, save_detections
 
@@ -156,7 +157,8 @@ def run_bench(bench: TableBench, *, progress: Callable[[str], None] | None = Non
     tricks_total = tricks_exact = games_exact = 0
     pipeline_seconds = detect_seconds = render_seconds = 0.0
     frames_total = 0
-    latencies: list[float] = []
+    latencies: list[float] = []  # each play's card at rest to its first event (seen ahead of its turn or played)
+    in_turn: list[float] = []  # ... to its CardPlayed, which waits for every seat before it
     for g in range(bench.games):
         seed = bench.seed_base + g
         design = None if faces or bench.designs == "drawn" else design_for_seed(seed, bench.designs)
@@ -168,6 +170,7 @@ def run_bench(bench: TableBench, *, progress: Callable[[str], None] | None = Non
         if bench.whole_fraction is not None:
             pipeline.tracker.whole_fraction = bench.whole_fraction
         played_times: list[float] = []
+        seen_times: dict[tuple[int, int, str], float] = {}  # (trick, seat, card): first shown ahead of its turn
         questions = 0
         tag = f"-faces-{Path(faces).resolve().name}" if faces else ""
         tag += f"-design-{design.replace(':', '-')}" if design else ""
@@ -227,6 +230,9 @@ def run_bench(bench: TableBench, *, progress: Callable[[str], None] | None = Non
             events = pipeline.update(det, index, t)
             pipeline_seconds += time.perf_counter() - t2
             played_times.extend(e.time for e in events if e.type == "card_played")
+            for e in events:
+                if isinstance(e, CardSeen):
+                    seen_times.setdefault((e.trick, e.seat, e.card), e.time)
             # What the dashboard would have asked the table: each one a player's interruption.
             questions += sum(e.type == "needs_confirmation" for e in events)
         if partial is not None and recording is not None:
@@ -247,7 +253,10 @@ def run_bench(bench: TableBench, *, progress: Callable[[str], None] | None = Non
         same = got_points == truth_points
         if exact == len(truth_tricks) and len(played_times) == len(video.timeline) and not video.withdrawn:
             # The timeline is in play order: how long after each card came to rest was it reported?
-            latencies.extend(p - c.land for p, c in zip(played_times, video.timeline, strict=True))
+            plays = [(k, seat, card) for k, trick in enumerate(truth_tricks) for seat, card in trick]
+            for play, played, shown in zip(plays, played_times, video.timeline, strict=True):
+                in_turn.append(played - shown.land)
+                latencies.append(min(played, seen_times.get(play, played)) - shown.land)
         tricks_total += len(truth_tricks)
         tricks_exact += exact
         games_exact += int(same)
@@ -309,6 +318,11 @@ def run_bench(bench: TableBench, *, progress: Callable[[str], None] | None = Non
             "median": round(float(np.median(latencies)), 3) if latencies else None,
             "p95": round(float(np.percentile(latencies, 95)), 3) if latencies else None,
             "max": round(float(max(latencies)), 3) if latencies else None,
+        },
+        "in_turn_latency_s": {
+            "median": round(float(np.median(in_turn)), 3) if in_turn else None,
+            "p95": round(float(np.percentile(in_turn, 95)), 3) if in_turn else None,
+            "max": round(float(max(in_turn)), 3) if in_turn else None,
         },
     }
     if model is not None:

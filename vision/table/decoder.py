@@ -932,6 +932,22 @@ class Search:
             open_.append(play(p, False))
         return tricks, open_
 
+    def seen_ahead(self, h: _Hyp) -> list[DecodedPlay]:
+        """The plays of the trick in play after its first seat nobody has read yet (a card slid under
+        another, a hand over it) whose card a reading names, in turn order: shown before their turn
+        comes, since the seat before them is decided only when more is seen."""
+        leader = h.game.to_move
+        if leader is None:
+            return []
+        by_seat = {p.seat: p for p in h.current}
+        order = [by_seat.get((leader + k) % SEATS) for k in range(SEATS)]
+        gap = next((k for k, p in enumerate(order) if p is None or p.card < 0), SEATS)
+        return [
+            DecodedPlay(p.seat, Card.from_index(p.card), self.sightings[p.sighting], False)
+            for p in order[gap + 1 :]
+            if p is not None and p.card >= 0 and p.sighting >= 0
+        ]
+
     def deduced_question(self, h: _Hyp, trick: int, k: int) -> NeedsConfirmation | None:
         """A question about play ``k`` of finished ``trick`` nobody read, naming the two likeliest
         cards the deck still holds that keep the trick's winner (None when one card is left)."""

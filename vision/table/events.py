@@ -54,6 +54,27 @@ class CardPlayed(TableEvent):
 
 
 @dataclass(frozen=True)
+class CardSeen(TableEvent):
+    """A card at rest in the trick in play, its seat known, while a seat before it is still unread (a
+    card slid under another, a hand over it): shown at once. Its ``CardPlayed`` follows in turn order
+    once the seats before it are decided, with the card then read (a later reading may differ).
+
+    Attributes:
+        seat: the seat it was played from; ``trick``: the 0-based trick in play.
+        card: the card code; ``confidence``: as :class:`CardPlayed`'s.
+        position: the card's centre in image pixels.
+    """
+
+    seat: int
+    card: str
+    confidence: float
+    trick: int
+    position: tuple[float, float] = (0.0, 0.0)
+
+    type = "card_seen"
+
+
+@dataclass(frozen=True)
 class TrickComplete(TableEvent):
     """The fourth card of a trick was played; ``winner`` is the engine's verdict."""
 

@@ -7,7 +7,8 @@ beams before it (a landing costs one step, a departure the few steps since that 
 difference between the game shown so far and the newly decoded one becomes events:
 
 - new plays (``CardPlayed``) in turn order, each as soon as its card is at rest and every seat
-  before it in the trick has played; a finished trick (``TrickComplete``), its collection
+  before it in the trick has played; a card at rest whose seat comes after a seat not read yet
+  (a card slid under another) at once as ``CardSeen``; a finished trick (``TrickComplete``), its collection
   (``TrickCleared``) and the game's end (``GameOver``);
 - :class:`CardRevised` when later evidence makes another reading of a play shown earlier more
   probable (a second Herz-Zehn turning up makes the first Herz-Zehn a Herz-Dame), then the
@@ -35,6 +36,7 @@ from dokocam.vision.table.events import (
     Calibrated,
     CardPlayed,
     CardRevised,
+    CardSeen,
     GameOver,
     NeedsConfirmation,
     TableEvent,
@@ -128,6 +130,7 @@ class LiveDecoder:
         self._searches: list[Search] = []
         self._from_start = False
         self._shown: list[tuple[int, Card]] = []  # (seat, card) of each play shown, in game order
+        self._seen: set[tuple[int, int, Card]] = set()  # (trick, seat, card) shown ahead of its turn
         self._complete: set[int] = set()
         self._cleared: set[int] = set()
         self._asked: set[tuple[int, int | None]] = set()
@@ -332,6 +335,8 @@ class LiveDecoder:
             play = plays[n]
             self._shown.append((play.seat, play.card))
             out.append(self._played(play, n, frame, time, search))
+        if len(best.done) < best.game.rules.hand_size:
+            out += self._seen_ahead(search, best, len(tricks), frame, time)
         for trick in sorted(revised | {t for t in range(len(tricks)) if t not in self._complete}):
             if trick >= len(tricks) or len(self._shown) < SEATS * (trick + 1):
                 continue
@@ -368,6 +373,27 @@ class LiveDecoder:
             seat_by_position=search.geometry.seat_of(seen.center).seat if seen else None,
             seat_by_turn=play.seat,
         )
+
+    def _seen_ahead(self, search: Search, best: Any, trick: int, frame: int, time: float) -> list[TableEvent]:
+        """``CardSeen`` for each card of the trick in play shown ahead of its turn, once each reading."""
+        out: list[TableEvent] = []
+        for play in search.seen_ahead(best):
+            key = (trick, play.seat, play.card)
+            if key in self._seen or play.sighting is None:
+                continue
+            self._seen.add(key)
+            out.append(
+                CardSeen(
+                    frame=frame,
+                    time=time,
+                    seat=play.seat,
+                    card=str(play.card),
+                    confidence=play.sighting.confidence,
+                    trick=trick,
+                    position=play.sighting.center,
+                )
+            )
+        return out
 
     def _trick_complete(self, game: Game, trick: int, frame: int, time: float) -> TrickComplete:
         done = game.tricks[trick]
