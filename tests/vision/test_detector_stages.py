@@ -82,6 +82,7 @@ def test_a_stream_decides_its_decks_print_once_and_reads_every_later_frame_so(sc
     dark = 255 - scene
     plain = {int(c) for c in detector.cards(scene).class_id}
     detector.reset()
+    detector.cards(np.full_like(scene, 30))  # the table before the cards came
     seen = [{int(c) for c in detector.cards(dark).class_id} for _ in range(STREAM_VOTES + 1)]
     # Read as they are (nothing) until enough frames showed the dark print; then read through the negative.
     assert all(len(s) < len(plain) for s in seen[:STREAM_VOTES]) and seen[STREAM_VOTES] == plain
@@ -97,6 +98,19 @@ def test_a_stream_decides_its_decks_print_once_and_reads_every_later_frame_so(sc
     # A light deck's stream never reads a negative once decided, however few indices a frame shows.
     detector.cards(np.full_like(scene, 30))
     assert detector.timing.passes == 1
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped model in models/")
+def test_what_lies_on_the_table_from_the_streams_first_frame_never_decides_its_print(scene: np.ndarray):
+    """A table whose negative the stages read as indices surely (a patterned cloth) shows no deck while nothing
+    comes onto it: only what changed since the stream's first frame votes for a print read through the negative."""
+    from dokocam.vision.detector.stages import STREAM_VOTES
+
+    detector = CardDetector.load(DEFAULT_MODEL, "table")
+    dark = 255 - scene  # read surely through its negative, and there from the first frame on
+    for _ in range(3 * STREAM_VOTES):
+        detector.cards(dark)
+    assert detector._locate.print is None  # the same frames coming onto an empty table decide it dark (above)
 
 
 @pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped model in models/")

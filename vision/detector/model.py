@@ -606,11 +606,11 @@ class CardDetector:
         threshold = float(self.conf)  # type: ignore[arg-type]
         plain = int((found.confidence >= threshold).sum())
         if locate.sure >= NEGATIVE_BELOW:
-            locate.vote(plain, None)
+            locate.vote(image, plain, None)
             return
         other = self._staged(Frame(255 - image, threshold, floor))
         self.timing.passes += locate.passes
-        locate.vote(plain, int((other.confidence >= threshold).sum()))
+        locate.vote(image, plain, other.xyxy[other.confidence >= threshold])
 
     def _staged(self, frame: Frame) -> Detections:
         """The stages run over ``frame`` in order, each one's time added to the frame's."""

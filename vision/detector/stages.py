@@ -38,6 +38,11 @@ NEGATIVE_MODES = ("off", "frame", "stream")
 # Frames of a stream that show one print surely (and three times as many as show the other) before the stream's
 # deck is read so for good: a stray reading of one frame never decides it.
 STREAM_VOTES = 5
+# A pixel whose grey level differs by more than this from the stream's first frame has changed (a card came, a hand).
+CHANGED_LEVEL = 30
+# An index read through the negative shows the deck only where this share of its box changed since the stream's
+# first frame: the table itself does not change, and the negative of a patterned cloth shows index-like marks.
+CHANGED_SHARE = 0.2
 
 
 @dataclass
@@ -251,6 +256,7 @@ class Locate(Stage):
         self.sure = 0  # the indices the last call located surely
         self.print: str | None = None  # a stream's deck once decided ("light" or "dark"), with negative "stream"
         self._shown = {"light": 0, "dark": 0}  # frames of the stream that showed each print surely
+        self._first: np.ndarray | None = None  # the stream's first frame (grey), while its print is undecided
         self._pool: ThreadPoolExecutor | None = None
         self._local = threading.local()
 
@@ -258,6 +264,7 @@ class Locate(Stage):
         """Forgets the stream's print: the next frames decide it again (another deck, another camera)."""
         self.print = None
         self._shown = {"light": 0, "dark": 0}
+        self._first = None
 
     def run(self, frame: Frame, found: Detections) -> Detections:
         c, image = self.config, frame.image
@@ -295,16 +302,39 @@ class Locate(Stage):
         """Whether a stream's print is still to be decided (negative ``"stream"``, see :meth:`vote`)."""
         return self.config.negative == "stream" and self.print is None
 
-    def vote(self, plain: int, negative: int | None) -> None:
-        """One frame's evidence of the stream's print: ``plain`` indices read surely in the frame as it is, and
-        ``negative`` through its negative (``None``: not tried, because the locator found the plain print
-        surely). Only indices a classifier read count for the negative: the negative of a patterned cloth
-        shows the locator dozens of index-like marks."""
+    def vote(self, image: np.ndarray, plain: int, negative: np.ndarray | None) -> None:
+        """One frame's evidence of the stream's print: ``plain`` indices read surely in ``image`` as it is, and
+        ``negative`` the boxes of those read surely through its negative (``None``: not tried, because the
+        locator found the plain print surely).
+
+        Only indices a classifier read count for the negative (the negative of a patterned cloth shows the
+        locator dozens of index-like marks), and only where the frame changed since the stream's first frame:
+        a deck's print shows on the cards that come onto the table, never on the table itself, whose negative
+        the stages may read as a few indices surely in every frame. What lay there from the stream's first
+        frame is judged once something new comes."""
+        import cv2
+
+        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        grey = cv2.GaussianBlur(grey, (5, 5), 0).astype(np.int16)
+        if self._first is None or self._first.shape != grey.shape:
+            self._first = grey  # the first frame, or a new view (the trick area grew or shrank): nothing came yet
         if negative is None:
             self._shown["light"] += 1
-        elif negative >= NEGATIVE_BELOW and negative > plain:
+        elif (arrived := self._arrived(grey, negative)) >= NEGATIVE_BELOW and arrived > plain:
             self._shown["dark"] += 1
         self._decide()
+
+    def _arrived(self, grey: np.ndarray, boxes: np.ndarray) -> int:
+        """How many of ``boxes`` lie where ``grey`` (blurred) changed since the stream's first frame."""
+        assert self._first is not None
+        changed = np.abs(grey - self._first) > CHANGED_LEVEL
+        height, width = changed.shape
+        arrived = 0
+        for x1, y1, x2, y2 in np.asarray(boxes, dtype=np.float64).reshape(-1, 4):
+            x1, x2 = int(np.clip(x1, 0, width - 1)), int(np.clip(np.ceil(x2), 1, width))
+            y1, y2 = int(np.clip(y1, 0, height - 1)), int(np.clip(np.ceil(y2), 1, height))
+            arrived += bool(changed[y1 : max(y2, y1 + 1), x1 : max(x2, x1 + 1)].mean() >= CHANGED_SHARE)
+        return arrived
 
     def _decide(self) -> None:
         """Settles the stream's print once one has shown itself surely often enough, and far more than the other."""
