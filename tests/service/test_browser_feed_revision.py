@@ -5,6 +5,8 @@ not counted yet). A recorded event list stands in for the camera."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,22 @@ pytestmark = [
 ]
 
 
+@contextmanager
+def page_of(tmp_path: Path, browser: object, events: list[dict]) -> Iterator[tuple[object, list[str]]]:
+    """The dashboard of a table whose camera is ``events``, open in a page, and the page's script errors."""
+    source = tmp_path / "events.json"
+    source.write_text(json.dumps(events))
+    server = Server(tmp_path / "table.db", "--source", str(source))
+    try:
+        page = browser.new_page(viewport={"width": 1440, "height": 1000})  # type: ignore[attr-defined]
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(server.url + "/")
+        yield page, errors
+    finally:
+        server.stop()
+
+
 def test_the_page_shows_a_revised_camera_card(tmp_path: Path, browser: object) -> None:
     first = [e for e in game_events(SEED, start=1.0, interval=0.4) if e.get("trick", 0) == 0]
     plays = [e for e in first if e["kind"] == "card_played"]
@@ -40,21 +58,12 @@ def test_the_page_shows_a_revised_camera_card(tmp_path: Path, browser: object) -
         "new_seat": seat,
         "message": "",
     }
-    source = tmp_path / "revised.json"
-    source.write_text(json.dumps([*first, revision]))
-    server = Server(tmp_path / "table.db", "--source", str(source))
-    try:
-        page = browser.new_page(viewport={"width": 1440, "height": 1000})  # type: ignore[attr-defined]
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(server.url + "/")
+    with page_of(tmp_path, browser, [*first, revision]) as (page, errors):
         page.wait_for_selector("#table .card.revised", timeout=15000)
         german = f"Kamera: Stich 1, {PLAYERS[seat]}: {Card.parse(new).german_name}, nicht {Card.parse(old).german_name}"
         page.wait_for_function("text => document.body.innerText.includes(text)", arg=german, timeout=10000)
         assert Card.parse(new).german_name in page.inner_text(f"#table .seat[data-seat='{seat}']")
         assert errors == []
-    finally:
-        server.stop()
 
 
 def test_the_page_shows_a_card_seen_before_its_turn_in_its_seats_place(tmp_path: Path, browser: object) -> None:
@@ -67,14 +76,7 @@ def test_the_page_shows_a_card_seen_before_its_turn_in_its_seats_place(tmp_path:
         "seat": plays[2]["seat"],
         "card": plays[2]["card"],
     }
-    source = tmp_path / "seen.json"
-    source.write_text(json.dumps([plays[0], seen]))
-    server = Server(tmp_path / "table.db", "--source", str(source))
-    try:
-        page = browser.new_page(viewport={"width": 1440, "height": 1000})  # type: ignore[attr-defined]
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(server.url + "/")
+    with page_of(tmp_path, browser, [plays[0], seen]) as (page, errors):
         page.wait_for_selector("#table .card.seen", timeout=15000)
         state = page.evaluate("() => fetch('/games/current').then((r) => r.json())")
         place = state["seen"][0]["seat"]
@@ -83,5 +85,3 @@ def test_the_page_shows_a_card_seen_before_its_turn_in_its_seats_place(tmp_path:
         )
         assert page.locator("#table .card:not(.seen)").count() == 1  # only the card played is counted
         assert errors == []
-    finally:
-        server.stop()
