@@ -63,9 +63,9 @@ def table_view(
     the camera's cards seen before their turn, ``(game number, trick index, table seat) -> card code``."""
     partie = state.partie
     last = next((f for f in reversed(state.finished) if not f.ended_early), None)
-    game = game_view(state.current) if state.current is not None else None
-    if game is not None and state.current is not None:
-        game["seen"] = seen_view(state.current, seen or {})
+    game = None
+    if state.current is not None:
+        game = {**game_view(state.current), "seen": seen_view(state.current, seen or {})}
     return {
         "seq": state.last_event_id,
         "engine_time": state.applied_at or time.time(),

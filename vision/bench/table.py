@@ -314,16 +314,8 @@ def run_bench(bench: TableBench, *, progress: Callable[[str], None] | None = Non
         if model
         else None,
         "frames": frames_total,
-        "event_latency_s": {
-            "median": round(float(np.median(latencies)), 3) if latencies else None,
-            "p95": round(float(np.percentile(latencies, 95)), 3) if latencies else None,
-            "max": round(float(max(latencies)), 3) if latencies else None,
-        },
-        "in_turn_latency_s": {
-            "median": round(float(np.median(in_turn)), 3) if in_turn else None,
-            "p95": round(float(np.percentile(in_turn, 95)), 3) if in_turn else None,
-            "max": round(float(max(in_turn)), 3) if in_turn else None,
-        },
+        "event_latency_s": _spread(latencies),
+        "in_turn_latency_s": _spread(in_turn),
     }
     if model is not None:
         per_frame = (pipeline_seconds + detect_seconds) / max(1, frames_total // stride)
@@ -331,6 +323,21 @@ def run_bench(bench: TableBench, *, progress: Callable[[str], None] | None = Non
     if detector == "noisy":
         summary["noise"] = {"drop": bench.drop, "misread": bench.misread, "corner": bench.corner}
     return {"summary": summary, "games": rows}
+
+
+def _spread(seconds: list[float]) -> dict[str, float | None]:
+    """Median, 95th percentile and largest of ``seconds`` (``None`` each when there are none).
+
+    >>> _spread([0.2, 0.4, 1.0])
+    {'median': 0.4, 'p95': 0.94, 'max': 1.0}
+    """
+    if not seconds:
+        return {"median": None, "p95": None, "max": None}
+    return {
+        "median": round(float(np.median(seconds)), 3),
+        "p95": round(float(np.percentile(seconds, 95)), 3),
+        "max": round(float(max(seconds)), 3),
+    }
 
 
 def _count_events(by_trick: dict[int, list[str]]) -> dict[str, int]:

@@ -343,6 +343,21 @@ class _Hyp:
         return (len(self.done), self.game.to_move, tuple(sorted(self.current)), self.known, last)
 
 
+def _in_turn(h: _Hyp) -> list[_Play | None]:
+    """The plays of ``h``'s trick in play by turn from its leader (``None``: that seat has not played; no
+    turns once the game is over)."""
+    leader = h.game.to_move
+    if leader is None:
+        return []
+    by_seat = {p.seat: p for p in h.current}
+    return [by_seat.get((leader + k) % SEATS) for k in range(SEATS)]
+
+
+def _first_unread(turns: list[_Play | None]) -> int:
+    """The first of ``turns`` not played yet or played with a card no reading names (``len(turns)``: none)."""
+    return next((k for k, p in enumerate(turns) if p is None or p.card < 0), len(turns))
+
+
 class GameDecoder:
     """Finds the most probable game for a list of sightings (see the module docstring).
 
@@ -915,38 +930,25 @@ class Search:
         """The finished tricks of ``h`` (cards nobody read as its trick's closing chose them) and the
         plays of the trick in play that can be shown: in turn order from its leader, up to the first
         seat not yet seen or a card no reading names."""
-
-        def play(p: _Play, deduced: bool) -> DecodedPlay:
-            return DecodedPlay(
-                p.seat, Card.from_index(p.card), self.sightings[p.sighting] if p.sighting >= 0 else None, deduced
-            )
-
-        tricks = [[play(p, d) for p, d in zip(done.plays, done.deduced, strict=True)] for done in h.done]
-        leader = h.game.to_move
-        by_seat = {p.seat: p for p in h.current}
-        open_: list[DecodedPlay] = []
-        for k in range(SEATS if leader is not None else 0):
-            p = by_seat.get((leader + k) % SEATS) if leader is not None else None
-            if p is None or p.card < 0:
-                break
-            open_.append(play(p, False))
-        return tricks, open_
+        tricks = [[self._decoded(p, d) for p, d in zip(done.plays, done.deduced, strict=True)] for done in h.done]
+        turns = _in_turn(h)
+        return tricks, [self._decoded(p, False) for p in turns[: _first_unread(turns)] if p is not None]
 
     def seen_ahead(self, h: _Hyp) -> list[DecodedPlay]:
         """The plays of the trick in play after its first seat nobody has read yet (a card slid under
         another, a hand over it) whose card a reading names, in turn order: shown before their turn
         comes, since the seat before them is decided only when more is seen."""
-        leader = h.game.to_move
-        if leader is None:
-            return []
-        by_seat = {p.seat: p for p in h.current}
-        order = [by_seat.get((leader + k) % SEATS) for k in range(SEATS)]
-        gap = next((k for k, p in enumerate(order) if p is None or p.card < 0), SEATS)
+        turns = _in_turn(h)
         return [
-            DecodedPlay(p.seat, Card.from_index(p.card), self.sightings[p.sighting], False)
-            for p in order[gap + 1 :]
+            self._decoded(p, False)
+            for p in turns[_first_unread(turns) + 1 :]
             if p is not None and p.card >= 0 and p.sighting >= 0
         ]
+
+    def _decoded(self, p: _Play, deduced: bool) -> DecodedPlay:
+        return DecodedPlay(
+            p.seat, Card.from_index(p.card), self.sightings[p.sighting] if p.sighting >= 0 else None, deduced
+        )
 
     def deduced_question(self, h: _Hyp, trick: int, k: int) -> NeedsConfirmation | None:
         """A question about play ``k`` of finished ``trick`` nobody read, naming the two likeliest

@@ -335,8 +335,7 @@ class LiveDecoder:
             play = plays[n]
             self._shown.append((play.seat, play.card))
             out.append(self._played(play, n, frame, time, search))
-        if len(best.done) < best.game.rules.hand_size:
-            out += self._seen_ahead(search, best, len(tricks), frame, time)
+        out += self._seen_ahead(search, best, len(tricks), frame, time)
         for trick in sorted(revised | {t for t in range(len(tricks)) if t not in self._complete}):
             if trick >= len(tricks) or len(self._shown) < SEATS * (trick + 1):
                 continue
@@ -379,7 +378,8 @@ class LiveDecoder:
         out: list[TableEvent] = []
         for play in search.seen_ahead(best):
             key = (trick, play.seat, play.card)
-            if key in self._seen or play.sighting is None:
+            seen = play.sighting  # a card ahead of its turn is shown only as read
+            if key in self._seen or seen is None:
                 continue
             self._seen.add(key)
             out.append(
@@ -388,9 +388,9 @@ class LiveDecoder:
                     time=time,
                     seat=play.seat,
                     card=str(play.card),
-                    confidence=play.sighting.confidence,
+                    confidence=seen.confidence,
                     trick=trick,
-                    position=play.sighting.center,
+                    position=seen.center,
                 )
             )
         return out
