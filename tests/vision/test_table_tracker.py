@@ -485,3 +485,25 @@ def test_a_card_swept_up_a_moment_after_the_others_leaves_with_them():
     left = [(i, e) for i, e in run(frames) if isinstance(e, CardLeft)]
     assert sorted(e.card_index for _, e in left) == [3, 7, 12, 20]
     assert len({i for i, _ in left}) == 1  # all at once
+
+
+def test_a_second_copy_led_onto_the_spot_its_first_copy_was_collected_from_is_a_card_of_its_own():
+    # From a rendered game at 5 frames a second: the first Kreuz-Ass was collected with its trick (unseen
+    # from then on, so still held); its holder won and led the other Kreuz-Ass onto the same spot. Its
+    # first index, a frame later and within a card's length of where it was seen, lay on the first one's
+    # footprint: it is the card sliding in, not the first one woken (else the trick it leads has no lead,
+    # and the next tricks are read one late).
+    cx, cy = 640.0, 420.0
+    tl, br = index_box(cx, cy, "tl"), index_box(cx, cy, "br")
+    frames = [parts((0, pair_box(tl, br), 2))] * 6 + [parts()] * 8
+    frames += [parts((0, index_box(cx - 10, cy - 120, "tl"), 1))]  # coming in from its player's side
+    frames += [parts((0, index_box(cx - 5, cy - 5, "tl"), 1))] * 2
+    frames += [parts((0, pair_box(index_box(cx - 5, cy - 5, "tl"), index_box(cx - 5, cy - 5, "br")), 2))] * 10
+    tracker = CardTracker(GEOMETRY)
+    events = []
+    for i, det in enumerate(frames):
+        events += [(i, e) for e in tracker.update(det, i, i / 5.0)]
+    landed = [e for _, e in events if isinstance(e, CardLanded)]
+    assert [e.card_index for e in landed] == [0, 0]
+    assert landed[0].track_id != landed[1].track_id
+    assert [e.track_id for _, e in events if isinstance(e, CardLeft)] == [landed[0].track_id]  # the first one went

@@ -161,9 +161,12 @@ class CardTracker:
         reappear_after: seconds unseen after which a landed card counts as hidden (under a hand):
             it is then matched only by a box of the same card that appears in its place and comes
             to rest there, never by a card sliding in (a second copy laid on the same spot).
-        reappear_gate: how near (in card sizes) that box must appear and rest.
+        reappear_gate: how near (in card sizes) that box must appear and rest. A box that a card of the
+            same name coming in (not yet at rest) may take within ``gate`` goes to a hidden card only if
+            that card takes another: a second copy slid onto the spot where the first lay until its trick
+            was collected is the card coming in, not the first one woken.
         hidden_penalty: extra matching cost (in card sizes) for a hidden card, so a box goes to a
-            card in view (a second copy sliding in) before it wakes a hidden one.
+            card in view before it wakes a hidden one.
         class_penalty: extra matching cost (in card sizes) for a box whose card differs from the
             track's vote; raising it keeps overlapping cards apart by identity.
         min_hits: frames a track must be seen before it can land.
@@ -573,11 +576,13 @@ class CardTracker:
 
         A moving card is looked for where its speed carries it; a landed card lies still until
         swept away (a tight gate, so a card slid past it is not taken for it); a hidden landed card
-        (under a hand) comes back exactly where it lay, and yields to tracks in view.
+        (under a hand) comes back exactly where it lay, and yields to tracks in view (a card of the
+        same name coming in chooses first).
         """
         matched: set[int] = set()
         used = np.zeros(len(det), dtype=bool)
-        pairs: list[tuple[float, int, int]] = []
+        pairs: list[tuple[bool, float, int, int]] = []
+        coming: set[tuple[int, int]] = set()  # (card, box): a card of that name not yet at rest may take the box
         for k, track in enumerate(self.tracks):
             if len(det) == 0:
                 break
@@ -608,9 +613,12 @@ class CardTracker:
                     if track.landed:
                         continue  # a landed card's identity is settled: another card is another card
                     cost += self.class_penalty
-                pairs.append((cost, k, int(d)))
-        pairs.sort()
-        for _cost, k, row in pairs:
+                pairs.append((hidden, cost, k, int(d)))
+                if not track.landed and voted and distance[d] <= self.gate:
+                    coming.add((track.card_index, int(d)))
+        # A hidden card's claim on a box that a card of its name coming in wants waits until that card has its own.
+        pairs.sort(key=lambda p: (p[0] and (self.tracks[p[2]].card_index, p[3]) in coming, p[1:]))
+        for _hidden, _cost, k, row in pairs:
             track = self.tracks[k]
             if used[row] or track.id in matched:
                 continue
@@ -870,16 +878,19 @@ class CardTracker:
         that rests in its place and did not slide in (as a second copy would). The landed track takes the box over;
         the new track is dropped.
         """
-        # How far it slid, leaving out its longest single step (a misreading next door that the
-        # track jumped from is one step; a slide is many).
         points = [c for _, c in track.path]
         steps = [float(np.hypot(*(b - a))) for a, b in zip(points, points[1:])]
-        travelled = sum(steps) - max(steps, default=0.0)
         for other in self.tracks:
             if not other.landed or other is track or other.card_index != track.card_index:
                 continue
             if other.id in track.co_seen:
                 continue  # both in view at once: two copies of the card
+            # How far it slid. A track begun while the landed card was in view may have jumped from a
+            # misreading next door: its longest single step is left out (a slide is many). A track begun
+            # while the card lay hidden counts its whole way: at a few frames a second, the second copy
+            # slid onto the spot (its holder won the trick and led it) comes in by one long step.
+            hidden = track.first_time - other.last_time > self.reappear_after
+            travelled = sum(steps) - (0.0 if hidden else max(steps, default=0.0))
             near = self.reappear_gate * max(other.size, track.size)
             if 0.0 <= track.first_time - other.last_time <= self.moved_gap:
                 # It vanished as this one showed up next to it: the same card, pushed on after
