@@ -507,3 +507,43 @@ def test_a_second_copy_led_onto_the_spot_its_first_copy_was_collected_from_is_a_
     assert [e.card_index for e in landed] == [0, 0]
     assert landed[0].track_id != landed[1].track_id
     assert [e.track_id for _, e in events if isinstance(e, CardLeft)] == [landed[0].track_id]  # the first one went
+
+
+def _first_landing(frames: list[Detections]) -> int:
+    landed = [i for i, e in run(frames) if isinstance(e, CardLanded)]
+    assert len(landed) == 1
+    return landed[0]
+
+
+def test_a_card_uncovered_by_a_withdrawing_hand_lands_while_the_hand_lets_go():
+    """The card lies still from the first frame; a hand over its near end withdraws over a second, so the box of
+    its visible part grows downwards. Its far corners never move: it lands within ``rest_time`` of being seen."""
+    top, bottom = 410.0, 510.0
+    uncovering = [
+        Detections(xyxy=[[605, top, 675, top + 50 + 5 * k]], confidence=[0.9], class_id=[3]) for k in range(10)
+    ]
+    frames = uncovering + [frame((3, 640, (top + bottom) / 2, 0.9))] * 10
+    assert _first_landing(frames) <= 4  # the growing centre alone would wait for the hand to be gone (frame 10)
+
+
+def test_a_card_still_sliding_does_not_land_by_a_corner():
+    """Every corner of a moving card's box moves: it lands only once it lies still."""
+    frames = [frame(*f) for f in slide(3, (640, 700), (640, 460), 12, 10)]
+    assert _first_landing(frames) >= 12
+
+
+def test_a_card_seen_by_its_far_index_then_both_lands_while_the_near_one_shows():
+    """A hand over the near index: the far one shows alone, then both; the footprint grows, the far corner stays."""
+    cx, cy = 640.0, 470.0
+    tl, br = index_box(cx, cy, "tl"), index_box(cx, cy, "br")
+    frames = [parts((3, tl, 1))] * 3 + [parts((3, pair_box(tl, br), 2))] * 12
+    assert _first_landing(frames) <= 4
+
+
+def test_a_card_slid_in_slowly_by_one_index_lands_once_where_it_stops():
+    """The footprint joined from its recent parts keeps a corner where the card was: that is no corner at rest."""
+    frames = [parts((3, index_box(640.0, 700 - (k + 1) / 8 * 230, "tl"), 1)) for k in range(8)]
+    frames += [parts((3, index_box(640.0, 470.0, "tl"), 1))] * 10
+    landed = [(i, e) for i, e in run(frames) if isinstance(e, CardLanded)]
+    assert len(landed) == 1 and landed[0][0] >= 8
+    assert abs(landed[0][1].center[1] - 470.0) < 0.5 * H
