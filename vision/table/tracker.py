@@ -67,7 +67,6 @@ class Track:
     landed_box: np.ndarray | None = None  # the footprint it came to rest with
     moved: bool = False
     path: deque[tuple[float, np.ndarray]] = field(default_factory=lambda: deque(maxlen=512))
-    boxes: deque[np.ndarray] = field(default_factory=lambda: deque(maxlen=512))  # the box seen at each of ``path``
     # Where it moved slowest inside the trick area, before it landed: (speed, time, frame, centre).
     slowest: tuple[float, float, int, np.ndarray] | None = None
     leaving: bool = False  # seen moving away from the trick's centre before it landed
@@ -766,10 +765,8 @@ class CardTracker:
         track.votes[int(det.class_id[d])] += float(det.confidence[d])
         track.counts[int(det.class_id[d])] += 1
         track.path.append((time, track.center))
-        track.boxes.append(box)
         while track.path[0][0] < time - PATH_SECONDS:
             track.path.popleft()
-            track.boxes.popleft()
 
     def _joined_parts(self, track: Track) -> np.ndarray:
         """The footprint of a card seen by parts: its recent parts that fit one card, grown from
@@ -812,19 +809,13 @@ class CardTracker:
             track.center = _center(track.box)
 
     def _rest_since(self, track: Track) -> float | None:
-        """The time since which the track has stayed within ``rest_tolerance`` of its last place: its centre, or
-        one corner of the box seen of it. A hand letting go of a card lying still uncovers it from one side (its
-        visible part, or its other index): the box seen grows and the centre moves, but the box's corner away from
-        the hand stays put, while every corner of a card that moves moves with it. (The footprint joined from
-        parts would not do: it keeps a moving card's recent parts, and so a corner where the card was.)"""
+        """The time since which the track has stayed within ``rest_tolerance`` of its last place."""
         if not track.path:
             return None
-        tolerance = self.rest_tolerance * track.size
         last = track.path[-1][1]
-        corners = _box_corners(track.boxes[-1])  # the box seen last
         since = track.path[-1][0]
-        for (t, c), box in zip(reversed(track.path), reversed(track.boxes)):
-            if np.hypot(*(c - last)) > tolerance and np.hypot(*(_box_corners(box) - corners).T).min() > tolerance:
+        for t, c in reversed(track.path):
+            if np.hypot(*(c - last)) > self.rest_tolerance * track.size:
                 break
             since = t
         return since
@@ -1021,12 +1012,6 @@ class CardTracker:
             else 0.0,
             came_from=_came_from(track, track.center),
         )
-
-
-def _box_corners(box: np.ndarray) -> np.ndarray:
-    """The four corners ``(4, 2)`` of an ``(x1, y1, x2, y2)`` box."""
-    x1, y1, x2, y2 = box
-    return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)
 
 
 def _came_from(track: Track, center: np.ndarray) -> tuple[float, float] | None:
