@@ -224,6 +224,53 @@ def test_a_renege_read_surely_stays_a_renege():
     assert any(f.kind == "renege" for f in decoded.flags)
 
 
+def off_suit(game: Game, plays: list[tuple[int, str]]) -> int:
+    """How many of ``plays`` (in play order, four a trick) are not of the suit their trick was led with."""
+    suit = game.order.suit_class
+    return sum(
+        suit[Card.parse(c).index] != suit[Card.parse(plays[n - n % 4][1]).index] for n, (_, c) in enumerate(plays)
+    )
+
+
+def two_unseen_that_swapped_make_a_renege() -> tuple[list[tuple[int, str]], int, int]:
+    """A legal game and two of its plays by different seats whose cards, swapped, keep every trick's winner and
+    as many plays off the led suit, but make a renege the engine proves: what the deck leaves over fits either way,
+    and the way with the renege comes first in card order."""
+    for seed in range(200):
+        plays = list(simulate_game(seed).plays)
+        game = Game()
+        for seat, code in plays:
+            game.play(seat, code)
+        for a in range(len(plays)):
+            for b in range(a + 4 - a % 4, len(plays)):
+                (sa, ca), (sb, cb) = plays[a], plays[b]
+                if sa == sb or a % 4 == 0 or b % 4 == 0 or Card.parse(cb).index >= Card.parse(ca).index:
+                    continue
+                swapped = list(plays)
+                swapped[a], swapped[b] = (sa, cb), (sb, ca)
+                other = Game()
+                for seat, code in swapped:
+                    other.play(seat, code)
+                if (
+                    any(f.kind == "renege" for f in other.flags)
+                    and [t.winner() for t in other.tricks] == [t.winner() for t in game.tricks]
+                    and off_suit(game, swapped) == off_suit(game, plays)
+                ):
+                    return plays, a, b
+    raise AssertionError("no such game among the first 200")
+
+
+def test_cards_nobody_saw_are_not_handed_out_as_a_renege():
+    # Two plays nobody saw: the deck says which two cards they were, not which went where. A renege would explain
+    # the game as well as the truth by every other cost; the decoder must not make one up (the issue: a renege
+    # flag is never the decoder's way of explaining what it did not read).
+    plays, a, b = two_unseen_that_swapped_make_a_renege()
+    seen = [s for n, s in enumerate(made_up(plays)) if n not in (a, b)]
+    decoded = decode(seen)
+    assert not [f for f in decoded.flags if f.kind == "renege"]
+    assert [(s, str(c)) for t in decoded.tricks for s, c in t.plays] == plays
+
+
 def test_a_second_herz_zehn_makes_the_first_reading_of_one_unlikely():
     plays = list(simulate_game(5).plays)
     first = next(n for n, (_, code) in enumerate(plays) if code == "QH")

@@ -1037,8 +1037,37 @@ class Search:
         if not found:
             leftover = [card for card in range(N_CARDS) for _ in range(left[card])]
             return [(math.inf, tuple(leftover[: len(open_)]))]
+        # A renege is proven only by a later trick, so it is counted on whole hand-outs, cheapest first, while
+        # one could still rank among the best two: a card nobody read is never made a renege where another
+        # card left over explains the game without one.
         found.sort()
-        return found[:2]
+        best: list[tuple[float, tuple[int, ...]]] = []
+        for cost, filled in found:
+            if len(best) == 2 and cost >= best[1][0]:
+                break
+            for (t, k), card in zip(open_, filled, strict=True):
+                cards[t][k] = card
+            best = sorted([*best, (cost + self.d.renege * self._reneges(h, cards), filled)])[:2]
+        for t, k in open_:
+            cards[t][k] = h.done[t].plays[k].card
+        return best
+
+    def _reneges(self, h: _Hyp, cards: list[list[int]]) -> int:
+        """How many reneges the engine proves in ``h``'s tricks played with ``cards``: a seat that did not follow
+        a suit and plays it in a later trick (counted once until the seat fails to follow it again)."""
+        suit_class = self.order.suit_class
+        voids: list[set[int]] = [set() for _ in range(SEATS)]
+        count = 0
+        for done, row in zip(h.done, cards, strict=True):
+            led = suit_class[row[0]]
+            for n, (play, card) in enumerate(zip(done.plays, row, strict=True)):
+                cls = suit_class[card]
+                if cls in voids[play.seat]:
+                    voids[play.seat].discard(cls)
+                    count += 1
+                if n and cls != led:
+                    voids[play.seat].add(led)
+        return count
 
     def _unread_costs(self, play: _Play) -> list[float]:
         """Per card, what it costs handed to a play nobody read: a card glimpsed or misread still said something
