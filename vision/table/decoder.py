@@ -1053,21 +1053,14 @@ class Search:
         return best
 
     def _reneges(self, h: _Hyp, cards: list[list[int]]) -> int:
-        """How many reneges the engine proves in ``h``'s tricks played with ``cards``: a seat that did not follow
-        a suit and plays it in a later trick (counted once until the seat fails to follow it again)."""
-        suit_class = self.order.suit_class
-        voids: list[set[int]] = [set() for _ in range(SEATS)]
-        count = 0
-        for done, row in zip(h.done, cards, strict=True):
-            led = suit_class[row[0]]
-            for n, (play, card) in enumerate(zip(done.plays, row, strict=True)):
-                cls = suit_class[card]
-                if cls in voids[play.seat]:
-                    voids[play.seat].discard(cls)
-                    count += 1
-                if n and cls != led:
-                    voids[play.seat].add(led)
-        return count
+        """How many reneges the engine proves in ``h``'s tricks played with ``cards``."""
+        plays = [
+            PlayEvent(p.seat, Card.from_index(card))
+            for done, row in zip(h.done, cards, strict=True)
+            for p, card in zip(done.plays, row, strict=True)
+        ]
+        game = Game.replay(self.rules, self.contract, self.players, plays)
+        return sum(f.kind == "renege" for f in game.flags)
 
     def _unread_costs(self, play: _Play) -> list[float]:
         """Per card, what it costs handed to a play nobody read: a card glimpsed or misread still said something
