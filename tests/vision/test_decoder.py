@@ -224,6 +224,14 @@ def test_a_renege_read_surely_stays_a_renege():
     assert any(f.kind == "renege" for f in decoded.flags)
 
 
+def played(plays: list[tuple[int, str]]) -> Game:
+    """A game with ``plays`` (seat, card code) played in order."""
+    game = Game()
+    for seat, code in plays:
+        game.play(seat, code)
+    return game
+
+
 def off_suit(game: Game, plays: list[tuple[int, str]]) -> int:
     """How many of ``plays`` (in play order, four a trick) are not of the suit their trick was led with."""
     suit = game.order.suit_class
@@ -238,9 +246,7 @@ def two_unseen_that_swapped_make_a_renege() -> tuple[list[tuple[int, str]], int,
     and the way with the renege comes first in card order."""
     for seed in range(200):
         plays = list(simulate_game(seed).plays)
-        game = Game()
-        for seat, code in plays:
-            game.play(seat, code)
+        game = played(plays)
         for a in range(len(plays)):
             for b in range(a + 4 - a % 4, len(plays)):
                 (sa, ca), (sb, cb) = plays[a], plays[b]
@@ -248,9 +254,7 @@ def two_unseen_that_swapped_make_a_renege() -> tuple[list[tuple[int, str]], int,
                     continue
                 swapped = list(plays)
                 swapped[a], swapped[b] = (sa, cb), (sb, ca)
-                other = Game()
-                for seat, code in swapped:
-                    other.play(seat, code)
+                other = played(swapped)
                 if (
                     any(f.kind == "renege" for f in other.flags)
                     and [t.winner() for t in other.tricks] == [t.winner() for t in game.tricks]
@@ -281,10 +285,8 @@ def test_a_second_herz_zehn_makes_the_first_reading_of_one_unlikely():
 
 
 def test_a_close_call_is_asked_naming_both_cards():
-    game = Game()
     plays = [(0, "AC"), (1, "9C"), (2, "KC"), (3, "10C"), (0, "AS"), (1, "9S"), (2, "KS"), (3, "10S")]
-    for seat, code in plays:
-        game.play(seat, code)
+    game = played(plays)
     # Two tricks only: the deck does not settle whether seat 1 followed with a Kreuz-Neun or a Kreuz-König.
     sightings = made_up(plays, readings={1: (("9C", 0.5), ("KC", 0.5))})
     result = GameDecoder().decode(sightings, GameSpec().game_factory(), TableGeometry.default(WIDTH, HEIGHT))
