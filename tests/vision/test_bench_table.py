@@ -7,8 +7,9 @@ import argparse
 import pytest
 
 from dokocam.service.cli import build_parser
-from dokocam.vision.bench.table import TableBench, run_bench
+from dokocam.vision.bench.table import ShownPlays, TableBench, run_bench
 from dokocam.vision.synth.video import Mishaps, game_designs
+from dokocam.vision.table.events import CardPlayed, CardRevised
 
 
 def bench_args(*argv: str) -> argparse.Namespace:
@@ -37,6 +38,26 @@ def test_a_game_with_real_table_events_is_decoded_right_from_perfect_detections(
     assert {"twins", "slide_under", "pull_back", "bump"} <= set(row["events"])
     assert row["tricks_exact"] == 12 and row["points_equal"] and row["wrong_tricks"] == {}
     assert report["summary"]["events"] == vars(Mishaps.realistic())
+
+
+def test_latency_is_measured_in_a_game_with_a_card_taken_back():
+    # The same game read live: a card put down and taken back is no play, and the plays' latency still counts.
+    report = run_bench(TableBench(games=1, seed_base=72002, fps=5.0, detector="truth"))
+    assert report["games"][0]["tricks_exact"] == 12 and "pull_back" in report["games"][0]["events"]
+    first, settled = report["summary"]["event_latency_s"], report["summary"]["settled_latency_s"]
+    assert first["median"] is not None and 0 < first["median"] <= first["p95"] <= first["max"] < 5
+    assert first["median"] <= settled["median"] and first["max"] <= settled["max"]
+
+
+def test_a_play_shown_right_relabelled_and_back_is_shown_for_good_from_the_last_revision():
+    shown = ShownPlays()
+    shown.note([CardPlayed(frame=5, time=1.0, seat=0, card="QC", confidence=0.9, trick=0)])
+    # The seating turned: the play shown at the next seat, then turned back.
+    shown.note([CardRevised(frame=20, time=4.0, trick=0, play=0, seat=0, old="QC", new="QC", new_seat=1)])
+    shown.note([CardRevised(frame=45, time=9.0, trick=0, play=0, seat=1, old="QC", new="QC", new_seat=0)])
+    assert shown.times(0, (0, 0, "QC")) == (1.0, 1.0, 9.0)
+    with pytest.raises(ValueError, match="not shown as QC of seat 1"):
+        shown.times(0, (0, 1, "QC"))
 
 
 def test_each_wrong_trick_says_what_it_held_and_what_was_read():

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ import numpy as np
 
 from dokocam.vision.detections import Detections
 from dokocam.vision.synth.video import Mishaps
+from dokocam.vision.table.events import CardPlayed, CardRevised, CardSeen, TableEvent
 
 DESIGN_CHOICES = ("heldout", "train", "drawn")
 
@@ -133,7 +134,6 @@ def run_bench(bench: TableBench, *, progress: Callable[[str], None] | None = Non
     """
     from dokocam.engine.record import load_record
     from dokocam.vision.synth.video import GameVideo, design_for_seed
-    from dokocam.vision.table.events import CardSeen
     from dokocam.vision.table.pipeline import TablePipeline
     from dokocam.vision.table.recording import RecordingHeader, load_detections, save_detections
 
@@ -159,6 +159,7 @@ def run_bench(bench: TableBench, *, progress: Callable[[str], None] | None = Non
     frames_total = 0
     latencies: list[float] = []  # each play's card at rest to its first event (seen ahead of its turn or played)
     in_turn: list[float] = []  # ... to its CardPlayed, which waits for every seat before it
+    for_good: list[float] = []  # ... to the last revision of its play (a seat relabelled and back counts)
     for g in range(bench.games):
         seed = bench.seed_base + g
         design = None if faces or bench.designs == "drawn" else design_for_seed(seed, bench.designs)
@@ -169,8 +170,7 @@ def run_bench(bench: TableBench, *, progress: Callable[[str], None] | None = Non
         pipeline = TablePipeline.for_video(width, height, detector=model, offline=bench.decode)
         if bench.whole_fraction is not None:
             pipeline.tracker.whole_fraction = bench.whole_fraction
-        played_times: list[float] = []
-        seen_times: dict[tuple[int, int, str], float] = {}  # (trick, seat, card): first shown ahead of its turn
+        shown = ShownPlays()
         questions = 0
         tag = f"-faces-{Path(faces).resolve().name}" if faces else ""
         tag += f"-design-{design.replace(':', '-')}" if design else ""
@@ -229,17 +229,16 @@ def run_bench(bench: TableBench, *, progress: Callable[[str], None] | None = Non
             t2 = time.perf_counter()
             events = pipeline.update(det, index, t)
             pipeline_seconds += time.perf_counter() - t2
-            played_times.extend(e.time for e in events if e.type == "card_played")
-            for e in events:
-                if isinstance(e, CardSeen):
-                    seen_times.setdefault((e.trick, e.seat, e.card), e.time)
+            shown.note(events)
             # What the dashboard would have asked the table: each one a player's interruption.
             questions += sum(e.type == "needs_confirmation" for e in events)
         if partial is not None and recording is not None:
             partial.replace(recording)
         t2 = time.perf_counter()
-        questions += sum(e.type == "needs_confirmation" for e in pipeline.finish())
+        events = pipeline.finish()
         pipeline_seconds += time.perf_counter() - t2
+        shown.note(events)
+        questions += sum(e.type == "needs_confirmation" for e in events)
         truth_game = load_record(video.game.record()).to_game()
         game = pipeline.game
         truth_tricks = [[(s, str(c)) for s, c in tr.plays] for tr in truth_game.tricks]
@@ -251,12 +250,15 @@ def run_bench(bench: TableBench, *, progress: Callable[[str], None] | None = Non
         except ValueError:
             got_points = None
         same = got_points == truth_points
-        if exact == len(truth_tricks) and len(played_times) == len(video.timeline) and not video.withdrawn:
-            # The timeline is in play order: how long after each card came to rest was it reported?
+        if exact == len(truth_tricks) and not bench.decode:
+            # The timeline is in play order (cards taken back apart): how long after each card came to rest was it
+            # first shown as it was played, and shown so for good?
             plays = [(k, seat, card) for k, trick in enumerate(truth_tricks) for seat, card in trick]
-            for play, played, shown in zip(plays, played_times, video.timeline, strict=True):
-                in_turn.append(played - shown.land)
-                latencies.append(min(played, seen_times.get(play, played)) - shown.land)
+            for n, (play, rest) in enumerate(zip(plays, video.timeline, strict=True)):
+                first, played, settled = shown.times(n, play)
+                latencies.append(first - rest.land)
+                in_turn.append(played - rest.land)
+                for_good.append(settled - rest.land)
         tricks_total += len(truth_tricks)
         tricks_exact += exact
         games_exact += int(same)
@@ -316,6 +318,7 @@ def run_bench(bench: TableBench, *, progress: Callable[[str], None] | None = Non
         "frames": frames_total,
         "event_latency_s": _spread(latencies),
         "in_turn_latency_s": _spread(in_turn),
+        "settled_latency_s": _spread(for_good),
     }
     if model is not None:
         per_frame = (pipeline_seconds + detect_seconds) / max(1, frames_total // stride)
@@ -323,6 +326,38 @@ def run_bench(bench: TableBench, *, progress: Callable[[str], None] | None = Non
     if detector == "noisy":
         summary["noise"] = {"drop": bench.drop, "misread": bench.misread, "corner": bench.corner}
     return {"summary": summary, "games": rows}
+
+
+class ShownPlays:
+    """The plays a dashboard shows, in turn order, as the live decoder's events leave them, and when each took
+    each of its values (a play shown right, revised to a relabelled seat or another card and revised back has
+    three)."""
+
+    def __init__(self) -> None:
+        self.history: list[list[tuple[float, tuple[int, str]]]] = []  # per play: (time, (seat, card)), in order
+        self.seen: dict[tuple[int, int, str], float] = {}  # (trick, seat, card) first shown ahead of its turn
+
+    def note(self, events: Sequence[TableEvent]) -> None:
+        for e in events:
+            if isinstance(e, CardPlayed):
+                self.history.append([(e.time, (e.seat, e.card))])
+            elif isinstance(e, CardRevised):
+                self.history[e.play].append((e.time, (e.new_seat, e.new)))
+            elif isinstance(e, CardSeen):
+                self.seen.setdefault((e.trick, e.seat, e.card), e.time)
+
+    def times(self, n: int, play: tuple[int, int, str]) -> tuple[float, float, float]:
+        """For play ``n`` (``(trick, seat, card)``, shown so at the end): when it was first shown so (seen ahead of
+        its turn or played), first played so, and shown so for good (its last revision).
+
+        Raises:
+            ValueError: the play is not shown so at the end.
+        """
+        trick, seat, card = play
+        if n >= len(self.history) or self.history[n][-1][1] != (seat, card):
+            raise ValueError(f"play {n} is not shown as {card} of seat {seat}")
+        played = next(t for t, value in self.history[n] if value == (seat, card))
+        return min(played, self.seen.get(play, played)), played, self.history[n][-1][0]
 
 
 def _spread(seconds: list[float]) -> dict[str, float | None]:
