@@ -15,7 +15,7 @@ from dokocam.engine.record import load_record
 from dokocam.service.recorded import legal_plays
 from dokocam.vision.synth.video import GameVideo, simulate_game
 from dokocam.vision.table.decoder import Evidence, GameDecoder
-from dokocam.vision.table.events import CardRevised
+from dokocam.vision.table.events import CardPlayed, CardRevised
 from dokocam.vision.table.geometry import TableGeometry
 from dokocam.vision.table.live import LiveDecoder, _event_from
 from dokocam.vision.table.pipeline import GameSpec
@@ -314,3 +314,26 @@ def test_a_seating_given_up_early_is_decoded_again_when_the_game_ends():
     offline = GameDecoder().decode(evidence.sightings, GameSpec().game_factory(), GEOMETRY)
     assert live.over and len(offline.game.tricks) == 12
     assert tricks_of(live.game) == tricks_of(offline.game)
+
+
+def test_a_seating_is_not_carried_to_a_neighbouring_seat_by_directions_that_swing_while_few_cards_lay():
+    """In this recorded game the seat directions found from where the first twelve cards lay swung by 45 degrees;
+    a seating that only followed them came to the neighbouring seat, and every play was shown at the wrong seat
+    until the game ended. Every way to seat is decoded again while few cards lay: once four tricks' cards have
+    landed, each play is shown at the seat it keeps."""
+    data = json.loads((Path(__file__).parent / "data" / "seed73141-tracked.json").read_text())
+    live = live_decoder()
+    landed, played = 0, 0
+    late: list[tuple[int, int]] = []  # (play, seat) shown once four tricks' cards had landed
+    for frame in data["frames"]:
+        events = [_event_from(e) for e in frame]
+        landed += sum(isinstance(e, CardLanded) for e in events)
+        for e in live.update(events):
+            if isinstance(e, CardPlayed):
+                late += [(played, e.seat)] if landed > 16 else []
+                played += 1
+            elif isinstance(e, CardRevised) and landed > 16:
+                late.append((e.play, e.new_seat))
+    seats = [seat for trick in live.game.tricks for seat, _ in trick.plays]
+    assert live.over and len(seats) == 48 and len(late) > 30
+    assert [(n, seats[n]) for n, _ in late] == late

@@ -97,6 +97,10 @@ class LiveDecoder:
             time and decodes under a staler seating.
         seating_margin: a seating whose best game costs this many nats more than the best
             seating's is no longer searched (until the seating is searched again from the start).
+        choose_until: while fewer cards than this lay, the seat directions found from where they
+            lie still swing, so a drift decodes every way to seat them again: the evidence, not the
+            estimate's walk, says which direction is which seat. Later a drift decodes only the
+            seatings still searched (every way each time costs too much in a game read poorly).
     """
 
     def __init__(
@@ -109,6 +113,7 @@ class LiveDecoder:
         drift_degrees: float = 4.0,
         drift_fraction: float = 0.08,
         seating_margin: float = 4.0,
+        choose_until: int = 4 * SEATS,
     ) -> None:
         self.game_factory = game_factory
         self.initial_geometry = geometry
@@ -117,6 +122,7 @@ class LiveDecoder:
         self.drift_degrees = drift_degrees
         self.drift_fraction = drift_fraction
         self.seating_margin = seating_margin
+        self.choose_until = choose_until
         self.reset()
 
     def reset(self) -> None:
@@ -244,12 +250,16 @@ class LiveDecoder:
         if self._from_start:
             start, self._from_start = 0, False
         self._sightings = sightings
-        wanted = seatings(sightings, self.initial_geometry)
+        every = seatings(sightings, self.initial_geometry)
+        wanted = every
         if len(sightings) >= 2 * SEATS and self._searches:
             # Only the seatings still searched, each where it is found now.
-            wanted = [_nearest(wanted, s.geometry) for s in self._searches]
+            wanted = [_nearest(every, s.geometry) for s in self._searches]
         kept = [s for s in self._searches if any(self._same(s.geometry, w) for w in wanted)]
         if not kept or len(kept) < len(self._searches) or len(self._searches) < len(wanted):
+            # A seating that drifted while few cards lay: every way to seat is decoded again, so the estimate's
+            # walk does not carry the seating it follows to a neighbouring seat.
+            wanted = every if len(sightings) < self.choose_until else wanted
             self._searches = [self._search(sightings, w) for w in wanted]
             start = 0
         for search in self._searches:
