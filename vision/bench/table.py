@@ -157,8 +157,8 @@ def run_bench(bench: TableBench, *, progress: Callable[[str], None] | None = Non
     tricks_total = tricks_exact = games_exact = 0
     pipeline_seconds = detect_seconds = render_seconds = 0.0
     frames_total = 0
-    latencies: list[float] = []  # each play's card at rest to its first event (seen ahead of its turn or played)
-    in_turn: list[float] = []  # ... to its CardPlayed, which waits for every seat before it
+    latencies: list[float] = []  # each play's card at rest to the first event showing it as played (seen or played)
+    in_turn: list[float] = []  # ... to its first CardPlayed (or revision) so, which waits for every seat before it
     for_good: list[float] = []  # ... to the last revision of its play (a seat relabelled and back counts)
     for g in range(bench.games):
         seed = bench.seed_base + g
