@@ -270,7 +270,7 @@ class LiveDecoder:
             # The game has ended: the seatings given up while few cards lay are decoded again from the first
             # sighting, as the offline decode does, and the whole game may turn out better explained by one.
             self._rechecked = True
-            for w in seatings(sightings, self.initial_geometry):
+            for w in every:
                 if not any(self._same(w, s.geometry) for s in self._searches):
                     again = self._search(sightings, w)
                     again.extend(sightings, 0)
