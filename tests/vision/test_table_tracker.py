@@ -143,6 +143,28 @@ def test_a_second_copy_slid_onto_the_spot_of_a_hidden_copy_is_a_new_card():
     assert [e.card_index for e in landed] == [3, 3]
 
 
+def test_a_card_taken_back_leaves_as_soon_as_another_card_comes_to_rest_on_its_spot():
+    # 10H put down, taken back under its player's hand (unseen from 1.0 s), then QC played on its spot.
+    frames = [frame((22, 640, 460, 0.9))] * 10 + [frame()] * 12
+    frames += [frame(*f) for f in slide(3, (640, 700), (646, 455), 5, 10)]
+    events = run(frames)
+    kinds = [(i, type(e).__name__, e.card_index) for i, e in events]
+    landed_at = next(i for i, kind, card in kinds if kind == "CardLanded" and card == 3)
+    assert kinds[1:] == [(landed_at, "CardLeft", 22), (landed_at, "CardLanded", 3)]
+    left = next(e for _, e in events if isinstance(e, CardLeft))
+    assert left.last_seen == pytest.approx(0.9)
+    assert (landed_at - 9) / FPS < 2.5  # not the 4 s a card under a hand is held
+
+
+def test_a_card_covered_by_one_laid_over_it_is_not_taken_for_taken_away():
+    # 10H lies in view until QC is pushed over it and covers it: a card under another, still there.
+    frames = [frame((22, 640, 460, 0.9))] * 10
+    frames += [frame((22, 640, 460, 0.9), *f) for f in slide(3, (660, 700), (660, 560), 3, 0)]
+    frames += [frame(*f) for f in slide(3, (660, 560), (664, 482), 2, 10)]
+    events = run(frames)
+    assert [type(e).__name__ for _, e in events] == ["CardLanded", "CardLanded"]
+
+
 def test_a_card_pushed_on_after_it_seemed_to_rest_is_still_one_card():
     # From a rendered game: the hand paused, the card landed, then it was pushed ~0.7 card
     # sizes further (beyond the landed gate) and came to rest again.

@@ -3,8 +3,9 @@
 The tracker links boxes from frame to frame (nearest centre, identity-aware), votes each track's
 card over all its frames, and reports a card as *landed* once it has come to rest in the trick
 area, and as *left* once it is gone for good. A card hidden under a hand keeps its track for
-``hold_time`` seconds; cards outside the trick area (hands at the table edge, won tricks pushed
-aside) never land; face-down cards carry no card class and are never detected as cards.
+``hold_time`` seconds, unless another card comes to rest on its spot (it was taken away); cards
+outside the trick area (hands at the table edge, won tricks pushed aside) never land; face-down
+cards carry no card class and are never detected as cards.
 
 It reports what it saw and decides no game facts: a card that slid in and was carried off before
 it came to rest (a trick collected at once) is reported as landed with a weight below 1 (a
@@ -181,6 +182,10 @@ class CardTracker:
             then go missing from their trick (and are asked for) rather than played wrongly.
         hold_time: seconds a landed card may stay unseen (under a hand) before it is given up;
             raising it survives longer occlusions and reports a cleared trick later.
+        cover_distance: a landed card unseen since before another card came in is given up at once,
+            not after ``hold_time``, when that card, of another name, comes to rest within this many
+            card sizes of its place: it lies where the hidden card lay, so the hidden card was taken
+            away (a card put down and taken back, then another played on its spot); 0 never.
         moved_hold_time: the same for a landed card seen moving away (being collected).
         tentative_hold_time: the same for a track that never landed.
         collected_after: seconds after which ``collected_count`` or more landed cards, all
@@ -232,6 +237,7 @@ class CardTracker:
         decide_within: float = 0.7,
         min_land_confidence: float = 0.25,
         hold_time: float = 4.0,
+        cover_distance: float = 0.35,
         moved_hold_time: float = 0.4,
         tentative_hold_time: float = 0.5,
         collected_after: float = 1.0,
@@ -263,6 +269,7 @@ class CardTracker:
         self.decide_within = decide_within
         self.min_land_confidence = min_land_confidence
         self.hold_time = hold_time
+        self.cover_distance = cover_distance
         self.moved_hold_time = moved_hold_time
         self.tentative_hold_time = tentative_hold_time
         self.collected_after = collected_after
@@ -352,6 +359,12 @@ class CardTracker:
                 if glimpse:
                     events.extend(glimpse)
                     survivors.pop()
+        resting = {t.id: t for t in survivors if t.landed}
+        for k in [k for k, e in enumerate(events) if isinstance(e, CardLanded) and e.track_id in resting][::-1]:
+            away = self._taken_away(resting[events[k].track_id], survivors, time)
+            events[k:k] = [CardLeft(t.id, t.card_index, frame, time, t.last_time) for t in away]
+            taken = {t.id for t in away}
+            survivors = [t for t in survivors if t.id not in taken]
         # Three or more landed cards all vanishing together is a trick being collected, not a
         # hand resting on them: let them go at once rather than after ``hold_time``.
         hidden = [t for t in survivors if t.landed and time - t.last_time > self.collected_after]
@@ -902,6 +915,24 @@ class CardTracker:
                 self._dropped.add(track.id)
                 return True
         return False
+
+    def _taken_away(self, track: Track, survivors: list[Track], time: float) -> list[Track]:
+        """The landed cards that ``track``, just come to rest, shows were taken away (see
+        ``cover_distance``). A card it covered as it came in stays: that one was seen until it arrived."""
+        if self.cover_distance <= 0:
+            return []
+        reach = self.cover_distance * track.size
+        return [
+            other
+            for other in survivors
+            if other.landed
+            and other is not track
+            and other.card_index != track.card_index
+            and other.last_time < track.first_time
+            and time - other.last_time > self.reappear_after
+            and other.landed_center is not None
+            and float(np.hypot(*(other.landed_center - track.center))) <= reach
+        ]
 
     def _take_over(self, landed: Track) -> bool:
         """Before giving a landed card up: has a second track of the same card been taking its
